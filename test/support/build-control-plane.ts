@@ -1,0 +1,246 @@
+// Builds the local control plane (kube-apiserver, etcd, kubectl) from the Go
+// module in test/control-plane into .cache/control-plane/bin, once: the build
+// is skipped while the binaries exist and the stamp file matches a hash of
+// go.mod + go.sum.
+//
+//   npm run control-plane:build
+//
+// Other scripts call ensureControlPlaneBinaries().
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const CONTROL_PLANE_MODULE_DIR = join(REPO_ROOT, 'test/control-plane');
+export const CONTROL_PLANE_CACHE_DIR = join(REPO_ROOT, '.cache/control-plane');
+export const CONTROL_PLANE_BIN_DIR = join(CONTROL_PLANE_CACHE_DIR, 'bin');
+
+const STAMP_FILE = join(CONTROL_PLANE_BIN_DIR, '.stamp.json');
+const LOCK_FILE = join(CONTROL_PLANE_CACHE_DIR, 'build.lock');
+const PACKAGES = [
+  'k8s.io/kubernetes/cmd/kube-apiserver',
+  'k8s.io/kubernetes/cmd/kubectl',
+  'go.etcd.io/etcd/server/v3',
+];
+
+export interface ControlPlaneBinaries {
+  binDir: string;
+  kubeApiserver: string;
+  etcd: string;
+  kubectl: string;
+}
+
+export class ControlPlaneBuildError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'GO_MISSING' | 'BUILD_FAILED',
+  ) {
+    super(message);
+    this.name = 'ControlPlaneBuildError';
+  }
+}
+
+export interface EnsureOptions {
+  /** Where progress goes; stderr by default. */
+  log?: (line: string) => void;
+  /** Rebuild even when the stamp matches. */
+  force?: boolean;
+}
+
+export function binariesIn(binDir: string): ControlPlaneBinaries {
+  return {
+    binDir,
+    kubeApiserver: join(binDir, 'kube-apiserver'),
+    etcd: join(binDir, 'etcd'),
+    kubectl: join(binDir, 'kubectl'),
+  };
+}
+
+/** Hash of go.mod + go.sum: the binaries are rebuilt whenever it changes. */
+export async function moduleHash(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of ['go.mod', 'go.sum']) {
+    hash.update(file).update('\0').update(await readFile(join(CONTROL_PLANE_MODULE_DIR, file))).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** The Kubernetes version the module pins, e.g. `v1.35.4`. */
+export async function kubernetesVersion(): Promise<string> {
+  const goMod = await readFile(join(CONTROL_PLANE_MODULE_DIR, 'go.mod'), 'utf8');
+  const match = /^\s*k8s\.io\/kubernetes\s+(v\d+\.\d+\.\d+\S*)/m.exec(goMod);
+  if (!match) throw new Error(`no k8s.io/kubernetes requirement in ${CONTROL_PLANE_MODULE_DIR}/go.mod`);
+  return match[1];
+}
+
+async function upToDate(binaries: ControlPlaneBinaries, hash: string): Promise<boolean> {
+  if (![binaries.kubeApiserver, binaries.etcd, binaries.kubectl].every((file) => existsSync(file))) return false;
+  try {
+    const stamp = JSON.parse(await readFile(STAMP_FILE, 'utf8')) as { hash?: string };
+    return stamp.hash === hash;
+  } catch {
+    return false;
+  }
+}
+
+/** `go version` output, or a ControlPlaneBuildError when Go is not installed. */
+export function goVersion(): string {
+  const go = process.env.GO ?? 'go';
+  const result = spawnSync(go, ['version'], { encoding: 'utf8' });
+  if (result.error || result.status !== 0) {
+    throw new ControlPlaneBuildError(
+      `Go is needed to build the local control plane (kube-apiserver, etcd, kubectl) for the end-to-end tests, ` +
+        `but \`${go} version\` failed: ${result.error?.message ?? result.stderr.trim()}. ` +
+        `Install Go 1.25 or newer (https://go.dev/dl/) and put it on PATH (or set GO=/path/to/go), ` +
+        `or point KUBE_EVENTS_E2E_KUBECONFIG at an existing cluster, or run only the unit tests with \`npm run test:unit\`.`,
+      'GO_MISSING',
+    );
+  }
+  return result.stdout.trim();
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A lock file holding the builder's pid, so that two builds never run at once. */
+async function acquireLock(log: (line: string) => void): Promise<() => Promise<void>> {
+  await mkdir(CONTROL_PLANE_CACHE_DIR, { recursive: true });
+  let announced = false;
+  for (;;) {
+    try {
+      const handle = await open(LOCK_FILE, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => rm(LOCK_FILE, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const owner = Number((await readFile(LOCK_FILE, 'utf8').catch(() => '')).trim());
+    if (!owner || !pidAlive(owner)) {
+      // Stale (or just being written): check again after a moment.
+      const age = Date.now() - (await stat(LOCK_FILE).catch(() => ({ mtimeMs: 0 }))).mtimeMs;
+      if (age > 2_000) await rm(LOCK_FILE, { force: true });
+    } else if (!announced) {
+      log(`control plane: waiting for the build running in process ${owner}…`);
+      announced = true;
+    }
+    await sleep(1_000);
+  }
+}
+
+function run(command: string, args: string[], cwd: string, log: (line: string) => void): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const forward = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) log(`  ${line}`);
+    };
+    child.stdout.on('data', forward);
+    child.stderr.on('data', forward);
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolvePromise(code ?? (signal ? 128 : 1)));
+  });
+}
+
+/**
+ * Builds kube-apiserver, etcd and kubectl unless they are already in
+ * .cache/control-plane/bin for the current go.mod/go.sum, and returns their
+ * paths. Rejects with ControlPlaneBuildError when Go is missing or the build
+ * fails.
+ */
+export async function ensureControlPlaneBinaries(options: EnsureOptions = {}): Promise<ControlPlaneBinaries> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const binaries = binariesIn(CONTROL_PLANE_BIN_DIR);
+  const hash = await moduleHash();
+  if (!options.force && (await upToDate(binaries, hash))) return binaries;
+
+  const go = process.env.GO ?? 'go';
+  const version = goVersion();
+  const release = await acquireLock(log);
+  try {
+    // Another process may have finished the build while we waited for the lock.
+    if (!options.force && (await upToDate(binaries, hash))) return binaries;
+
+    const kubernetes = await kubernetesVersion();
+    const [, major, minor] = /^v(\d+)\.(\d+)/.exec(kubernetes) ?? [];
+    log(
+      `control plane: building kube-apiserver, etcd and kubectl (Kubernetes ${kubernetes}) from the Go module proxy ` +
+        `with ${version}; the first build takes several minutes (about 1 GB of modules, a few GB of memory), ` +
+        `later ones seconds…`,
+    );
+    const outDir = join(CONTROL_PLANE_CACHE_DIR, `bin.tmp-${process.pid}`);
+    await rm(outDir, { recursive: true, force: true });
+    await mkdir(outDir, { recursive: true });
+    // What Kubernetes' own build stamps, so that `kubectl version` and
+    // `/version` report the real release instead of v0.0.0-master.
+    const ldflags = [
+      '-s',
+      '-w',
+      ...['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'].flatMap((pkg) => [
+        `-X ${pkg}.gitVersion=${kubernetes}`,
+        `-X ${pkg}.gitMajor=${major}`,
+        `-X ${pkg}.gitMinor=${minor}`,
+        `-X ${pkg}.gitTreeState=clean`,
+      ]),
+    ].join(' ');
+    const started = Date.now();
+    const heartbeat = setInterval(
+      () => log(`control plane: still building (${Math.round((Date.now() - started) / 1000)} s)…`),
+      30_000,
+    );
+    let code: number;
+    try {
+      code = await run(go, ['build', '-ldflags', ldflags, '-o', `${outDir}/`, ...PACKAGES], CONTROL_PLANE_MODULE_DIR, log);
+    } finally {
+      clearInterval(heartbeat);
+    }
+    if (code !== 0) {
+      await rm(outDir, { recursive: true, force: true });
+      throw new ControlPlaneBuildError(
+        `building the control plane failed (\`go build\` exited with ${code} in ${CONTROL_PLANE_MODULE_DIR}); see the output above.`,
+        'BUILD_FAILED',
+      );
+    }
+    // `go build -o dir/` names a binary after the last element of its import
+    // path, skipping a major-version suffix: go.etcd.io/etcd/server/v3 ⇒ `server`.
+    const etcdName = ['server', 'v3', 'etcd'].find((name) => existsSync(join(outDir, name)));
+    if (!etcdName) throw new ControlPlaneBuildError(`go build produced no etcd binary in ${outDir}`, 'BUILD_FAILED');
+    if (etcdName !== 'etcd') await rename(join(outDir, etcdName), join(outDir, 'etcd'));
+    await writeFile(
+      join(outDir, '.stamp.json'),
+      JSON.stringify({ hash, kubernetes, go: version, builtAt: new Date().toISOString(), seconds: (Date.now() - started) / 1000 }, null, 2),
+    );
+    await rm(CONTROL_PLANE_BIN_DIR, { recursive: true, force: true });
+    await rename(outDir, CONTROL_PLANE_BIN_DIR);
+    log(`control plane: built in ${Math.round((Date.now() - started) / 1000)} s into ${CONTROL_PLANE_BIN_DIR}`);
+    return binaries;
+  } finally {
+    await release();
+  }
+}
+
+async function main(): Promise<void> {
+  const force = process.argv.includes('--force');
+  try {
+    const binaries = await ensureControlPlaneBinaries({ force });
+    process.stdout.write(
+      `control plane binaries are ready in ${binaries.binDir}:\n  ${binaries.kubeApiserver}\n  ${binaries.etcd}\n  ${binaries.kubectl}\n`,
+    );
+  } catch (error) {
+    process.stderr.write(`\n${error instanceof ControlPlaneBuildError ? error.message : String((error as Error)?.stack ?? error)}\n`);
+    process.exitCode = error instanceof ControlPlaneBuildError && error.code === 'GO_MISSING' ? 3 : 1;
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  await main();
+}
