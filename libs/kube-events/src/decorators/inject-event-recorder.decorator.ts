@@ -1,0 +1,12 @@
+import { Inject } from '@nestjs/common';
+import { getEventRecorderToken } from '../kube-events.tokens.js';
+
+/**
+ * Injects the recorder registered under `name`, or the default recorder
+ * without one (which a plain `recorder: EventRecorder` parameter also gets).
+ *
+ * @example
+ * constructor(@InjectEventRecorder('billing') private readonly billingEvents: EventRecorder) {}
+ */
+export const InjectEventRecorder = (name?: string): PropertyDecorator & ParameterDecorator =>
+  Inject(getEventRecorderToken(name));

@@ -1,0 +1,50 @@
+import { SetMetadata } from '@nestjs/common';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
+
+/** How `@PublishesFailures` reports a failed reconcile. */
+export interface PublishesFailuresOptions {
+  /**
+   * The recorder to publish with, by the `name` given to `forRoot`.
+   * @default the default recorder
+   */
+  recorder?: string;
+  /**
+   * Which argument is the reconciled object: its index, or a function of the arguments.
+   * @default 0
+   */
+  resourceArg?: number | ((...args: any[]) => KubernetesObject | undefined);
+  /** @default 'ReconcileFailed' */
+  reason?: string;
+  /** @default 'Reconcile' */
+  action?: string;
+  /**
+   * Turns the error into the Event's note.
+   * @default the error's message
+   */
+  note?: (error: unknown) => string;
+  /** Filled in when the object lacks `apiVersion`, as informer and list items do. */
+  apiVersion?: string;
+  /** Filled in when the object lacks `kind`, as informer and list items do. */
+  kind?: string;
+}
+
+/**
+ * Publishes a Warning event when the decorated reconcile method throws or
+ * rejects, then rethrows the original error; after a success, forgets the
+ * object's failure series so that a failure coming back starts a new Event.
+ * Waiting for the publish is bounded by the recorder's timeout, and a failed
+ * publish is logged, never thrown. A method that returns synchronously stays
+ * synchronous: its failure is published in the background.
+ *
+ * The decorator only records metadata; the module wraps the methods of
+ * Nest-managed providers when it starts (as `@nestjs/schedule` does), so the
+ * recorder comes from dependency injection and several recorders can coexist.
+ * Request-scoped providers are skipped with a warning.
+ *
+ * @example
+ * @PublishesFailures({ apiVersion: 'example.com/v1', kind: 'Widget' })
+ * async reconcile(widget: Widget) { ... }
+ */
+export const PublishesFailures = (options: PublishesFailuresOptions = {}): MethodDecorator =>
+  SetMetadata(PUBLISHES_FAILURES_METADATA, options);

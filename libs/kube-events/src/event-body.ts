@@ -1,0 +1,47 @@
+import type { EventsV1Event, KubernetesObject } from '@kubernetes/client-node';
+import { eventGenerateName } from './event-name.js';
+import type { KubeEvent, Reporter } from './kube-events.interfaces.js';
+import { toMicroTime } from './micro-time.js';
+
+/** Namespace of the Events about cluster-scoped objects, one of the two the API server allows. */
+const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
+
+/** The namespace an Event about `resource` is written to. */
+export function eventNamespace(resource: KubernetesObject): string {
+  return resource.metadata?.namespace || CLUSTER_SCOPED_EVENT_NAMESPACE;
+}
+
+/** The `events.k8s.io/v1` Event created for a publish (SPEC §4). */
+export function eventBody(
+  resource: KubernetesObject,
+  event: KubeEvent,
+  reporter: Required<Reporter>,
+  now: number,
+): EventsV1Event {
+  const metadata = resource.metadata ?? {};
+  return {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: {
+      generateName: eventGenerateName(metadata.name, reporter.controller),
+      namespace: eventNamespace(resource),
+    },
+    // client-node passes strings through; a Date would be sent with 3 digits, which the server refuses.
+    eventTime: toMicroTime(now) as unknown as Date,
+    type: event.type,
+    reason: event.reason,
+    action: event.action,
+    note: event.note,
+    related: event.related,
+    regarding: {
+      apiVersion: resource.apiVersion,
+      kind: resource.kind,
+      name: metadata.name,
+      namespace: metadata.namespace,
+      uid: metadata.uid,
+      resourceVersion: metadata.resourceVersion,
+    },
+    reportingController: reporter.controller,
+    reportingInstance: reporter.instance,
+  };
+}

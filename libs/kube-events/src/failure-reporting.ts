@@ -1,0 +1,96 @@
+import type { Logger } from '@nestjs/common';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { PublishesFailuresOptions } from './decorators/publishes-failures.decorator.js';
+import type { EventRecorder } from './event-recorder.js';
+import { RECONCILE_ACTION, RECONCILE_FAILED_REASON } from './kube-events.constants.js';
+import { FAILURE_NOT_PUBLISHED, NO_RESOURCE_ARGUMENT } from './kube-events.messages.js';
+
+type Method = (...args: unknown[]) => unknown;
+
+/**
+ * Wraps a reconcile method so that failures become Warning events and a
+ * success resets the object's failure series. Keeps `this`, the arguments,
+ * the return value, the original error, the name and the Reflect metadata.
+ */
+export function withFailureEvents(
+  method: Method,
+  label: string,
+  recorder: EventRecorder,
+  options: PublishesFailuresOptions,
+  logger: Logger,
+): Method {
+  const resourceOf = (args: unknown[]) => reconciledObject(args, options);
+  const report = (error: unknown, args: unknown[]): Promise<void> => {
+    const resource = resourceOf(args);
+    if (!resource) {
+      logger.warn(NO_RESOURCE_ARGUMENT(label));
+      return Promise.resolve();
+    }
+    const event = {
+      type: 'Warning' as const,
+      reason: options.reason ?? RECONCILE_FAILED_REASON,
+      action: options.action ?? RECONCILE_ACTION,
+      note: noteOf(error, options),
+    };
+    return recorder.publishFailure(resource, event).catch((publishError: unknown) => {
+      logger.warn(`${FAILURE_NOT_PUBLISHED(label)}: ${messageOf(publishError)}`);
+    });
+  };
+  const succeeded = (args: unknown[]) => {
+    const resource = resourceOf(args);
+    if (resource) recorder.forgetFailures(resource);
+  };
+
+  const wrapped = function (this: unknown, ...args: unknown[]): unknown {
+    let result: unknown;
+    try {
+      result = method.apply(this, args);
+    } catch (error) {
+      void report(error, args);
+      throw error;
+    }
+    if (!isPromiseLike(result)) {
+      succeeded(args);
+      return result;
+    }
+    return Promise.resolve(result).then(
+      (value) => {
+        succeeded(args);
+        return value;
+      },
+      async (error: unknown) => {
+        await report(error, args);
+        throw error;
+      },
+    );
+  };
+  Object.defineProperty(wrapped, 'name', { value: method.name });
+  // Other decorators read their metadata from the function they decorated.
+  for (const key of Reflect.getMetadataKeys(method)) {
+    Reflect.defineMetadata(key, Reflect.getMetadata(key, method), wrapped);
+  }
+  return wrapped;
+}
+
+function reconciledObject(args: unknown[], options: PublishesFailuresOptions): KubernetesObject | undefined {
+  const selector = options.resourceArg ?? 0;
+  const candidate = typeof selector === 'function' ? selector(...args) : args[selector];
+  if (!candidate || typeof candidate !== 'object' || !('metadata' in candidate)) return undefined;
+  const resource = candidate as KubernetesObject;
+  if ((resource.apiVersion || !options.apiVersion) && (resource.kind || !options.kind)) return resource;
+  return { ...resource, apiVersion: resource.apiVersion || options.apiVersion, kind: resource.kind || options.kind };
+}
+
+function noteOf(error: unknown, options: PublishesFailuresOptions): string {
+  if (options.note) return options.note(error);
+  return messageOf(error);
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}

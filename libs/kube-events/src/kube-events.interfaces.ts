@@ -1,0 +1,79 @@
+import type { KubeConfig, KubernetesObject, V1ObjectReference } from '@kubernetes/client-node';
+
+/** `Normal` for progress, `Warning` for something a person should look at. */
+export type EventType = 'Normal' | 'Warning';
+
+/** Who publishes: `kubectl describe` shows it in the `From` column. */
+export interface Reporter {
+  /**
+   * The controller's name, written to `reportingController`. A qualified name:
+   * an optional DNS-subdomain prefix and `/`, then at most 63 characters of
+   * letters, digits, `-`, `_` and `.`, starting and ending alphanumeric.
+   * @example 'mirror.example.com/configmirror-controller'
+   */
+  controller: string;
+  /**
+   * This replica's identity, written to `reportingInstance` (≤ 128 chars),
+   * typically the pod name.
+   * @default the controller name
+   */
+  instance?: string;
+}
+
+/** An Event to publish about an object. */
+export interface KubeEvent {
+  /** Shown as `Type` by `kubectl describe`. */
+  type: EventType;
+  /** Why this happened, PascalCase, ≤ 128 chars; shown as `Reason`. @example 'ReconcileFailed' */
+  reason: string;
+  /** What the controller did or failed to do, PascalCase, ≤ 128 chars. @example 'Reconcile' */
+  action: string;
+  /** Human-readable text shown as `Message`; cut to {@link MAX_NOTE_BYTES} UTF-8 bytes. */
+  note?: string;
+  /** A second object involved, for instance the Pod a Deployment created. */
+  related?: V1ObjectReference;
+}
+
+/** Options of one recorder, given to `KubeEventsModule.forRoot` or returned by `forRootAsync`'s factory. */
+export interface KubeEventsModuleOptions {
+  /** Who publishes; required. */
+  reporter: Reporter;
+  /**
+   * How long one publish may take, waiting for an earlier publish of the
+   * same series included, in milliseconds.
+   * @default 5000
+   */
+  timeout?: number;
+  /**
+   * How long repeats fold into one series, in milliseconds, counted from the
+   * series' last successful publish.
+   * @default 600000
+   */
+  seriesWindow?: number;
+  /**
+   * How many series the recorder tracks at most; past it the least recently
+   * used idle series is forgotten.
+   * @default 10000
+   */
+  maxSeries?: number;
+  /**
+   * Where to publish.
+   * @default the default KubeConfig: in-cluster service account, else `$KUBECONFIG` or `~/.kube/config`
+   */
+  kubeConfig?: KubeConfig;
+}
+
+/** The options a recorder runs with, defaults applied. */
+export interface ResolvedRecorderOptions {
+  reporter: Required<Reporter>;
+  timeout: number;
+  seriesWindow: number;
+  maxSeries: number;
+}
+
+export type { KubernetesObject, V1ObjectReference };
+
+/** A class given to `forRootAsync({ useClass })` that makes the recorder's options. */
+export interface KubeEventsOptionsFactory {
+  createKubeEventsOptions(): KubeEventsModuleOptions | Promise<KubeEventsModuleOptions>;
+}

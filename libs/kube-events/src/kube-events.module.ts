@@ -1,0 +1,49 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { EventRecorder } from './event-recorder.js';
+import type { KubeEventsModuleOptions } from './kube-events.interfaces.js';
+import {
+  ConfigurableKubeEventsModule,
+  KUBE_EVENTS_ASYNC_OPTIONS_TYPE,
+  KUBE_EVENTS_MODULE_OPTIONS,
+  KUBE_EVENTS_OPTIONS_TYPE,
+} from './kube-events.module-definition.js';
+import { getEventRecorderToken } from './kube-events.tokens.js';
+import { PublishesFailuresModule } from './publishes-failures.module.js';
+
+/**
+ * Provides an {@link EventRecorder} for one controller, and wraps the
+ * methods decorated with `@PublishesFailures`. Import it once per recorder:
+ * several controllers in one process each register theirs under a `name`.
+ *
+ * @example
+ * KubeEventsModule.forRoot({ reporter: { controller: 'example.com/widget-controller', instance: process.env.POD_NAME } })
+ */
+@Module({})
+export class KubeEventsModule extends ConfigurableKubeEventsModule {
+  /** Registers a recorder with the given options, validated at start-up. */
+  static override forRoot(options: typeof KUBE_EVENTS_OPTIONS_TYPE): DynamicModule {
+    return withRecorder(super.forRoot(options), options.name);
+  }
+
+  /** Registers a recorder whose options come from a factory, a class or an existing provider. */
+  static override forRootAsync(options: typeof KUBE_EVENTS_ASYNC_OPTIONS_TYPE): DynamicModule {
+    return withRecorder(super.forRootAsync(options), options.name);
+  }
+}
+
+function withRecorder(definition: DynamicModule, name: string | undefined): DynamicModule {
+  const token = getEventRecorderToken(name);
+  return {
+    ...definition,
+    imports: [...(definition.imports ?? []), PublishesFailuresModule],
+    providers: [
+      ...(definition.providers ?? []),
+      {
+        provide: token,
+        useFactory: (options: KubeEventsModuleOptions) => new EventRecorder(options),
+        inject: [KUBE_EVENTS_MODULE_OPTIONS],
+      },
+    ],
+    exports: [...(definition.exports ?? []), token],
+  };
+}

@@ -1,0 +1,62 @@
+import {
+  DEFAULT_MAX_SERIES,
+  DEFAULT_TIMEOUT_MS,
+  MAX_FIELD_LENGTH,
+  SERIES_WINDOW_MS,
+} from './kube-events.constants.js';
+import type { KubeEventsModuleOptions, ResolvedRecorderOptions } from './kube-events.interfaces.js';
+import {
+  FIELD_TOO_LONG,
+  INVALID_OPTIONS,
+  NOT_A_POSITIVE_INTEGER,
+  NOT_A_POSITIVE_NUMBER,
+  NOT_A_QUALIFIED_NAME,
+  REQUIRED_FIELD,
+} from './kube-events.messages.js';
+
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Whether the API server accepts `value` as `reportingController`. */
+export function isQualifiedName(value: string): boolean {
+  const slash = value.indexOf('/');
+  const prefix = slash >= 0 ? value.slice(0, slash) : undefined;
+  const name = slash >= 0 ? value.slice(slash + 1) : value;
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) return false;
+  return name.length <= 63 && QUALIFIED_NAME.test(name);
+}
+
+/**
+ * Checks a recorder's options and applies the defaults. Throws at start-up
+ * with a message naming the bad field, so a misconfigured controller never
+ * runs with a recorder whose every Event the API server would refuse.
+ */
+export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefined): ResolvedRecorderOptions {
+  const fail = (field: string, problem: string): never => {
+    throw new Error(INVALID_OPTIONS(field, problem));
+  };
+  const reporter = options?.reporter;
+  if (!reporter || typeof reporter !== 'object') fail('reporter', REQUIRED_FIELD('reporter'));
+  const { controller, instance } = reporter!;
+  if (typeof controller !== 'string' || controller === '') fail('reporter.controller', REQUIRED_FIELD('reporter.controller'));
+  if (!isQualifiedName(controller)) fail('reporter.controller', NOT_A_QUALIFIED_NAME('reporter.controller', controller));
+  if (instance !== undefined) {
+    if (typeof instance !== 'string' || instance === '') fail('reporter.instance', REQUIRED_FIELD('reporter.instance'));
+    if (Buffer.byteLength(instance) > MAX_FIELD_LENGTH) {
+      fail('reporter.instance', FIELD_TOO_LONG('reporter.instance', Buffer.byteLength(instance)));
+    }
+  }
+  const positive = (field: 'timeout' | 'seriesWindow', fallback: number): number => {
+    const value = options![field] ?? fallback;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(field, NOT_A_POSITIVE_NUMBER(field, value));
+    return value;
+  };
+  const maxSeries = options!.maxSeries ?? DEFAULT_MAX_SERIES;
+  if (!Number.isSafeInteger(maxSeries) || maxSeries < 1) fail('maxSeries', NOT_A_POSITIVE_INTEGER('maxSeries', maxSeries));
+  return {
+    reporter: { controller, instance: instance ?? controller },
+    timeout: positive('timeout', DEFAULT_TIMEOUT_MS),
+    seriesWindow: positive('seriesWindow', SERIES_WINDOW_MS),
+    maxSeries,
+  };
+}

@@ -1,0 +1,62 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { PublishesFailuresOptions } from './decorators/publishes-failures.decorator.js';
+import { EventRecorder } from './event-recorder.js';
+import { withFailureEvents } from './failure-reporting.js';
+import { PUBLISHES_FAILURES_METADATA } from './kube-events.constants.js';
+import { NO_DEFAULT_RECORDER, REQUEST_SCOPED_SKIPPED, UNKNOWN_RECORDER } from './kube-events.messages.js';
+import { recorderNameOf } from './kube-events.tokens.js';
+
+/**
+ * Finds the provider methods decorated with `@PublishesFailures` when the
+ * application starts and wraps each with its recorder. One explorer serves
+ * every recorder of the process.
+ */
+@Injectable()
+export class PublishesFailuresExplorer implements OnModuleInit {
+  private readonly logger = new Logger('PublishesFailures');
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+  ) {}
+
+  onModuleInit(): void {
+    const providers = this.discovery.getProviders();
+    const recorders = findRecorders(providers);
+    for (const wrapper of providers) {
+      const instance = wrapper.instance as Record<string, unknown> | undefined;
+      if (!instance || typeof instance !== 'object') continue;
+      const prototype = Object.getPrototypeOf(instance) as object;
+      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+        const method = (prototype as Record<string, unknown>)[methodName] as (...args: unknown[]) => unknown;
+        const options = this.reflector.get<PublishesFailuresOptions | undefined>(PUBLISHES_FAILURES_METADATA, method);
+        if (!options) continue;
+        const label = `${prototype.constructor.name}.${methodName}`;
+        if (!wrapper.isDependencyTreeStatic()) {
+          this.logger.warn(REQUEST_SCOPED_SKIPPED(String(wrapper.name)));
+          continue;
+        }
+        instance[methodName] = withFailureEvents(method, label, recorderFor(recorders, options, label), options, this.logger);
+      }
+    }
+  }
+}
+
+/** The recorders of the application by name; the default one under `null`. */
+function findRecorders(providers: InstanceWrapper[]): Map<string | null, EventRecorder> {
+  const recorders = new Map<string | null, EventRecorder>();
+  for (const wrapper of providers) {
+    const name = recorderNameOf(wrapper.token);
+    if (name !== undefined && wrapper.instance instanceof EventRecorder) recorders.set(name, wrapper.instance);
+  }
+  return recorders;
+}
+
+function recorderFor(recorders: Map<string | null, EventRecorder>, options: PublishesFailuresOptions, label: string) {
+  const recorder = recorders.get(options.recorder ?? null);
+  if (recorder) return recorder;
+  throw new Error(options.recorder === undefined ? NO_DEFAULT_RECORDER(label) : UNKNOWN_RECORDER(options.recorder, label));
+}
