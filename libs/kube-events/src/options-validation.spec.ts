@@ -1,0 +1,37 @@
+import { resolveRecorderOptions } from './options-validation.js';
+import type { KubeEventsModuleOptions } from './kube-events.interfaces.js';
+
+const resolve = (options: unknown) => resolveRecorderOptions(options as KubeEventsModuleOptions);
+
+describe('resolveRecorderOptions', () => {
+  it('applies the defaults and uses the controller as the instance', () => {
+    expect(resolve({ reporter: { controller: 'example.com/widget-controller' } })).toEqual({
+      reporter: { controller: 'example.com/widget-controller', instance: 'example.com/widget-controller' },
+      timeout: 5_000,
+      seriesWindow: 600_000,
+      maxSeries: 10_000,
+    });
+  });
+
+  it.each([
+    [{}, 'reporter'],
+    [{ reporter: {} }, 'reporter.controller'],
+    [{ reporter: { controller: 'Widget Controller' } }, 'reporter.controller'],
+    [{ reporter: { controller: 'Example.com/widgets' } }, 'reporter.controller'],
+    [{ reporter: { controller: `${'a'.repeat(64)}` } }, 'reporter.controller'],
+    [{ reporter: { controller: 'widgets-' } }, 'reporter.controller'],
+    [{ reporter: { controller: 'widgets', instance: 'i'.repeat(129) } }, 'reporter.instance'],
+    [{ reporter: { controller: 'widgets', instance: '' } }, 'reporter.instance'],
+    [{ reporter: { controller: 'widgets' }, timeout: 0 }, 'timeout'],
+    [{ reporter: { controller: 'widgets' }, seriesWindow: -1 }, 'seriesWindow'],
+    [{ reporter: { controller: 'widgets' }, maxSeries: 1.5 }, 'maxSeries'],
+  ])('refuses %j naming %s', (options, field) => {
+    expect(() => resolve(options)).toThrow(new RegExp(`invalid option ${field.replace('.', '\\.')}:`));
+  });
+
+  it('accepts qualified names with and without a prefix', () => {
+    for (const controller of ['widgets', 'example.com/widget-controller', 'A_b.c-D', 'a']) {
+      expect(resolve({ reporter: { controller } }).reporter.controller).toBe(controller);
+    }
+  });
+});
