@@ -1,0 +1,207 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { EventRecorder } from 'nestjs-kube-events';
+import { ItemExponentialBackoff } from '../controller/backoff.js';
+import type { ResilientInformer } from '../controller/informer.js';
+import { objectKey, splitObjectKey } from '../controller/object-key.js';
+import { QueueWorkers } from '../controller/queue-workers.js';
+import { WorkQueue } from '../controller/work-queue.js';
+import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
+import { CONFIG_MIRROR_API_VERSION, CONFIG_MIRROR_KIND, MIRROR_SOURCE_ANNOTATION } from './config-mirror.constants.js';
+import { configMapInformer, configMirrorInformer } from './config-mirror.informers.js';
+import { ConfigMirrorReconciler } from './config-mirror.reconciler.js';
+import { ConfigMirrorStatusWriter } from './config-mirror.status-writer.js';
+import type { ConfigMirror } from './config-mirror.types.js';
+import { copyMatchesSource, copyOwner } from './mirrored-config-map.js';
+
+/** Logged once both informers have synced and the workers run. */
+export const READY_MESSAGE = 'ConfigMirror controller ready';
+
+/**
+ * The controller loop: informers on ConfigMirrors and ConfigMaps feed
+ * `namespace/name` keys of ConfigMirrors into a rate-limited {@link WorkQueue};
+ * workers take keys, look the ConfigMirror up in the informer's cache and
+ * call {@link ConfigMirrorReconciler.reconcile}. A failed key is retried with
+ * per-key exponential backoff; a successful one has its backoff forgotten.
+ *
+ * A ConfigMirror is queued when it is added, when its spec changes (its
+ * `metadata.generation`; status writes do not requeue it), on each resync,
+ * when its source ConfigMap changes, and when someone edits or deletes one of
+ * its copies.
+ *
+ * Starts when the application bootstraps; on shutdown it stops the watches,
+ * then lets the reconciles in flight finish (within `shutdownTimeoutMs`).
+ */
+@Injectable()
+export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(ConfigMirrorController.name);
+  private readonly mirrors: ResilientInformer<ConfigMirror>;
+  private readonly configMaps: ResilientInformer<V1ConfigMap>;
+  private readonly queue: WorkQueue<string>;
+  private readonly workers: QueueWorkers<string>;
+  /** The generation last queued per ConfigMirror key. */
+  private readonly generations = new Map<string, number | undefined>();
+  private started = false;
+  private stopping: Promise<void> | undefined;
+  private readonly ready: Promise<void>;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    core: CoreV1Api,
+    customObjects: CustomObjectsApi,
+    private readonly reconciler: ConfigMirrorReconciler,
+    private readonly statusWriter: ConfigMirrorStatusWriter,
+    private readonly recorder: EventRecorder,
+    @Inject(OPERATOR_OPTIONS) private readonly options: ResolvedOperatorOptions,
+  ) {
+    this.queue = new WorkQueue<string>({
+      rateLimiter: new ItemExponentialBackoff({
+        baseDelayMs: options.retryBaseDelayMs,
+        maxDelayMs: options.retryMaxDelayMs,
+      }),
+    });
+    this.workers = new QueueWorkers(this.queue, (key) => this.process(key), {
+      concurrency: options.workers,
+      logger: this.logger,
+    });
+    this.mirrors = configMirrorInformer(kubeConfig, customObjects, { resyncPeriodMs: options.resyncPeriodMs });
+    this.configMaps = configMapInformer(kubeConfig, core);
+    this.ready = Promise.all([this.mirrors.whenSynced(), this.configMaps.whenSynced()]).then(() => undefined);
+    this.watchMirrors();
+    this.watchConfigMaps();
+  }
+
+  /** Whether both informers have synced. */
+  get isReady(): boolean {
+    return this.mirrors.hasSynced && this.configMaps.hasSynced;
+  }
+
+  /** Resolves once both informers have delivered their initial lists (and never if the API server stays unreachable). */
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+
+  /** The ConfigMirror as the informer last saw it. */
+  getConfigMirror(namespace: string, name: string): ConfigMirror | undefined {
+    return this.mirrors.get(name, namespace);
+  }
+
+  onApplicationBootstrap(): void {
+    this.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Starts the informers and the workers; called on application bootstrap. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.workers.start();
+    this.mirrors.start();
+    this.configMaps.start();
+    void this.ready.then(() => {
+      if (!this.stopping) {
+        this.logger.log(`${READY_MESSAGE} (${this.workers.concurrency} workers, ${this.mirrors.list().length} ConfigMirrors)`);
+      }
+    });
+  }
+
+  /** Stops the watches, then drains the reconciles in flight. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutDown();
+    return this.stopping;
+  }
+
+  private async shutDown(): Promise<void> {
+    if (!this.started) return;
+    this.logger.log('stopping: closing watches, draining reconciles in flight');
+    await Promise.all([this.mirrors.stop(), this.configMaps.stop()]);
+    const inFlight = this.queue.inFlight;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.options.shutdownTimeoutMs);
+    });
+    const outcome = await Promise.race([this.workers.stop().then(() => 'drained' as const), timedOut]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') {
+      this.logger.warn(`gave up waiting for ${this.queue.inFlight} reconcile(s) after ${this.options.shutdownTimeoutMs} ms`);
+    } else {
+      this.logger.log(`stopped (${inFlight} reconcile(s) were in flight)`);
+    }
+  }
+
+  private async process(key: string): Promise<void> {
+    const { namespace, name } = splitObjectKey(key);
+    const cached = this.mirrors.get(name, namespace);
+    if (!cached) return;
+    await this.reconciler.reconcile(withTypeMeta(cached));
+  }
+
+  private watchMirrors(): void {
+    this.mirrors.onAdd((mirror) => this.enqueueMirror(mirror, true));
+    this.mirrors.onUpdate((mirror) => this.enqueueMirror(mirror, false));
+    this.mirrors.onResync((mirror) => this.enqueueMirror(mirror, true));
+    this.mirrors.onDelete((mirror) => this.forgetMirror(mirror));
+  }
+
+  private watchConfigMaps(): void {
+    const onSourceOrCopy = (configMap: V1ConfigMap, deleted: boolean) => {
+      for (const mirror of this.mirrorsWithSource(configMap)) this.queue.add(objectKey(mirror));
+      const owner = copyOwner(configMap);
+      if (owner && (deleted || this.copyDrifted(configMap))) this.queue.add(owner);
+    };
+    this.configMaps.onAdd((configMap) => {
+      for (const mirror of this.mirrorsWithSource(configMap)) this.queue.add(objectKey(mirror));
+    });
+    this.configMaps.onUpdate((configMap) => onSourceOrCopy(configMap, false));
+    this.configMaps.onDelete((configMap) => onSourceOrCopy(configMap, true));
+  }
+
+  private enqueueMirror(mirror: ConfigMirror, always: boolean): void {
+    const key = objectKey(mirror);
+    const generation = mirror.metadata.generation;
+    if (!always && this.generations.has(key) && this.generations.get(key) === generation) return;
+    this.generations.set(key, generation);
+    this.queue.add(key);
+  }
+
+  private forgetMirror(mirror: ConfigMirror): void {
+    const key = objectKey(mirror);
+    this.generations.delete(key);
+    this.queue.forget(key);
+    this.statusWriter.forget(mirror);
+    try {
+      this.recorder.forget(withTypeMeta(mirror));
+    } catch (error) {
+      this.logger.warn(`could not forget the Event series of ${key}: ${String(error)}`);
+    }
+  }
+
+  private mirrorsWithSource(configMap: V1ConfigMap): ConfigMirror[] {
+    const namespace = configMap.metadata?.namespace;
+    const name = configMap.metadata?.name;
+    return this.mirrors
+      .list()
+      .filter(
+        (mirror) =>
+          mirror.spec?.sourceName === name && (mirror.spec.sourceNamespace || mirror.metadata.namespace) === namespace,
+      );
+  }
+
+  /** Whether a copy no longer matches its source as the ConfigMap informer sees it. */
+  private copyDrifted(copy: V1ConfigMap): boolean {
+    const source = copy.metadata?.annotations?.[MIRROR_SOURCE_ANNOTATION];
+    if (!source) return true;
+    const { namespace, name } = splitObjectKey(source);
+    const original = this.configMaps.get(name, namespace);
+    if (!original) return true;
+    return !copyMatchesSource(copy, original);
+  }
+}
+
+/** Informer objects may lack apiVersion/kind; Events need them. Returns a copy, never the cached object. */
+function withTypeMeta(mirror: ConfigMirror): ConfigMirror {
+  return { ...mirror, apiVersion: mirror.apiVersion ?? CONFIG_MIRROR_API_VERSION, kind: mirror.kind ?? CONFIG_MIRROR_KIND };
+}
