@@ -1,0 +1,166 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { KubeConfig, type KubernetesObject, type makeInformer } from '@kubernetes/client-node';
+import { ResilientInformer } from './informer.js';
+import { FakeClock } from './testing/fake-clock.js';
+
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Stands in for client-node's ListWatch: the test decides what each start does. */
+class FakeListWatch {
+  readonly callbacks: Record<string, Array<(arg?: any) => void>> = { add: [], update: [], delete: [], error: [], connect: [] };
+  objects: KubernetesObject[] = [];
+  starts = 0;
+  stops = 0;
+  /** What the next start does: 'ok', or an error it reports through the error callbacks. */
+  next: Array<'ok' | Error> = [];
+
+  on(verb: string, cb: (arg?: any) => void): void {
+    this.callbacks[verb].push(cb);
+  }
+  off(): void {}
+  async start(): Promise<void> {
+    this.starts++;
+    const outcome = this.next.shift() ?? 'ok';
+    if (outcome !== 'ok') this.emit('error', outcome);
+  }
+  async stop(): Promise<void> {
+    this.stops++;
+    this.emit('error', new Error('aborted'));
+  }
+  get(name: string, namespace?: string) {
+    return this.objects.find((o) => o.metadata?.name === name && o.metadata?.namespace === namespace);
+  }
+  list() {
+    return this.objects;
+  }
+  emit(verb: string, arg?: unknown): void {
+    for (const cb of this.callbacks[verb]) cb(arg);
+  }
+}
+
+describe('ResilientInformer', () => {
+  let clock: FakeClock;
+  let fake: FakeListWatch;
+  let informer: ResilientInformer<KubernetesObject>;
+  let warn: jest.SpiedFunction<Logger['warn']>;
+
+  function create(resyncPeriodMs = 0) {
+    informer = new ResilientInformer<KubernetesObject>({
+      name: 'widgets',
+      kubeConfig: new KubeConfig(),
+      path: '/apis/example.com/v1/widgets',
+      list: async () => ({ items: [] }),
+      resyncPeriodMs,
+      clock,
+      hint: (code) => (code === 404 ? 'is the CRD installed?' : undefined),
+      makeInformer: (() => fake) as unknown as typeof makeInformer,
+    });
+  }
+
+  beforeEach(() => {
+    clock = new FakeClock();
+    fake = new FakeListWatch();
+    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+  });
+
+  afterEach(async () => {
+    await informer.stop();
+    jest.restoreAllMocks();
+  });
+
+  it('is synced once its first start lists and watches without error', async () => {
+    create();
+    expect(informer.hasSynced).toBe(false);
+    informer.start();
+    await informer.whenSynced();
+    expect(informer.hasSynced).toBe(true);
+    expect(fake.starts).toBe(1);
+    expect(clock.pendingDelays()).toEqual([]);
+  });
+
+  it('restarts a failed start with a backoff that doubles, and resets it once connected', async () => {
+    fake.next = [
+      Object.assign(new Error('Not Found'), { statusCode: 404 }),
+      new Error('fetch failed'),
+      'ok',
+      new Error('connection reset'),
+    ];
+    create();
+    informer.start();
+    await flush();
+    expect(informer.hasSynced).toBe(false);
+    expect(clock.pendingDelays()).toEqual([1_000]);
+    expect(warn.mock.calls[0][0]).toContain('(HTTP 404): Not Found; is the CRD installed?');
+
+    clock.advance(1_000);
+    await flush();
+    expect(fake.starts).toBe(2);
+    expect(clock.pendingDelays()).toEqual([2_000]);
+
+    clock.advance(2_000);
+    await flush();
+    expect(fake.starts).toBe(3);
+    expect(informer.hasSynced).toBe(true);
+    expect(clock.pendingDelays()).toEqual([]);
+
+    fake.emit('error', new Error('watch died'));
+    expect(clock.pendingDelays()).toEqual([1_000]);
+  });
+
+  it('restarts after the watch fails later, only once however many errors arrive', async () => {
+    create();
+    informer.start();
+    await informer.whenSynced();
+    fake.emit('error', new Error('ECONNRESET'));
+    fake.emit('error', new Error('ECONNRESET'));
+    expect(clock.pendingDelays()).toEqual([1_000]);
+    clock.advance(1_000);
+    await flush();
+    expect(fake.starts).toBe(2);
+  });
+
+  it('ignores the errors its own stop causes, and cancels a pending restart', async () => {
+    fake.next = [new Error('fetch failed')];
+    create();
+    informer.start();
+    await flush();
+    expect(clock.pendingDelays()).toEqual([1_000]);
+    warn.mockClear();
+    await informer.stop();
+    expect(fake.stops).toBe(1);
+    expect(warn).not.toHaveBeenCalled();
+    expect(clock.pendingDelays()).toEqual([]);
+  });
+
+  it('hands every cached object to the resync handlers each period', async () => {
+    fake.objects = [
+      { metadata: { name: 'a', namespace: 'x' } },
+      { metadata: { name: 'b', namespace: 'y' } },
+    ];
+    create(60_000);
+    const resynced: string[] = [];
+    informer.onResync((object) => resynced.push(object.metadata!.name!));
+    informer.start();
+    await informer.whenSynced();
+    clock.advance(59_999);
+    expect(resynced).toEqual([]);
+    clock.advance(1);
+    expect(resynced).toEqual(['a', 'b']);
+    clock.advance(60_000);
+    expect(resynced).toEqual(['a', 'b', 'a', 'b']);
+  });
+
+  it('passes object events through', async () => {
+    create();
+    const seen: string[] = [];
+    informer.onAdd((o) => seen.push(`add ${o.metadata!.name}`));
+    informer.onUpdate((o) => seen.push(`update ${o.metadata!.name}`));
+    informer.onDelete((o) => seen.push(`delete ${o.metadata!.name}`));
+    fake.emit('add', { metadata: { name: 'a' } });
+    fake.emit('update', { metadata: { name: 'a' } });
+    fake.emit('delete', { metadata: { name: 'a' } });
+    expect(seen).toEqual(['add a', 'update a', 'delete a']);
+  });
+});
