@@ -35,7 +35,13 @@ export default {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
-      testTimeout: 60_000,
+      // 60 s per test (`testTimeout` is ignored inside a project).
+      setupFilesAfterEnv: ['<rootDir>/test/e2e/jest-setup.ts'],
+      // One local control plane (etcd + kube-apiserver) for the whole run;
+      // test files reach it through sharedControlPlane() in
+      // test/support/control-plane.ts.
+      globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+      globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
     },
   ],
 };

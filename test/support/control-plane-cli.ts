@@ -1,0 +1,76 @@
+// npm run control-plane [-- --event-ttl=5s]
+//
+// Builds the control plane if needed, starts one, prints how to reach it and
+// runs until Ctrl-C, then stops it cleanly.
+//
+// With --json (what test/e2e/global-setup.ts uses) progress goes to stderr,
+// a single line `{"ready":true,"env":{...}}` goes to stdout once the control
+// plane is ready, and the control plane stops when stdin closes (that is,
+// when the parent goes away) as well as on SIGINT/SIGTERM.
+import { ControlPlaneBuildError } from './build-control-plane.js';
+import { type ControlPlane, controlPlaneEnv, startControlPlane } from './control-plane.js';
+
+const json = process.argv.includes('--json');
+const eventTtl = process.argv.find((arg) => arg.startsWith('--event-ttl='))?.slice('--event-ttl='.length);
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+let controlPlane: ControlPlane | undefined;
+let stopping: Promise<void> | undefined;
+
+function shutdown(reason: string, code = 0): Promise<void> {
+  stopping ??= (async () => {
+    if (controlPlane && !controlPlane.external) say(`control plane: stopping (${reason})…`);
+    try {
+      await controlPlane?.stop();
+    } finally {
+      process.exit(code);
+    }
+  })();
+  return stopping;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => void shutdown(signal, 0));
+}
+
+try {
+  const started = Date.now();
+  if (!process.env.KUBE_EVENTS_E2E_KUBECONFIG) say('control plane: starting etcd and kube-apiserver…');
+  controlPlane = await startControlPlane({ eventTtl });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (stopping) {
+    await stopping;
+  } else if (json) {
+    process.stdout.write(`${JSON.stringify({ ready: true, seconds: Number(seconds), env: controlPlaneEnv(controlPlane), dir: controlPlane.dir })}\n`);
+    process.stdin.on('end', () => void shutdown('parent went away'));
+    process.stdin.on('error', () => void shutdown('parent went away'));
+    process.stdin.resume();
+  } else {
+    const cp = controlPlane;
+    process.stdout.write(
+      [
+        cp.external
+          ? `Using the existing cluster from KUBE_EVENTS_E2E_KUBECONFIG (${cp.server}); nothing was started.`
+          : `Control plane ready in ${seconds} s at ${cp.server}${eventTtl ? ` (event TTL ${eventTtl})` : ''}.`,
+        '',
+        `  export KUBECONFIG=${cp.kubeconfigPath}`,
+        ...(cp.binDir ? [`  export PATH=${cp.binDir}:$PATH   # kubectl matching the API server`] : []),
+        '',
+        `Admin token: ${cp.token}`,
+        ...(cp.dir ? [`Logs: ${cp.dir}/kube-apiserver.log, ${cp.dir}/etcd.log`] : []),
+        cp.external ? '' : 'Press Ctrl-C to stop it.',
+        '',
+      ].join('\n'),
+    );
+    // Keep the process alive until a signal arrives.
+    setInterval(() => {}, 1 << 30);
+  }
+} catch (error) {
+  if (error instanceof ControlPlaneBuildError) {
+    say(`\n${error.message}`);
+    await shutdown('start-up failed', error.code === 'GO_MISSING' ? 3 : 1);
+  } else {
+    say(`\ncontrol plane: start-up failed: ${(error as Error)?.stack ?? String(error)}`);
+    await shutdown('start-up failed', 1);
+  }
+}
