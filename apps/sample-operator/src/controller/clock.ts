@@ -8,18 +8,18 @@ export type TimerHandle = unknown;
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
-  /** Runs `callback` once after `delayMs`; the timer never keeps the process alive. */
+  /** Runs `callback` once after `delayMs`. */
   setTimeout(callback: () => void, delayMs: number): TimerHandle;
   clearTimeout(handle: TimerHandle): void;
 }
 
-/** The process clock. Timers are `unref`'d: a pending retry alone does not keep Node running. */
+/**
+ * The process clock. Its timers keep Node running (an informer waiting to
+ * reconnect is all an operator may have pending); their owners clear them
+ * when they stop.
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout: (callback, delayMs) => {
-    const timer = setTimeout(callback, delayMs);
-    timer.unref();
-    return timer;
-  },
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
