@@ -26,7 +26,7 @@ export default async function globalSetup(_globalConfig: Config.GlobalConfig, pr
   const started = Date.now();
   const child = spawn(
     process.execPath,
-    ['--import', '@swc-node/register/esm-register', join(rootDir, 'test/support/control-plane-cli.ts'), '--json'],
+    ['--import', '@swc-node/register/esm-register', join(rootDir, 'test/support/control-plane-cli.ts'), '--json', '--stop-on-stdin-close'],
     { cwd: rootDir, stdio: ['pipe', 'pipe', 'inherit'], env: process.env },
   );
   (globalThis as Record<string, unknown>)[CHILD_KEY] = child;

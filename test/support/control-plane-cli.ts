@@ -3,14 +3,16 @@
 // Builds the control plane if needed, starts one, prints how to reach it and
 // runs until Ctrl-C, then stops it cleanly.
 //
-// With --json (what test/e2e/global-setup.ts uses) progress goes to stderr,
-// a single line `{"ready":true,"env":{...}}` goes to stdout once the control
-// plane is ready, and the control plane stops when stdin closes (that is,
-// when the parent goes away) as well as on SIGINT/SIGTERM.
+// With --json (what test/e2e/global-setup.ts uses) progress goes to stderr
+// and a single line `{"ready":true,"env":{...}}` goes to stdout once the
+// control plane is ready. With --stop-on-stdin-close it also stops when its
+// stdin (a pipe from the parent) closes, that is when the parent goes away.
+// It always stops on SIGINT/SIGTERM/SIGHUP.
 import { ControlPlaneBuildError } from './build-control-plane.js';
 import { type ControlPlane, controlPlaneEnv, startControlPlane } from './control-plane.js';
 
 const json = process.argv.includes('--json');
+const stopOnStdinClose = process.argv.includes('--stop-on-stdin-close');
 const eventTtl = process.argv.find((arg) => arg.startsWith('--event-ttl='))?.slice('--event-ttl='.length);
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -38,15 +40,11 @@ try {
   if (!process.env.KUBE_EVENTS_E2E_KUBECONFIG) say('control plane: starting etcd and kube-apiserver…');
   controlPlane = await startControlPlane({ eventTtl });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (stopping) {
-    await stopping;
-  } else if (json) {
-    process.stdout.write(`${JSON.stringify({ ready: true, seconds: Number(seconds), env: controlPlaneEnv(controlPlane), dir: controlPlane.dir })}\n`);
-    process.stdin.on('end', () => void shutdown('parent went away'));
-    process.stdin.on('error', () => void shutdown('parent went away'));
-    process.stdin.resume();
+  if (stopping) await stopping; // a signal arrived during start-up
+  const cp = controlPlane;
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ ready: true, seconds: Number(seconds), env: controlPlaneEnv(cp), dir: cp.dir })}\n`);
   } else {
-    const cp = controlPlane;
     process.stdout.write(
       [
         cp.external
@@ -62,9 +60,14 @@ try {
         '',
       ].join('\n'),
     );
-    // Keep the process alive until a signal arrives.
-    setInterval(() => {}, 1 << 30);
   }
+  if (stopOnStdinClose) {
+    process.stdin.on('data', () => {}); // the parent never writes; this only waits for EOF
+    process.stdin.on('end', () => void shutdown('parent went away'));
+    process.stdin.on('error', () => void shutdown('parent went away'));
+  }
+  // Stay alive (the control plane's processes are unref'd) until a signal.
+  setInterval(() => {}, 1 << 30);
 } catch (error) {
   if (error instanceof ControlPlaneBuildError) {
     say(`\n${error.message}`);

@@ -264,7 +264,7 @@ export async function serviceAccountKubeConfig(
     contexts: [{ name: username, cluster: 'kube-events-e2e', user: username, namespace }],
     currentContext: username,
   });
-  const dir = await makeTempDir('kube-events-sa-');
+  const dir = await mkdtemp(join(await processScratchDir(), 'sa-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
   await writeFile(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
   return { token, kubeConfig, kubeconfigPath, username };
@@ -320,25 +320,39 @@ function installExitHandlers(): void {
 
 /**
  * A shell that outlives this process if it is killed with SIGKILL (or, under
- * Jest, if process.on('exit') never fires because the test sees a copy of
- * `process`), and then stops the child and removes the directory.
+ * Jest, if process.on('exit') never fires because test code sees a copy of
+ * `process`), and then stops the child and removes the directory. Without a
+ * child it only removes the directory once this process is gone.
  */
-function spawnWatchdog(child: ChildProcess, dir: string): void {
+function spawnWatchdog(child: ChildProcess | undefined, dir: string): void {
   const script = [
     'parent=$1; child=$2; dir=$3',
-    'while kill -0 "$parent" 2>/dev/null && kill -0 "$child" 2>/dev/null; do sleep 1; done',
+    'alive() { [ "$child" = 0 ] || kill -0 "$child" 2>/dev/null; }',
+    'while kill -0 "$parent" 2>/dev/null && alive; do sleep 1; done',
     'kill -0 "$parent" 2>/dev/null && exit 0',
-    'kill -TERM "$child" 2>/dev/null',
-    'for i in 1 2 3 4 5 6; do kill -0 "$child" 2>/dev/null || break; sleep 0.5; done',
-    'kill -KILL "$child" 2>/dev/null',
+    'if [ "$child" != 0 ]; then',
+    '  kill -TERM "$child" 2>/dev/null',
+    '  for i in 1 2 3 4 5 6; do kill -0 "$child" 2>/dev/null || break; sleep 0.5; done',
+    '  kill -KILL "$child" 2>/dev/null',
+    'fi',
     '[ -n "$dir" ] && rm -rf "$dir"',
   ].join('\n');
-  const watchdog = spawn('sh', ['-c', script, 'watchdog', String(process.pid), String(child.pid), keepTempDirs() ? '' : dir], {
-    stdio: 'ignore',
-    detached: true,
-  });
+  const args = [String(process.pid), String(child?.pid ?? 0), keepTempDirs() ? '' : dir];
+  const watchdog = spawn('sh', ['-c', script, 'watchdog', ...args], { stdio: 'ignore', detached: true });
   watchdog.on('error', () => {});
   watchdog.unref();
+}
+
+let scratchDir: Promise<string> | undefined;
+
+/** A temp directory for this process's small files (ServiceAccount kubeconfigs), removed when it exits. */
+function processScratchDir(): Promise<string> {
+  scratchDir ??= (async () => {
+    const dir = await makeTempDir(`kube-events-e2e-${process.pid}-`);
+    spawnWatchdog(undefined, dir);
+    return dir;
+  })();
+  return scratchDir;
 }
 
 function spawnLogged(command: string, args: string[], logPath: string, dir: string): ChildProcess {
