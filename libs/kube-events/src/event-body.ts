@@ -1,5 +1,5 @@
 import type { EventsV1Event, KubernetesObject } from '@kubernetes/client-node';
-import { eventGenerateName } from './event-name.js';
+import { eventName } from './event-name.js';
 import type { KubeEvent, Reporter } from './kube-events.interfaces.js';
 import { toMicroTime } from './micro-time.js';
 
@@ -23,7 +23,7 @@ export function eventBody(
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
     metadata: {
-      generateName: eventGenerateName(metadata.name, reporter.controller),
+      name: eventName(metadata.name, reporter.controller, now),
       namespace: eventNamespace(resource),
     },
     // client-node passes strings through; a Date would be sent with 3 digits, which the server refuses.

@@ -1,31 +1,38 @@
-import { eventGenerateName } from './event-name.js';
+import { eventName } from './event-name.js';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-/** What the API server does with a generateName: cut to 58 characters, then 5 random ones. */
-const generated = (prefix: string) => `${prefix.slice(0, 58)}x7k2p`;
+const NOW = Date.UTC(2026, 10, 30, 13, 8, 33, 123);
 
-describe('eventGenerateName', () => {
-  it('is the object name and a dot', () => {
-    expect(eventGenerateName('app-config', 'ctl')).toBe('app-config.');
+describe('eventName', () => {
+  it('is the object name, a dot and the time in hexadecimal nanoseconds', () => {
+    const name = eventName('app-config', 'ctl', NOW);
+    const [base, hex] = name.split('.');
+    expect(base).toBe('app-config');
+    const nanos = BigInt(`0x${hex}`);
+    expect(nanos / 1_000_000n).toBe(BigInt(NOW));
+  });
+
+  it('differs between two Events about one object in the same millisecond', () => {
+    const names = new Set(Array.from({ length: 50 }, () => eventName('app-config', 'ctl', NOW)));
+    expect(names.size).toBeGreaterThan(45);
   });
 
   it.each(['system:controller:demo', 'MyObject', 'a..b', '-lead.trail-', 'x'.repeat(300), 'dots.-.mixed_Under'])(
-    'makes %j a valid DNS-subdomain prefix',
-    (name) => {
-      const prefix = eventGenerateName(name, 'ctl');
-      expect(prefix.endsWith('.')).toBe(true);
-      expect(generated(prefix)).toMatch(DNS_SUBDOMAIN);
-      expect(prefix.length).toBeLessThanOrEqual(58);
+    'makes a valid DNS-subdomain name for an object named %j',
+    (objectName) => {
+      const name = eventName(objectName, 'ctl', NOW);
+      expect(name).toMatch(DNS_SUBDOMAIN);
+      expect(name.length).toBeLessThanOrEqual(253);
     },
   );
 
-  it('keeps what it can of the name', () => {
-    expect(eventGenerateName('system:controller:demo', 'ctl')).toBe('system-controller-demo.');
-    expect(eventGenerateName('MyObject', 'ctl')).toBe('myobject.');
+  it('keeps what it can of the object name', () => {
+    expect(eventName('system:controller:demo', 'ctl', NOW)).toMatch(/^system-controller-demo\.[0-9a-f]+$/);
+    expect(eventName('MyObject', 'ctl', NOW)).toMatch(/^myobject\.[0-9a-f]+$/);
   });
 
   it('falls back to the controller name without a usable object name', () => {
-    expect(eventGenerateName(undefined, 'example.com/widget-controller')).toBe('example.com-widget-controller.');
-    expect(eventGenerateName(':::', 'widgets')).toBe('widgets.');
+    expect(eventName(undefined, 'example.com/widget-controller', NOW)).toMatch(/^example\.com-widget-controller\.[0-9a-f]+$/);
+    expect(eventName(':::', 'widgets', NOW)).toMatch(/^widgets\.[0-9a-f]+$/);
   });
 });

@@ -1,16 +1,23 @@
-/** The server cuts a generateName to 58 characters before adding 5 random ones. */
-const GENERATE_NAME_MAX = 58;
+import { randomInt } from 'node:crypto';
+
+/** A name's limit as a DNS subdomain, less the dot and 16 hex digits of the time. */
+const NAME_BASE_MAX = 253 - 17;
 
 /**
- * Makes the `generateName` of an Event about an object: the object's name
- * and a dot, made a valid DNS-subdomain prefix (lower-case labels of
+ * Names an Event about an object as client-go does: the object's name, a dot,
+ * and the time in hexadecimal nanoseconds (`app-config.18c7a3f2b9e4d000`).
+ * The server refuses a `generateName` ending in a dot, so the name is made
+ * here. The object's name is made a valid DNS subdomain (lower-case labels of
  * `[a-z0-9-]` that start and end alphanumeric) so that objects named like
- * `system:controller:x` or `MyObject` still get Events. Falls back to
- * `fallback` (the controller name) when the object's name has nothing usable.
+ * `system:controller:x` or `MyObject` still get Events; `fallback` (the
+ * controller name) stands in when nothing of it is usable. The nanoseconds
+ * below the millisecond are random, so two replicas publishing about the same
+ * object in the same millisecond do not collide.
  */
-export function eventGenerateName(objectName: string | undefined, fallback: string): string {
+export function eventName(objectName: string | undefined, fallback: string, epochMs: number): string {
   const base = toDnsSubdomain(objectName ?? '') || toDnsSubdomain(fallback) || 'event';
-  return `${base}.`;
+  const nanos = BigInt(epochMs) * 1_000_000n + BigInt(randomInt(1_000_000));
+  return `${base}.${nanos.toString(16)}`;
 }
 
 function toDnsSubdomain(name: string): string {
@@ -20,7 +27,7 @@ function toDnsSubdomain(name: string): string {
     .split('.')
     .map(trimToAlphanumeric)
     .filter(Boolean);
-  return trimToAlphanumeric(labels.join('.').slice(0, GENERATE_NAME_MAX - 1));
+  return trimToAlphanumeric(labels.join('.').slice(0, NAME_BASE_MAX));
 }
 
 function trimToAlphanumeric(label: string): string {

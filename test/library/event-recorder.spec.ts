@@ -1,0 +1,279 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  EventRecorder,
+  InvalidEventError,
+  PublishApiError,
+  PublishTimeoutError,
+  type KubeEvent,
+  type KubeEventsModuleOptions,
+} from 'nestjs-kube-events';
+import { FakeApiServer } from '../support/fake-api-server.js';
+
+const CONTROLLER = 'example.com/widget-controller';
+const EVENTS = '/apis/events.k8s.io/v1/namespaces';
+const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+
+function configMap(name: string, uid: string | undefined = `uid-${name}`, namespace = 'ns-a'): KubernetesObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, uid, resourceVersion: '41' } };
+}
+
+const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
+
+describe('EventRecorder against an API server', () => {
+  let server: FakeApiServer;
+  const recorders: EventRecorder[] = [];
+
+  const recorderWith = (options: Partial<KubeEventsModuleOptions> = {}) => {
+    const recorder = new EventRecorder({
+      reporter: { controller: CONTROLLER, instance: 'widget-controller-0' },
+      kubeConfig: server.kubeConfig(),
+      ...options,
+    });
+    recorders.push(recorder);
+    return recorder;
+  };
+  const writes = () => server.requests.filter((request) => request.method !== 'GET');
+  const shape = () => writes().map((request) => `${request.method} ${request.body?.series?.count ?? ''}`.trim());
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('creates an events.k8s.io/v1 Event with every field of the contract', async () => {
+    const before = Date.now();
+    const related = { apiVersion: 'v1', kind: 'Pod', name: 'widget-0', namespace: 'ns-a' };
+    await recorderWith().publish(configMap('app-config'), { ...failed, related });
+
+    const [request] = server.requests;
+    expect(request.method).toBe('POST');
+    expect(request.path).toBe(`${EVENTS}/ns-a/events`);
+    const body = request.body;
+    expect(body).toMatchObject({
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { namespace: 'ns-a' },
+      type: 'Warning',
+      reason: 'SyncFailed',
+      action: 'Sync',
+      note: 'source is missing',
+      related,
+      regarding: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-config', namespace: 'ns-a', uid: 'uid-app-config', resourceVersion: '41' },
+      reportingController: CONTROLLER,
+      reportingInstance: 'widget-controller-0',
+    });
+    expect(body.metadata.name).toMatch(/^app-config\.[0-9a-f]{16}$/);
+    expect(body.eventTime).toMatch(MICRO_TIME);
+    expect(Date.parse(body.eventTime)).toBeGreaterThanOrEqual(before - 1);
+    expect(body.series).toBeUndefined();
+  });
+
+  it('uses the controller name as the instance when none is given', async () => {
+    const recorder = recorderWith({ reporter: { controller: CONTROLLER } });
+    await recorder.publish(configMap('app-config'), failed);
+    expect(server.requests[0].body.reportingInstance).toBe(CONTROLLER);
+  });
+
+  it('folds three identical publishes into one Event: POST, PATCH count 2, PATCH count 3', async () => {
+    const recorder = recorderWith();
+    for (let i = 0; i < 3; i++) await recorder.publish(configMap('app-config'), failed);
+
+    expect(shape()).toEqual(['POST', 'PATCH 2', 'PATCH 3']);
+    const [created] = server.events();
+    const patches = writes().slice(1);
+    for (const patch of patches) {
+      expect(patch.path).toBe(`${EVENTS}/ns-a/events/${created.metadata.name}`);
+      expect(patch.contentType).toBe('application/merge-patch+json');
+      expect(Object.keys(patch.body)).toEqual(['series']);
+      expect(patch.body.series.lastObservedTime).toMatch(MICRO_TIME);
+    }
+    expect(server.events()).toHaveLength(1);
+    expect(created.series.count).toBe(3);
+  });
+
+  it('makes one Event of concurrent identical publishes, its count equal to their number', async () => {
+    const recorder = recorderWith();
+    await Promise.all(Array.from({ length: 8 }, () => recorder.publish(configMap('app-config'), failed)));
+
+    expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
+    const counts = writes().slice(1).map((request) => request.body.series.count);
+    expect(counts).toEqual([2, 3, 4, 5, 6, 7, 8]);
+    expect(server.events()[0].series.count).toBe(8);
+  });
+
+  it('does not make publishes of different series wait on each other', async () => {
+    const recorder = recorderWith({ timeout: 1_000 });
+    server.hangNext((request) => request.method === 'POST' && request.body?.regarding?.name === 'stuck');
+    const stuck = recorder.publish(configMap('stuck'), failed);
+    const started = Date.now();
+    await recorder.publish(configMap('other'), failed);
+    expect(Date.now() - started).toBeLessThan(500);
+    await expect(stuck).rejects.toBeInstanceOf(PublishTimeoutError);
+  });
+
+  it('creates a new Event when the note changes', async () => {
+    const recorder = recorderWith();
+    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config'), { ...failed, note: 'target namespace ns-b is missing' });
+    await recorder.publish(configMap('app-config'), { ...failed, note: 'target namespace ns-b is missing' });
+    expect(shape()).toEqual(['POST', 'POST', 'PATCH 2']);
+    expect(writes()[2].path).toBe(`${EVENTS}/ns-a/events/${server.events()[1].metadata.name}`);
+  });
+
+  it('keeps one series when only the object’s resourceVersion changed', async () => {
+    const recorder = recorderWith();
+    await recorder.publish(configMap('app-config'), failed);
+    const updated = configMap('app-config');
+    updated.metadata!.resourceVersion = '42';
+    await recorder.publish(updated, failed);
+    expect(shape()).toEqual(['POST', 'PATCH 2']);
+  });
+
+  it('creates a new Event after forget', async () => {
+    const recorder = recorderWith();
+    await recorder.publish(configMap('app-config'), failed);
+    recorder.forget(configMap('app-config'));
+    await recorder.publish(configMap('app-config'), failed);
+    expect(shape()).toEqual(['POST', 'POST']);
+  });
+
+  it('creates a new Event once the series window has passed', async () => {
+    const recorder = recorderWith({ seriesWindow: 50 });
+    await recorder.publish(configMap('app-config'), failed);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await recorder.publish(configMap('app-config'), failed);
+    expect(shape()).toEqual(['POST', 'POST']);
+  });
+
+  it('keeps failure series apart from publish() series', async () => {
+    const recorder = recorderWith();
+    const event = { ...failed, reason: 'ReconcileFailed', action: 'Reconcile' };
+    await recorder.publishFailure(configMap('app-config'), event);
+    await recorder.publish(configMap('app-config'), event);
+    await recorder.publishFailure(configMap('app-config'), event);
+    recorder.forgetFailures(configMap('app-config'));
+    await recorder.publish(configMap('app-config'), event);
+    await recorder.publishFailure(configMap('app-config'), event);
+    expect(shape()).toEqual(['POST', 'POST', 'PATCH 2', 'PATCH 2', 'POST']);
+  });
+
+  it('rejects with PublishTimeoutError near the timeout, aborts the request, and the next publish succeeds', async () => {
+    const recorder = recorderWith({ timeout: 300 });
+    server.hangNext('POST');
+    const started = Date.now();
+    const error = await recorder.publish(configMap('app-config'), failed).catch((e: unknown) => e);
+    const elapsed = Date.now() - started;
+    expect(error).toBeInstanceOf(PublishTimeoutError);
+    expect((error as PublishTimeoutError).timeoutMs).toBe(300);
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(1_500);
+    await server.waitForAbort();
+
+    await recorder.publish(configMap('app-config'), failed);
+    expect(shape()).toEqual(['POST', 'POST']);
+    expect(server.events()).toHaveLength(1);
+  });
+
+  it('bounds the wait behind a hung publish of the same series by the timeout, then goes on', async () => {
+    const recorder = recorderWith({ timeout: 300 });
+    await recorder.publish(configMap('app-config'), failed);
+    server.hangNext('PATCH');
+    const hung = recorder.publish(configMap('app-config'), failed);
+    const queued = recorder.publish(configMap('app-config'), failed);
+    await expect(hung).rejects.toBeInstanceOf(PublishTimeoutError);
+    // The queued publish waited for the hung one but was released by its abort.
+    await expect(queued).resolves.toBeUndefined();
+    expect(server.events()[0].series.count).toBe(2);
+  });
+
+  it('creates the Event again within the same publish when the patch answers 404', async () => {
+    const recorder = recorderWith();
+    await recorder.publish(configMap('app-config'), failed);
+    server.failNext(404, 'PATCH');
+    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config'), failed);
+    expect(shape()).toEqual(['POST', 'PATCH 2', 'POST', 'PATCH 2']);
+    expect(writes()[3].path).toBe(`${EVENTS}/ns-a/events/${server.events()[1].metadata.name}`);
+  });
+
+  it('rejects with PublishApiError on a 500 and leaves the series as it was', async () => {
+    const recorder = recorderWith();
+    await recorder.publish(configMap('app-config'), failed);
+    server.failNext(500, 'PATCH', 'InternalError');
+    const error = await recorder.publish(configMap('app-config'), failed).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PublishApiError);
+    expect(error).toMatchObject({ statusCode: 500, reason: 'InternalError' });
+    await recorder.publish(configMap('app-config'), failed);
+    expect(shape()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
+    expect(server.events()[0].series.count).toBe(2);
+  });
+
+  it('carries the status code and reason of a refusal', async () => {
+    const recorder = recorderWith();
+    server.failNext(403, 'POST', 'Forbidden');
+    await expect(recorder.publish(configMap('app-config'), failed)).rejects.toMatchObject({
+      name: 'PublishApiError',
+      statusCode: 403,
+      reason: 'Forbidden',
+    });
+  });
+
+  it('writes Events about cluster-scoped objects to the default namespace', async () => {
+    const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', uid: 'uid-ns' } };
+    await recorderWith().publish(namespace, { type: 'Normal', reason: 'Labelled', action: 'Label' });
+    expect(server.requests[0].path).toBe(`${EVENTS}/default/events`);
+    expect(server.events()[0].regarding).toMatchObject({ kind: 'Namespace', name: 'team-a' });
+    expect(server.events()[0].regarding.namespace).toBeUndefined();
+  });
+
+  it.each(['system:controller:demo', 'MyWidget', 'UPPER_case'])('gets an Event for an object named %j', async (name) => {
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, uid: `uid-${name}` } };
+    await recorderWith().publish(role, { type: 'Normal', reason: 'Audited', action: 'Audit' });
+    expect(server.events()).toHaveLength(1);
+    expect(server.events()[0].regarding.name).toBe(name);
+  });
+
+  it('creates an Event every time for an object without a uid', async () => {
+    const recorder = recorderWith();
+    const noUid = configMap('draft', '');
+    for (let i = 0; i < 3; i++) await recorder.publish(noUid, failed);
+    expect(shape()).toEqual(['POST', 'POST', 'POST']);
+    expect(recorder.trackedSeries).toBe(0);
+  });
+
+  it('truncates a long note so that the server accepts it', async () => {
+    await recorderWith().publish(configMap('app-config'), { ...failed, note: '€'.repeat(2_000) });
+    const note = server.events()[0].note as string;
+    expect(Buffer.byteLength(note)).toBeLessThanOrEqual(1024);
+    expect(note.endsWith('€...')).toBe(true);
+  });
+
+  describe('refuses bad input before any request', () => {
+    const cases: Array<[string, KubernetesObject, Partial<KubeEvent>, string]> = [
+      ['an empty reason', configMap('a'), { reason: '' }, 'reason'],
+      ['a reason over 128 characters', configMap('a'), { reason: 'R'.repeat(129) }, 'reason'],
+      ['an empty action', configMap('a'), { action: '' }, 'action'],
+      ['an action over 128 characters', configMap('a'), { action: 'A'.repeat(129) }, 'action'],
+      ['a type other than Normal or Warning', configMap('a'), { type: 'Error' as never }, 'type'],
+      ['an object without apiVersion', { kind: 'ConfigMap', metadata: { name: 'a', uid: 'u' } }, {}, 'resource.apiVersion'],
+      ['an object without kind', { apiVersion: 'v1', metadata: { name: 'a', uid: 'u' } }, {}, 'resource.kind'],
+    ];
+    it.each(cases)('%s', async (_label, resource, change, field) => {
+      const error = await recorderWith()
+        .publish(resource, { ...failed, ...change })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidEventError);
+      expect((error as InvalidEventError).field).toBe(field);
+      expect((error as Error).message).toContain(field);
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+
+  it('fails construction naming the field of a bad reporter', () => {
+    expect(() => new EventRecorder({ reporter: { controller: 'not a name' }, kubeConfig: server.kubeConfig() })).toThrow(
+      /reporter\.controller/,
+    );
+  });
+});

@@ -1,0 +1,136 @@
+import 'reflect-metadata';
+import { Injectable, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  EventRecorder,
+  getEventRecorderToken,
+  InjectEventRecorder,
+  KubeEventsModule,
+  type KubeEventsModuleOptions,
+  type KubeEventsOptionsFactory,
+} from 'nestjs-kube-events';
+import { FakeApiServer } from '../support/fake-api-server.js';
+
+const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: 'default', uid: 'uid-app' } };
+const synced = { type: 'Normal' as const, reason: 'Synced', action: 'Sync' };
+
+describe('KubeEventsModule', () => {
+  let server: FakeApiServer;
+  let kubeConfig: KubeConfig;
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+    kubeConfig = server.kubeConfig();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('forRoot provides the recorder by its class', async () => {
+    const app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets', instance: 'pod-0' }, kubeConfig })],
+    }).compile();
+    const recorder = app.get(EventRecorder);
+    expect(recorder).toBeInstanceOf(EventRecorder);
+    expect(recorder.reporter).toEqual({ controller: 'widgets', instance: 'pod-0' });
+    await recorder.publish(configMap, synced);
+    expect(server.events()[0].reportingController).toBe('widgets');
+    await app.close();
+  });
+
+  it('applies timeout and seriesWindow', async () => {
+    const app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, timeout: 1234 })],
+    }).compile();
+    expect(app.get(EventRecorder).timeout).toBe(1234);
+    await app.close();
+  });
+
+  it('forRootAsync takes options from a factory with injected dependencies', async () => {
+    const SETTINGS = 'SETTINGS';
+    @Module({ providers: [{ provide: SETTINGS, useValue: { controller: 'from-config' } }], exports: [SETTINGS] })
+    class SettingsModule {}
+
+    const app = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRootAsync({
+          imports: [SettingsModule],
+          inject: [SETTINGS],
+          useFactory: async (settings: { controller: string }) => ({ reporter: settings, kubeConfig }),
+        }),
+      ],
+    }).compile();
+    expect(app.get(EventRecorder).reporter.controller).toBe('from-config');
+    await app.close();
+  });
+
+  it('forRootAsync takes options from a class', async () => {
+    @Injectable()
+    class EventsConfig implements KubeEventsOptionsFactory {
+      createKubeEventsOptions(): KubeEventsModuleOptions {
+        return { reporter: { controller: 'from-class' }, kubeConfig };
+      }
+    }
+    const app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRootAsync({ useClass: EventsConfig })],
+    }).compile();
+    expect(app.get(EventRecorder).reporter.controller).toBe('from-class');
+    await app.close();
+  });
+
+  it('fails start-up with a message naming the bad option', async () => {
+    const compiling = Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'Widget Controller' }, kubeConfig })],
+    }).compile();
+    await expect(compiling).rejects.toThrow(/reporter\.controller must be a qualified name/);
+  });
+
+  it('fails start-up of forRootAsync naming the bad option', async () => {
+    const compiling = Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRootAsync({ useFactory: () => ({ reporter: { controller: 'ok' }, timeout: -5, kubeConfig }) }),
+      ],
+    }).compile();
+    await expect(compiling).rejects.toThrow(/invalid option timeout/);
+  });
+
+  it('isGlobal makes the recorder injectable in modules that do not import it', async () => {
+    @Injectable()
+    class Reconciler {
+      constructor(readonly recorder: EventRecorder) {}
+    }
+    @Module({ providers: [Reconciler], exports: [Reconciler] })
+    class FeatureModule {}
+
+    const app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, isGlobal: true }), FeatureModule],
+    }).compile();
+    expect(app.get(Reconciler).recorder).toBe(app.get(EventRecorder));
+    await app.close();
+  });
+
+  it('registers several recorders, each with its own reporter, injectable by name', async () => {
+    @Injectable()
+    class TwoControllers {
+      constructor(
+        readonly widgets: EventRecorder,
+        @InjectEventRecorder('billing') readonly billing: EventRecorder,
+      ) {}
+    }
+    const app = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig }),
+        KubeEventsModule.forRoot({ name: 'billing', reporter: { controller: 'billing' }, kubeConfig }),
+      ],
+      providers: [TwoControllers],
+    }).compile();
+    const both = app.get(TwoControllers);
+    expect(both.widgets).not.toBe(both.billing);
+    expect(app.get(getEventRecorderToken('billing'))).toBe(both.billing);
+    await both.widgets.publish(configMap, synced);
+    await both.billing.publish(configMap, synced);
+    expect(server.events().map((event) => event.reportingController)).toEqual(['widgets', 'billing']);
+    await app.close();
+  });
+});

@@ -1,0 +1,193 @@
+import 'reflect-metadata';
+import { Injectable, Logger, SetMetadata } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
+import { FakeApiServer } from '../support/fake-api-server.js';
+
+interface Widget extends KubernetesObject {
+  spec?: { fail?: string };
+}
+
+const widget = (name = 'w1'): Widget => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  metadata: { name, namespace: 'default', uid: `uid-${name}` },
+});
+
+class SourceMissingError extends Error {}
+
+@Injectable()
+class WidgetReconciler {
+  readonly seen: unknown[] = [];
+  failWith: Error | undefined;
+
+  @PublishesFailures()
+  @SetMetadata('audit', 'reconcile')
+  async reconcile(widget: Widget, attempt: number): Promise<string> {
+    this.seen.push(this, widget, attempt);
+    await Promise.resolve();
+    if (this.failWith) throw this.failWith;
+    return `synced ${widget.metadata?.name}`;
+  }
+
+  @PublishesFailures({ resourceArg: 1, apiVersion: 'example.com/v1', kind: 'Widget', reason: 'CheckFailed', action: 'Check' })
+  check(_label: string, item: KubernetesObject): number {
+    if (this.failWith) throw this.failWith;
+    return 7;
+  }
+
+  @PublishesFailures({ resourceArg: (request: { object: Widget }) => request.object, note: (e) => `custom: ${(e as Error).message}` })
+  async handle(request: { object: Widget }): Promise<void> {
+    if (this.failWith) throw this.failWith;
+  }
+}
+
+@Injectable()
+class BillingReconciler {
+  @PublishesFailures({ recorder: 'billing' })
+  async reconcile(_widget: Widget): Promise<void> {
+    throw new Error('invoice rejected');
+  }
+}
+
+describe('@PublishesFailures', () => {
+  let server: FakeApiServer;
+  let kubeConfig: KubeConfig;
+  let app: TestingModule;
+  let reconciler: WidgetReconciler;
+
+  const writes = () => server.requests.filter((request) => request.method !== 'GET');
+  const shape = () => writes().map((request) => `${request.method} ${request.body?.series?.count ?? ''}`.trim());
+
+  async function start(timeout = 2_000) {
+    app = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, timeout }),
+        KubeEventsModule.forRoot({ name: 'billing', reporter: { controller: 'billing' }, kubeConfig, timeout }),
+      ],
+      providers: [WidgetReconciler, BillingReconciler],
+    }).compile();
+    await app.init();
+    reconciler = app.get(WidgetReconciler);
+  }
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+    kubeConfig = server.kubeConfig();
+  });
+  afterEach(async () => {
+    await app?.close();
+    await server.close();
+    jest.restoreAllMocks();
+  });
+
+  it('publishes a Warning ReconcileFailed event and rethrows the original error', async () => {
+    await start();
+    const error = new SourceMissingError('source ConfigMap default/app not found');
+    reconciler.failWith = error;
+    await expect(reconciler.reconcile(widget(), 1)).rejects.toBe(error);
+    expect(server.events()).toHaveLength(1);
+    expect(server.events()[0]).toMatchObject({
+      type: 'Warning',
+      reason: 'ReconcileFailed',
+      action: 'Reconcile',
+      note: 'source ConfigMap default/app not found',
+      regarding: { kind: 'Widget', name: 'w1', uid: 'uid-w1' },
+      reportingController: 'widgets',
+    });
+  });
+
+  it('keeps this, the arguments, the return value, the name and other metadata', async () => {
+    await start();
+    const object = widget();
+    await expect(reconciler.reconcile(object, 3)).resolves.toBe('synced w1');
+    expect(reconciler.seen).toEqual([reconciler, object, 3]);
+    expect(reconciler.reconcile.name).toBe('reconcile');
+    expect(Reflect.getMetadata('audit', reconciler.reconcile)).toBe('reconcile');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('folds repeated failures and starts a new Event after a success', async () => {
+    await start();
+    const recorder = app.get(EventRecorder);
+    reconciler.failWith = new Error('source missing');
+    await expect(reconciler.reconcile(widget(), 1)).rejects.toThrow();
+    await recorder.publish(widget(), { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' });
+    reconciler.failWith = undefined;
+    await reconciler.reconcile(widget(), 2);
+    reconciler.failWith = new Error('source missing');
+    await expect(reconciler.reconcile(widget(), 3)).rejects.toThrow();
+    await recorder.publish(widget(), { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' });
+    expect(shape()).toEqual(['POST', 'POST', 'POST', 'PATCH 2']);
+  });
+
+  it('counts repeated failures of one object in one Event', async () => {
+    await start();
+    reconciler.failWith = new Error('source missing');
+    for (let attempt = 0; attempt < 3; attempt++) await expect(reconciler.reconcile(widget(), attempt)).rejects.toThrow();
+    expect(shape()).toEqual(['POST', 'PATCH 2', 'PATCH 3']);
+  });
+
+  it('keeps a synchronous method synchronous, with apiVersion/kind options and another argument', async () => {
+    await start();
+    const listItem = { metadata: { name: 'w2', namespace: 'default', uid: 'uid-w2' } };
+    expect(reconciler.check('x', listItem)).toBe(7);
+    const error = new Error('bad shape');
+    reconciler.failWith = error;
+    expect(() => reconciler.check('x', listItem)).toThrow(error);
+    await server.waitForRequests(1);
+    expect(server.events()[0]).toMatchObject({
+      reason: 'CheckFailed',
+      action: 'Check',
+      regarding: { apiVersion: 'example.com/v1', kind: 'Widget', name: 'w2' },
+    });
+  });
+
+  it('takes the object and the note from the options', async () => {
+    await start();
+    reconciler.failWith = new Error('boom');
+    await expect(reconciler.handle({ object: widget('w3') })).rejects.toThrow('boom');
+    expect(server.events()[0]).toMatchObject({ note: 'custom: boom', regarding: { name: 'w3' } });
+  });
+
+  it('publishes through the recorder it names', async () => {
+    await start();
+    await expect(app.get(BillingReconciler).reconcile(widget())).rejects.toThrow('invoice rejected');
+    expect(server.events()[0].reportingController).toBe('billing');
+  });
+
+  it('logs a failed publish and still rethrows the reconcile error', async () => {
+    await start();
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    server.failNext(403, 'POST', 'Forbidden');
+    const error = new Error('source missing');
+    reconciler.failWith = error;
+    await expect(reconciler.reconcile(widget(), 1)).rejects.toBe(error);
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/WidgetReconciler\.reconcile.*403/));
+  });
+
+  it('is bounded by the recorder timeout when the server hangs', async () => {
+    await start(300);
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    server.hangNext('POST');
+    const error = new Error('source missing');
+    reconciler.failWith = error;
+    const started = Date.now();
+    await expect(reconciler.reconcile(widget(), 1)).rejects.toBe(error);
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('fails start-up when it names a recorder that is not registered', async () => {
+    @Injectable()
+    class Orphan {
+      @PublishesFailures({ recorder: 'missing' })
+      async reconcile(): Promise<void> {}
+    }
+    const module = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig })],
+      providers: [Orphan],
+    }).compile();
+    await expect(module.init()).rejects.toThrow(/names the recorder "missing"/);
+  });
+});
