@@ -8,7 +8,7 @@
 // control plane is ready. With --stop-on-stdin-close it also stops when its
 // stdin (a pipe from the parent) closes, that is when the parent goes away.
 // It always stops on SIGINT/SIGTERM/SIGHUP.
-import { ControlPlaneBuildError } from './build-control-plane.js';
+import { ControlPlaneBuildError, ensureControlPlaneBinaries } from './build-control-plane.js';
 import { type ControlPlane, controlPlaneEnv, startControlPlane } from './control-plane.js';
 
 const json = process.argv.includes('--json');
@@ -37,8 +37,13 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 
 try {
   const started = Date.now();
-  if (!process.env.KUBE_EVENTS_E2E_KUBECONFIG) say('control plane: starting etcd and kube-apiserver…');
-  controlPlane = await startControlPlane({ eventTtl });
+  if (process.env.KUBE_EVENTS_E2E_KUBECONFIG) {
+    controlPlane = await startControlPlane();
+  } else {
+    const { binDir } = await ensureControlPlaneBinaries();
+    say('control plane: starting etcd and kube-apiserver…');
+    controlPlane = await startControlPlane({ eventTtl, binDir });
+  }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (stopping) await stopping; // a signal arrived during start-up
   const cp = controlPlane;
