@@ -169,23 +169,38 @@ describe('EventRecorder against an API server', () => {
     expect((error as PublishTimeoutError).timeoutMs).toBe(300);
     expect(elapsed).toBeGreaterThanOrEqual(290);
     expect(elapsed).toBeLessThan(1_500);
-    await server.waitForAbort();
+    await server.waitForAborted();
 
     await recorder.publish(configMap('app-config'), failed);
     expect(shape()).toEqual(['POST', 'POST']);
     expect(server.events()).toHaveLength(1);
   });
 
-  it('bounds the wait behind a hung publish of the same series by the timeout, then goes on', async () => {
+  it('releases a series held by a hung publish when that publish times out', async () => {
+    const recorder = recorderWith({ timeout: 400 });
+    await recorder.publish(configMap('app-config'), failed);
+    server.hangNext('PATCH');
+    const hung = recorder.publish(configMap('app-config'), failed);
+    await server.waitForRequests(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const queued = recorder.publish(configMap('app-config'), failed);
+    await expect(hung).rejects.toBeInstanceOf(PublishTimeoutError);
+    // The queued publish waited behind the hung one, and went on once it was aborted.
+    await expect(queued).resolves.toBeUndefined();
+    expect(server.events()[0].series.count).toBe(2);
+  });
+
+  it('gives up a publish that waits behind a hung one for longer than its timeout', async () => {
     const recorder = recorderWith({ timeout: 300 });
     await recorder.publish(configMap('app-config'), failed);
     server.hangNext('PATCH');
     const hung = recorder.publish(configMap('app-config'), failed);
     const queued = recorder.publish(configMap('app-config'), failed);
     await expect(hung).rejects.toBeInstanceOf(PublishTimeoutError);
-    // The queued publish waited for the hung one but was released by its abort.
-    await expect(queued).resolves.toBeUndefined();
-    expect(server.events()[0].series.count).toBe(2);
+    await expect(queued).rejects.toBeInstanceOf(PublishTimeoutError);
+    // Neither left anything behind: the next publish patches the series at count 2.
+    await recorder.publish(configMap('app-config'), failed);
+    expect(shape()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
   });
 
   it('creates the Event again within the same publish when the patch answers 404', async () => {
