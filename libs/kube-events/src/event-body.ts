@@ -1,7 +1,6 @@
-import type { EventsV1Event, KubernetesObject } from '@kubernetes/client-node';
+import { V1MicroTime, type EventsV1Event, type KubernetesObject } from '@kubernetes/client-node';
 import { eventName } from './event-name.js';
 import type { KubeEvent, Reporter } from './kube-events.interfaces.js';
-import { toMicroTime } from './micro-time.js';
 
 /** Namespace of the Events about cluster-scoped objects, one of the two the API server allows. */
 const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
@@ -26,8 +25,8 @@ export function eventBody(
       name: eventName(metadata.name, reporter.controller, now),
       namespace: eventNamespace(resource),
     },
-    // client-node passes strings through; a Date would be sent with 3 digits, which the server refuses.
-    eventTime: toMicroTime(now) as unknown as Date,
+    // A plain Date is sent with 3 fractional digits, which the server refuses; MicroTime needs 6.
+    eventTime: new V1MicroTime(now),
     type: event.type,
     reason: event.reason,
     action: event.action,

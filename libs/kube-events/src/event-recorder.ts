@@ -1,11 +1,10 @@
-import type { KubernetesObject } from '@kubernetes/client-node';
+import { V1MicroTime, type KubernetesObject } from '@kubernetes/client-node';
 import { loadDefaultKubeConfig } from './default-kube-config.js';
 import { eventBody, eventNamespace } from './event-body.js';
 import { validateEvent } from './event-validation.js';
-import { EventsApi } from './events-api.js';
+import { EventsApi, type EventsWriter } from './events-api.js';
 import { PublishApiError, PublishTimeoutError } from './errors.js';
 import type { KubeEvent, KubeEventsModuleOptions, Reporter, ResolvedRecorderOptions } from './kube-events.interfaces.js';
-import { toMicroTime } from './micro-time.js';
 import { resolveRecorderOptions } from './options-validation.js';
 import { SeriesStore, type Series, type SeriesEvent } from './series-store.js';
 
@@ -44,14 +43,17 @@ export class EventRecorder {
   /** Who publishes, as written to `reportingController` and `reportingInstance`. */
   readonly reporter: Readonly<Required<Reporter>>;
   private readonly options: ResolvedRecorderOptions;
-  private readonly api: EventsApi;
+  private readonly api: EventsWriter;
   private readonly store: SeriesStore;
 
-  /** @throws Error naming the field when an option is invalid */
-  constructor(options: KubeEventsModuleOptions) {
+  /**
+   * @param writer where Events go; the API server of `options.kubeConfig` unless given
+   * @throws Error naming the field when an option is invalid
+   */
+  constructor(options: KubeEventsModuleOptions, writer?: EventsWriter) {
     this.options = resolveRecorderOptions(options);
     this.reporter = Object.freeze({ ...this.options.reporter });
-    this.api = new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
+    this.api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.store = new SeriesStore(this.options.seriesWindow, this.options.maxSeries);
   }
 
@@ -124,7 +126,7 @@ export class EventRecorder {
     if (last && sameIdentity(last, identity) && this.store.isCurrent(last, now)) {
       const count = last.count + 1;
       try {
-        await this.api.patchSeries(last.namespace, last.name, { count, lastObservedTime: toMicroTime(now) }, signal);
+        await this.api.patchSeries(last.namespace, last.name, { count, lastObservedTime: new V1MicroTime(now) }, signal);
         last.count = count;
         last.publishedAt = now;
         return;

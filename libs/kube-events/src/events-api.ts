@@ -13,7 +13,16 @@ import { PublishApiError } from './errors.js';
 /** The fields of `series` that a patch updates. */
 export interface SeriesPatch {
   count: number;
-  lastObservedTime: string;
+  /** A `V1MicroTime`: the server refuses any precision but six fractional digits. */
+  lastObservedTime: Date;
+}
+
+/** Where a recorder writes Events: the API server, or a stand-in that answers in memory. */
+export interface EventsWriter {
+  /** Creates the Event and returns its name. */
+  create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<string>;
+  /** Raises the series of an existing Event. */
+  patchSeries(namespace: string, name: string, series: SeriesPatch, signal: AbortSignal): Promise<void>;
 }
 
 /**
@@ -21,7 +30,7 @@ export interface SeriesPatch {
  * every KubeConfig authentication works), each abortable through a signal.
  * Server refusals become {@link PublishApiError}; an abort rethrows as is.
  */
-export class EventsApi {
+export class EventsApi implements EventsWriter {
   private readonly api: EventsV1Api;
 
   constructor(kubeConfig: KubeConfig) {

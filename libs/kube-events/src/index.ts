@@ -21,3 +21,4 @@ export { InjectEventRecorder } from './decorators/inject-event-recorder.decorato
 export { PublishesFailures, type PublishesFailuresOptions } from './decorators/publishes-failures.decorator.js';
 export { InvalidEventError, PublishApiError, PublishError, PublishTimeoutError } from './errors.js';
 export { truncateNote } from './note-truncation.js';
+export type { EventsWriter, SeriesPatch } from './events-api.js';

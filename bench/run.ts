@@ -1,0 +1,19 @@
+/**
+ * `npm run bench`: prints each benchmark's table, with ratios against the
+ * baseline measured in the same run. Pass names to run some only:
+ * `npm run bench -- scaling heap http`.
+ */
+import { httpOverhead } from './http-overhead.bench.js';
+import { heapPerSeries, seriesScaling } from './series-scaling.bench.js';
+
+const benchmarks: Record<string, () => Promise<void>> = {
+  scaling: seriesScaling,
+  heap: heapPerSeries,
+  http: httpOverhead,
+};
+
+const chosen = process.argv.slice(2);
+for (const [name, run] of Object.entries(benchmarks)) {
+  if (chosen.length && !chosen.includes(name)) continue;
+  await run();
+}

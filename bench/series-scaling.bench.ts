@@ -1,0 +1,99 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
+import { InMemoryWriter } from './in-memory-writer.js';
+import { median, microsPerOp, printTable, ratio, settledHeap } from './measure.js';
+
+const reporter = { controller: 'bench.example.com/widget-controller' };
+const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source ConfigMap default/app not found' };
+
+const objects = (count: number, offset = 0): KubernetesObject[] =>
+  Array.from({ length: count }, (_, i) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `cm-${offset + i}`, namespace: 'default', uid: `uid-${offset + i}`, resourceVersion: '1' },
+  }));
+
+/** Publishes one Event about each of `count` new objects, made in chunks so that the objects themselves do not stay on the heap. */
+async function publishDistinct(recorder: EventRecorder, count: number, offset = 0): Promise<void> {
+  const chunk = 10_000;
+  for (let done = 0; done < count; done += chunk) {
+    for (const item of objects(Math.min(chunk, count - done), offset + done)) await recorder.publish(item, failed);
+  }
+}
+
+/** A recorder tracking `tracked` series, all still within their window. */
+async function recorderTracking(tracked: number, maxSeries = tracked): Promise<EventRecorder> {
+  const recorder = new EventRecorder({ reporter, maxSeries }, new InMemoryWriter());
+  await publishDistinct(recorder, tracked);
+  return recorder;
+}
+
+/**
+ * Cost of a repeat publish (the PATCH path) into the series of `hot` objects
+ * while `tracked` series are tracked: the objects a controller keeps retrying,
+ * the same set whatever the number tracked, so that the cost measured is what
+ * tracking more series adds.
+ */
+async function repeatCost(tracked: number, publishes: number, hot = 1_000): Promise<number> {
+  const recorder = await recorderTracking(tracked);
+  const items = objects(hot, tracked - hot);
+  const picks = Array.from({ length: publishes }, () => items[Math.floor(Math.random() * items.length)]);
+  return microsPerOp(publishes, async () => {
+    for (const item of picks) await recorder.publish(item, failed);
+  });
+}
+
+/** Cost of a first publish (the create path) while `tracked` series are tracked. */
+async function newSeriesCost(tracked: number, publishes: number): Promise<number> {
+  const recorder = await recorderTracking(tracked, tracked + publishes);
+  const fresh = objects(publishes, tracked);
+  return microsPerOp(publishes, async () => {
+    for (const item of fresh) await recorder.publish(item, failed);
+  });
+}
+
+export async function seriesScaling(): Promise<void> {
+  const rounds = 5;
+  const rows: Array<Array<string | number>> = [];
+  const results: Record<string, { repeat: number; fresh: number }> = {};
+  for (const tracked of [1_000, 10_000, 100_000]) {
+    const repeats: number[] = [];
+    const fresh: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      repeats.push(await repeatCost(tracked, 20_000));
+      fresh.push(await newSeriesCost(tracked, 20_000));
+    }
+    results[tracked] = { repeat: median(repeats), fresh: median(fresh) };
+  }
+  const base = results[1_000];
+  for (const [tracked, { repeat, fresh }] of Object.entries(results)) {
+    rows.push([Number(tracked).toLocaleString('en'), repeat.toFixed(2), ratio(repeat, base.repeat), fresh.toFixed(2), ratio(fresh, base.fresh)]);
+  }
+  printTable(
+    'publish() cost as tracked series grow (in-memory writer; median of 5 runs of 20,000 publishes)',
+    ['tracked series', 'repeat µs (1,000 hot objects)', 'vs 1,000', 'new series µs', 'vs 1,000'],
+    rows,
+  );
+}
+
+export async function heapPerSeries(): Promise<void> {
+  const tracked = 100_000;
+  const before = settledHeap();
+  const recorder = await recorderTracking(tracked);
+  const after = settledHeap();
+  const perSeries = (after - before) / recorder.trackedSeries;
+
+  const capped = new EventRecorder({ reporter }, new InMemoryWriter());
+  const samples: Array<Array<string | number>> = [];
+  const baseline = settledHeap();
+  const total = 1_000_000;
+  const step = 200_000;
+  for (let published = 0; published < total; published += step) {
+    await publishDistinct(capped, step, published);
+    samples.push([(published + step).toLocaleString('en'), capped.trackedSeries.toLocaleString('en'), `${((settledHeap() - baseline) / 1e6).toFixed(1)} MB`]);
+  }
+  printTable('Heap per tracked series', ['tracked series', 'heap', 'per series'], [
+    [tracked.toLocaleString('en'), `${((after - before) / 1e6).toFixed(1)} MB`, `${Math.round(perSeries)} B`],
+  ]);
+  printTable('The cap bounds the heap: 1,000,000 distinct objects through one recorder (default maxSeries 10,000)', ['published', 'tracked series', 'heap growth'], samples);
+}
