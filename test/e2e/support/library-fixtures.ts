@@ -32,6 +32,7 @@ export class Scratch {
   readonly rbac: RbacAuthorizationV1Api;
   private readonly recorders: EventRecorder[] = [];
   private readonly clusterRoles = new Set<string>();
+  private readonly nodes = new Set<string>();
   private readonly namespaces = new Set<string>();
   /** Events written to `default` (about cluster-scoped objects), deleted by cleanup(). */
   private readonly defaultEventsOf = new Set<string>();
@@ -88,6 +89,14 @@ export class Scratch {
     return { ...created, apiVersion: created.apiVersion ?? 'rbac.authorization.k8s.io/v1', kind: created.kind ?? 'ClusterRole' };
   }
 
+  /** A Node object (no kubelet behind it), deleted by cleanup(). */
+  async node(name: string): Promise<KubernetesObject> {
+    const created = await this.core.createNode({ body: { metadata: { name } } });
+    this.nodes.add(name);
+    this.defaultEventsOf.add(created.metadata!.uid!);
+    return { ...created, apiVersion: created.apiVersion ?? 'v1', kind: created.kind ?? 'Node' };
+  }
+
   /** This scratch namespace as an object to publish about (cluster-scoped: its Events go to `default`). */
   async namespaceObject(): Promise<KubernetesObject> {
     const read = await this.core.readNamespace({ name: this.namespace });
@@ -119,7 +128,7 @@ export class Scratch {
 
   /**
    * Removes what the test made: Events about cluster-scoped objects in
-   * `default`, ClusterRoles, then each namespace with its content. Without
+   * `default`, ClusterRoles and Nodes, then each namespace with its content. Without
    * kube-controller-manager nothing empties and finalizes a deleted
    * namespace, so this does both, as the namespace controller would.
    */
@@ -140,6 +149,7 @@ export class Scratch {
       }
     }
     for (const name of this.clusterRoles) await quietly(this.rbac.deleteClusterRole({ name }));
+    for (const name of this.nodes) await quietly(this.core.deleteNode({ name }));
     for (const namespace of this.namespaces) {
       await quietly(this.events.deleteCollectionNamespacedEvent({ namespace }));
       await quietly(this.core.deleteCollectionNamespacedConfigMap({ namespace }));
