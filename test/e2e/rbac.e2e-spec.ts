@@ -1,0 +1,118 @@
+// RBAC: the library acting as a ServiceAccount bound to the Role the README
+// ships (create and patch on events.k8s.io events, nothing else). Publishing
+// and aggregation work where it is bound; elsewhere the publish rejects with
+// PublishApiError 403 Forbidden, and the recorder keeps working where it is
+// allowed. Each test has fresh namespaces, removed afterwards.
+import { type KubeEvent, PublishApiError } from 'nestjs-kube-events';
+import { type ControlPlane, describeWithControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../support/control-plane.js';
+import { Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
+
+/** The Role the README ships (SPEC §4), bound to the operator's ServiceAccount. */
+const publisherRbac = (namespace: string, serviceAccount: string) => `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: nestjs-kube-events-publisher
+  namespace: ${namespace}
+rules:
+  - apiGroups: ["events.k8s.io"]
+    resources: ["events"]
+    verbs: ["create", "patch"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: nestjs-kube-events-publisher
+  namespace: ${namespace}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: nestjs-kube-events-publisher
+subjects:
+  - kind: ServiceAccount
+    name: ${serviceAccount}
+    namespace: ${namespace}
+`;
+
+const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
+
+const forbidden = (error: unknown) => error instanceof PublishApiError && error.statusCode === 403;
+
+describeWithControlPlane('EventRecorder under RBAC', () => {
+  let cp: ControlPlane;
+  let scratch: Scratch;
+
+  beforeEach(async () => {
+    cp = sharedControlPlane();
+    scratch = await Scratch.create(cp.kubeConfig(), 'rbac-e2e-a');
+  });
+  afterEach(async () => {
+    await scratch?.cleanup();
+  });
+
+  it('publishes and aggregates with the shipped Role; 403 where unbound; keeps working where bound', async () => {
+    const a = scratch.namespace;
+    const b = `rbac-e2e-b-${randomSuffix()}`;
+    await scratch.createNamespace(b);
+    const [inA, inB] = await Promise.all([scratch.configMap('app-config', a), scratch.configMap('app-config', b)]);
+
+    const sa = await serviceAccountKubeConfig(cp, { namespace: a, name: 'operator' });
+    const applied = await cp.kubectl(['apply', '-f', '-'], { input: publisherRbac(a, 'operator') });
+    expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(applied.stdout).toMatch(/role\.rbac\.authorization\.k8s\.io\/nestjs-kube-events-publisher created/);
+
+    const recorder = scratch.recorder({ kubeConfig: sa.kubeConfig });
+    // The authorizer learns of a new binding through an informer: allow it a moment.
+    await retrying(() => recorder.publish(inA, failed), forbidden);
+    await recorder.publish(inA, failed);
+    const [event, ...others] = await scratch.eventsAbout(inA);
+    expect(others).toHaveLength(0);
+    expect(event.series?.count).toBe(2);
+
+    // Namespace B: no binding.
+    const error = await rejectionOf(recorder.publish(inB, failed));
+    expect(error).toBeInstanceOf(PublishApiError);
+    expect(error).toMatchObject({ statusCode: 403, reason: 'Forbidden' });
+    expect((error as Error).message).toMatch(
+      new RegExp(`system:serviceaccount:${a}:operator.*cannot create resource "events" in API group "events.k8s.io" in the namespace "${b}"`),
+    );
+    expect(await scratch.allEvents(b)).toHaveLength(0);
+
+    // Still working in A: the series goes on, and a new series starts.
+    await recorder.publish(inA, failed);
+    await recorder.publish(inA, { type: 'Normal', reason: 'Synced', action: 'Sync', note: 'back in sync' });
+    const after = await scratch.eventsAbout(inA);
+    expect(after.map((e) => [e.reason, e.series?.count])).toEqual([
+      ['SyncFailed', 3],
+      ['Synced', undefined],
+    ]);
+    expect(after[0].metadata!.name).toBe(event.metadata!.name);
+  });
+
+  it('without the binding every publish is 403 Forbidden, and nothing else than create and patch is granted with it', async () => {
+    const inA = await scratch.configMap('app-config');
+    const sa = await serviceAccountKubeConfig(cp, { namespace: scratch.namespace, name: 'unbound' });
+    const recorder = scratch.recorder({ kubeConfig: sa.kubeConfig });
+    for (let i = 0; i < 2; i++) {
+      await expect(recorder.publish(inA, failed)).rejects.toMatchObject({ name: 'PublishApiError', statusCode: 403, reason: 'Forbidden' });
+    }
+    expect(await scratch.allEvents()).toHaveLength(0);
+
+    // The shipped Role grants exactly what the recorder needs.
+    const applied = await cp.kubectl(['apply', '-f', '-'], { input: publisherRbac(scratch.namespace, 'unbound') });
+    expect(applied.code).toBe(0);
+    const can = async (verb: string) =>
+      (await cp.kubectl(['auth', 'can-i', verb, 'events.events.k8s.io', '--namespace', scratch.namespace], { kubeconfigPath: sa.kubeconfigPath }))
+        .stdout.trim();
+    await retrying(
+      async () => {
+        if ((await can('create')) !== 'yes') throw new Error('the binding is not in effect yet');
+      },
+      () => true,
+    );
+    expect(await can('patch')).toBe('yes');
+    for (const verb of ['get', 'list', 'update', 'delete']) expect(await can(verb)).toBe('no');
+    await recorder.publish(inA, failed);
+    expect(await scratch.allEvents()).toHaveLength(1);
+  });
+});
