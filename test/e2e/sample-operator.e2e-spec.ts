@@ -1,0 +1,556 @@
+// The sample operator (apps/sample-operator) against the control plane that
+// test/e2e/global-setup.ts started. Every assertion reads what the API server
+// holds, through @kubernetes/client-node: the ConfigMirror's status, the
+// events.k8s.io/v1 Events about it (as listed, and as a watch saw them come
+// and change), and the copies. Nothing is asserted on log lines.
+//
+// 1. As the admin: a ConfigMirror whose source is missing fails, retried with
+//    backoff, into ONE Warning ReconcileFailed Event whose series.count grows;
+//    the source appears, the mirror becomes Ready and a Normal Synced Event
+//    says what was copied; the source goes away again, and that failure gets a
+//    NEW Event; a spec change is reflected in observedGeneration.
+// 2. As the ServiceAccount of apps/sample-operator/deploy (its
+//    service-account.yaml and rbac.yaml applied as they ship): the same loop
+//    works end to end, with no 403 anywhere, so the least RBAC is sufficient.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ApiException,
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  type EventsV1Event,
+  type KubeConfig,
+  PatchStrategy,
+  type V1ConfigMap,
+  Watch,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import type { LoggerService } from '@nestjs/common';
+import { startOperator, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
+import type { ConfigMirror, ConfigMirrorCondition } from '../../apps/sample-operator/src/config-mirror/config-mirror.types.js';
+import {
+  type ControlPlane,
+  describeWithControlPlane,
+  serviceAccountKubeConfig,
+  sharedControlPlane,
+} from '../support/control-plane.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DEPLOY = join(REPO_ROOT, 'apps/sample-operator/deploy');
+const CRD_NAME = 'configmirrors.mirror.kube-events.dev';
+const GROUP = 'mirror.kube-events.dev';
+const VERSION = 'v1alpha1';
+const PLURAL = 'configmirrors';
+const API_VERSION = `${GROUP}/${VERSION}`;
+const CONTROLLER = `${GROUP}/configmirror-controller`;
+const MIRROR_LABEL = `${GROUP}/mirror`;
+const SERVICE_ACCOUNT = { namespace: 'configmirror-system', name: 'configmirror-controller' };
+/** Quick retries: 5 ms doubling, capped at 500 ms. */
+const RETRY_MAX_DELAY_MS = 500;
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+const suffix = () => randomBytes(3).toString('hex');
+
+/** Polls `check` until it returns something other than undefined/false. */
+async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const log = operatorLog ? `\n--- the operator's last log lines ---\n${operatorLog.lines.slice(-30).join('\n')}` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}${log}`);
+    }
+    await sleep(100);
+  }
+}
+
+async function kubectlOk(cp: ControlPlane, args: string[]): Promise<string> {
+  const result = await cp.kubectl(args);
+  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited with ${result.code}: ${result.stderr}`);
+  return result.stdout;
+}
+
+/** The log of the operator running now; `eventually` shows its end when it times out. */
+let operatorLog: ReturnType<typeof captureLogs> | undefined;
+
+/** A Nest logger that keeps the operator's log lines, printed only when a test fails. */
+function captureLogs(): LoggerService & { lines: string[] } {
+  const lines: string[] = [];
+  const write = (level: string) => (message: unknown, ...rest: unknown[]) => {
+    const context = typeof rest.at(-1) === 'string' ? ` [${String(rest.at(-1))}]` : '';
+    lines.push(`${level}${context} ${String(message)}`);
+  };
+  return { lines, log: write('LOG'), warn: write('WARN'), error: write('ERROR'), debug: write('DEBUG'), verbose: write('VERBOSE') };
+}
+
+interface SeenEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  event: EventsV1Event;
+}
+
+/**
+ * Watches the events.k8s.io/v1 Events of one namespace from a known
+ * resourceVersion, so that each Event is seen as it was created and as each
+ * patch changed it. Re-watches from the last version seen when the watch ends.
+ */
+class EventWatch {
+  readonly seen: SeenEvent[] = [];
+  private controller: AbortController | undefined;
+  private stopped = false;
+  private resourceVersion = '';
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly namespace: string,
+  ) {}
+
+  async start(): Promise<void> {
+    const list = await this.kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: this.namespace });
+    this.resourceVersion = list.metadata?.resourceVersion ?? '';
+    await this.watch();
+  }
+
+  /** What the watch saw of the Event named `name`, in order. */
+  history(name: string): SeenEvent[] {
+    return this.seen.filter((seen) => seen.event.metadata?.name === name);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.controller?.abort();
+  }
+
+  private async watch(): Promise<void> {
+    if (this.stopped) return;
+    this.controller = await new Watch(this.kubeConfig).watch(
+      `/apis/events.k8s.io/v1/namespaces/${this.namespace}/events`,
+      { resourceVersion: this.resourceVersion, allowWatchBookmarks: true },
+      (type, object: EventsV1Event) => {
+        if (object?.metadata?.resourceVersion) this.resourceVersion = object.metadata.resourceVersion;
+        if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') this.seen.push({ type, event: object });
+      },
+      () => {
+        if (!this.stopped) void this.watch().catch(() => {});
+      },
+    );
+    if (this.stopped) this.controller.abort();
+  }
+}
+
+/** What a test needs to drive one ConfigMirror and read what the API server holds about it. */
+class Scenario {
+  readonly core: CoreV1Api;
+  readonly customObjects: CustomObjectsApi;
+  readonly events: EventsV1Api;
+  readonly namespace: string;
+  readonly targets: string[];
+  readonly name = 'app-config';
+
+  constructor(
+    admin: KubeConfig,
+    prefix: string,
+  ) {
+    this.core = admin.makeApiClient(CoreV1Api);
+    this.customObjects = admin.makeApiClient(CustomObjectsApi);
+    this.events = admin.makeApiClient(EventsV1Api);
+    const id = suffix();
+    this.namespace = `${prefix}-${id}`;
+    this.targets = [`${prefix}-${id}-a`, `${prefix}-${id}-b`];
+  }
+
+  get source(): string {
+    return `${this.namespace}/${this.name}`;
+  }
+
+  async createNamespaces(): Promise<void> {
+    for (const name of [this.namespace, ...this.targets]) {
+      await this.core.createNamespace({ body: { metadata: { name } } });
+    }
+  }
+
+  /**
+   * Deletes the ConfigMirror and waits until it is gone, then the namespaces.
+   * (The control plane has no namespace controller: a deleted namespace stays
+   * Terminating, with its objects, so an operator started later would still
+   * reconcile a ConfigMirror left in it and be refused its Events there.)
+   */
+  async cleanUp(): Promise<void> {
+    await this.customObjects
+      .deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: this.namespace, name: this.name })
+      .catch(() => {});
+    await eventually('the ConfigMirror to be gone', async () => {
+      try {
+        await this.mirror();
+        return false;
+      } catch (error) {
+        return error instanceof ApiException && error.code === 404;
+      }
+    });
+    for (const name of [this.namespace, ...this.targets]) {
+      await this.core.deleteNamespace({ name }).catch(() => {});
+    }
+  }
+
+  async createMirror(targets = this.targets): Promise<ConfigMirror> {
+    return (await this.customObjects.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: PLURAL,
+      namespace: this.namespace,
+      body: {
+        apiVersion: API_VERSION,
+        kind: 'ConfigMirror',
+        metadata: { name: this.name, namespace: this.namespace },
+        spec: { sourceName: this.name, targetNamespaces: targets },
+      },
+    })) as ConfigMirror;
+  }
+
+  async mirror(): Promise<ConfigMirror> {
+    return (await this.customObjects.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: PLURAL,
+      namespace: this.namespace,
+      name: this.name,
+    })) as ConfigMirror;
+  }
+
+  async ready(): Promise<ConfigMirrorCondition | undefined> {
+    return (await this.mirror()).status?.conditions?.find((condition) => condition.type === 'Ready');
+  }
+
+  async createSource(data: Record<string, string>): Promise<V1ConfigMap> {
+    return this.core.createNamespacedConfigMap({
+      namespace: this.namespace,
+      body: { metadata: { name: this.name, namespace: this.namespace }, data },
+    });
+  }
+
+  /** The Events about the ConfigMirror (by uid), oldest first. */
+  async mirrorEvents(): Promise<EventsV1Event[]> {
+    const uid = (await this.mirror()).metadata.uid;
+    const list = await this.events.listNamespacedEvent({ namespace: this.namespace });
+    return list.items
+      .filter((event) => event.regarding?.uid === uid)
+      .sort((a, b) => Date.parse(String(a.eventTime)) - Date.parse(String(b.eventTime)));
+  }
+
+  async failureEvents(): Promise<EventsV1Event[]> {
+    return (await this.mirrorEvents()).filter((event) => event.type === 'Warning' && event.reason === 'ReconcileFailed');
+  }
+
+  async copy(namespace: string): Promise<V1ConfigMap | undefined> {
+    try {
+      return await this.core.readNamespacedConfigMap({ namespace, name: this.name });
+    } catch (error) {
+      if (error instanceof ApiException && error.code === 404) return undefined;
+      throw error;
+    }
+  }
+}
+
+function seriesCount(event: EventsV1Event | undefined): number {
+  return event?.series?.count ?? (event ? 1 : 0);
+}
+
+// ---------------------------------------------------------------------------
+
+describeWithControlPlane('sample operator (ConfigMirror) against the control plane', () => {
+  let cp: ControlPlane;
+  let admin: KubeConfig;
+  let installedCrd = false;
+
+  beforeAll(async () => {
+    cp = sharedControlPlane();
+    admin = cp.kubeConfig();
+    installedCrd = (await cp.kubectl(['get', 'crd', CRD_NAME])).code !== 0;
+    await kubectlOk(cp, ['apply', '-f', join(DEPLOY, 'crd.yaml')]);
+    await kubectlOk(cp, ['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=30s']);
+  });
+
+  afterAll(async () => {
+    if (installedCrd) await cp.kubectl(['delete', 'crd', CRD_NAME, '--ignore-not-found', '--wait=false']);
+  });
+
+  describe('as the cluster admin', () => {
+    let scenario: Scenario;
+    let operator: RunningOperator | undefined;
+    let logs: ReturnType<typeof captureLogs>;
+    let watch: EventWatch;
+    let firstFailure: EventsV1Event;
+    let recoveredAt: { uid: string; count: number };
+
+    beforeAll(async () => {
+      scenario = new Scenario(admin, 'mirror-e2e');
+      await scenario.createNamespaces();
+      watch = new EventWatch(admin, scenario.namespace);
+      await watch.start();
+      logs = captureLogs();
+      operatorLog = logs;
+      operator = await startOperator(
+        { kubeConfig: cp.kubeConfig(), instance: 'e2e-admin', retryMaxDelayMs: RETRY_MAX_DELAY_MS, resyncPeriodMs: 0, shutdownTimeoutMs: 5_000 },
+        { logger: logs },
+      );
+      await operator.whenReady();
+    });
+
+    afterAll(async () => {
+      await operator?.stop();
+      await watch?.stop();
+      await scenario?.cleanUp();
+    });
+
+
+    test('a missing source: ONE Warning ReconcileFailed Event whose series.count grows, and Ready=False SourceNotFound', async () => {
+      const created = await scenario.createMirror();
+
+      const growing = await eventually('a ReconcileFailed Event with series.count >= 2', async () => {
+        const [event] = await scenario.failureEvents();
+        return seriesCount(event) >= 2 && event;
+      });
+      const grown = await eventually('the series.count to grow again', async () => {
+        const [event] = await scenario.failureEvents();
+        return seriesCount(event) > seriesCount(growing) && event;
+      });
+
+      const failures = await scenario.failureEvents();
+      expect(failures).toHaveLength(1);
+      firstFailure = failures[0];
+      expect(grown.metadata?.name).toBe(growing.metadata?.name);
+      expect(firstFailure).toMatchObject({
+        type: 'Warning',
+        reason: 'ReconcileFailed',
+        action: 'Reconcile',
+        note: `source ConfigMap ${scenario.source} not found`,
+        reportingController: CONTROLLER,
+        reportingInstance: 'e2e-admin',
+        regarding: {
+          apiVersion: API_VERSION,
+          kind: 'ConfigMirror',
+          name: scenario.name,
+          namespace: scenario.namespace,
+          uid: created.metadata.uid,
+        },
+      });
+      // Named like client-go's: the object's name, a dot, hex nanoseconds.
+      expect(firstFailure.metadata?.name).toMatch(/^app-config\.[0-9a-f]+$/);
+      expect(firstFailure.series?.lastObservedTime).toBeDefined();
+
+      // The watch saw it created without a series, then patched 2, 3, 4, … (never a count twice).
+      const history = watch.history(firstFailure.metadata!.name!);
+      expect(history[0].type).toBe('ADDED');
+      expect(history[0].event.series).toBeUndefined();
+      const counts = history.slice(1).map((seen) => seen.event.series?.count);
+      expect(counts.length).toBeGreaterThanOrEqual(2);
+      expect(counts).toEqual(counts.map((_, index) => index + 2));
+
+      const mirror = await scenario.mirror();
+      const ready = mirror.status?.conditions?.find((condition) => condition.type === 'Ready');
+      expect(ready).toMatchObject({
+        status: 'False',
+        reason: 'SourceNotFound',
+        message: `source ConfigMap ${scenario.source} not found`,
+        observedGeneration: mirror.metadata.generation,
+      });
+      expect(mirror.status?.observedGeneration).toBe(mirror.metadata.generation);
+      expect(mirror.status?.syncedNamespaces ?? []).toEqual([]);
+    });
+
+    test('the source appears: Ready=True Synced, one Normal Synced Event saying what was copied, and the copies', async () => {
+      expect(firstFailure).toBeDefined();
+      await scenario.createSource({ greeting: 'hello', color: 'blue' });
+
+      const ready = await eventually('Ready=True', async () => {
+        const condition = await scenario.ready();
+        return condition?.status === 'True' && condition;
+      });
+      expect(ready).toMatchObject({ reason: 'Synced', message: `ConfigMap ${scenario.source} is mirrored to ${scenario.targets.join(', ')}` });
+      const mirror = await scenario.mirror();
+      expect(mirror.status?.observedGeneration).toBe(mirror.metadata.generation);
+      expect(mirror.status?.syncedNamespaces).toEqual([...scenario.targets].sort());
+
+      const synced = await eventually('the Synced Event', async () =>
+        (await scenario.mirrorEvents()).filter((event) => event.reason === 'Synced'),
+      );
+      expect(synced).toHaveLength(1);
+      expect(synced[0]).toMatchObject({
+        type: 'Normal',
+        reason: 'Synced',
+        action: 'Sync',
+        note: `copied ConfigMap ${scenario.source} to ${scenario.targets.join(', ')}`,
+        reportingController: CONTROLLER,
+        regarding: { kind: 'ConfigMirror', name: scenario.name, uid: mirror.metadata.uid },
+      });
+
+      for (const namespace of scenario.targets) {
+        const copy = await scenario.copy(namespace);
+        expect(copy?.data).toEqual({ greeting: 'hello', color: 'blue' });
+        expect(copy?.metadata?.labels?.[MIRROR_LABEL]).toBe(scenario.name);
+      }
+      const labelled = await scenario.core.listConfigMapForAllNamespaces({ labelSelector: `${MIRROR_LABEL}=${scenario.name}` });
+      expect(labelled.items.map((item) => item.metadata?.namespace).sort()).toEqual(expect.arrayContaining([...scenario.targets].sort()));
+
+      // The failure series stopped: its Event still exists, unchanged from here on.
+      const [failure] = await scenario.failureEvents();
+      expect(failure.metadata?.name).toBe(firstFailure.metadata?.name);
+      recoveredAt = { uid: failure.metadata!.uid!, count: seriesCount(failure) };
+      await sleep(2 * RETRY_MAX_DELAY_MS);
+      const [later] = await scenario.failureEvents();
+      expect(seriesCount(later)).toBe(recoveredAt.count);
+    });
+
+    test('the source goes away again: a NEW Warning Event (another name, created without a series), Ready=False', async () => {
+      expect(recoveredAt).toBeDefined();
+      await scenario.core.deleteNamespacedConfigMap({ namespace: scenario.namespace, name: scenario.name });
+
+      const fresh = await eventually('a second ReconcileFailed Event', async () => {
+        const failures = await scenario.failureEvents();
+        return failures.find((event) => event.metadata?.name !== firstFailure.metadata?.name);
+      });
+      expect(fresh.metadata?.name).not.toBe(firstFailure.metadata?.name);
+      expect(fresh).toMatchObject({ type: 'Warning', reason: 'ReconcileFailed', note: `source ConfigMap ${scenario.source} not found` });
+      const history = watch.history(fresh.metadata!.name!);
+      expect(history[0]).toMatchObject({ type: 'ADDED' });
+      expect(history[0].event.series).toBeUndefined();
+
+      // The old Event was left as it was.
+      const old = (await scenario.failureEvents()).find((event) => event.metadata?.name === firstFailure.metadata?.name);
+      expect(seriesCount(old)).toBe(recoveredAt.count);
+      expect(await scenario.failureEvents()).toHaveLength(2);
+
+      const ready = await eventually('Ready=False again', async () => {
+        const condition = await scenario.ready();
+        return condition?.status === 'False' && condition;
+      });
+      expect(ready.reason).toBe('SourceNotFound');
+      // The copies stay: the operator never deletes them.
+      for (const namespace of scenario.targets) expect(await scenario.copy(namespace)).toBeDefined();
+    });
+
+    test('a spec change: the status reports the new observedGeneration and the new cause', async () => {
+      await scenario.createSource({ greeting: 'hello again' });
+      await eventually('Ready=True', async () => (await scenario.ready())?.status === 'True');
+      const before = await scenario.mirror();
+      const missing = `${scenario.namespace}-missing`;
+      const patched = (await scenario.customObjects.patchNamespacedCustomObject(
+        {
+          group: GROUP,
+          version: VERSION,
+          plural: PLURAL,
+          namespace: scenario.namespace,
+          name: scenario.name,
+          body: [{ op: 'add', path: '/spec/targetNamespaces/-', value: missing }],
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+      )) as ConfigMirror;
+      expect(patched.metadata.generation).toBe((before.metadata.generation ?? 0) + 1);
+
+      const mirror = await eventually('status for the new generation', async () => {
+        const current = await scenario.mirror();
+        return current.status?.observedGeneration === patched.metadata.generation && current;
+      });
+      const ready = mirror.status?.conditions?.find((condition) => condition.type === 'Ready');
+      expect(ready).toMatchObject({
+        status: 'False',
+        reason: 'TargetNamespaceNotFound',
+        message: `target namespace ${missing} not found`,
+        observedGeneration: patched.metadata.generation,
+      });
+      // The reachable targets are still in sync, and say so.
+      expect(mirror.status?.syncedNamespaces).toEqual([...scenario.targets].sort());
+      const failure = await eventually('a ReconcileFailed Event about the missing namespace', async () =>
+        (await scenario.failureEvents()).find((event) => event.note === `target namespace ${missing} not found`),
+      );
+      expect(failure.regarding?.resourceVersion).toBeDefined();
+    });
+  });
+
+  describe('as the ServiceAccount of apps/sample-operator/deploy (least RBAC)', () => {
+    let scenario: Scenario;
+    let operator: RunningOperator | undefined;
+    let logs: ReturnType<typeof captureLogs>;
+    let serviceAccount: KubeConfig;
+
+    beforeAll(async () => {
+      await kubectlOk(cp, ['apply', '-f', join(DEPLOY, 'service-account.yaml'), '-f', join(DEPLOY, 'rbac.yaml')]);
+      serviceAccount = (await serviceAccountKubeConfig(cp, SERVICE_ACCOUNT)).kubeConfig;
+      // RBAC changes reach the authorizer's cache quickly, but not instantly.
+      await eventually('the ClusterRoleBinding to take effect', async () => {
+        await serviceAccount.makeApiClient(CustomObjectsApi).listCustomObjectForAllNamespaces({ group: GROUP, version: VERSION, resourcePlural: PLURAL });
+        return true;
+      });
+      scenario = new Scenario(admin, 'mirror-e2e-sa');
+      await scenario.createNamespaces();
+      logs = captureLogs();
+      operatorLog = logs;
+      operator = await startOperator(
+        { kubeConfig: serviceAccount, instance: 'e2e-sa', retryMaxDelayMs: RETRY_MAX_DELAY_MS, resyncPeriodMs: 0, shutdownTimeoutMs: 5_000 },
+        { logger: logs },
+      );
+      await operator.whenReady();
+    });
+
+    afterAll(async () => {
+      await operator?.stop();
+      await scenario?.cleanUp();
+      await cp.kubectl(['delete', '-f', join(DEPLOY, 'rbac.yaml'), '--ignore-not-found', '--wait=false']);
+      await cp.kubectl(['delete', '-f', join(DEPLOY, 'service-account.yaml'), '--ignore-not-found', '--wait=false']);
+    });
+
+
+    test('the credentials really are the restricted ServiceAccount', async () => {
+      // Not allowed by rbac.yaml: deleting ConfigMaps, reading Secrets.
+      const core = serviceAccount.makeApiClient(CoreV1Api);
+      await expect(core.listSecretForAllNamespaces()).rejects.toMatchObject({ code: 403 });
+      await expect(core.deleteNamespacedConfigMap({ namespace: scenario.namespace, name: 'anything' })).rejects.toMatchObject({ code: 403 });
+    });
+
+    test('it reconciles, writes status, creates and patches Events, and repairs copies, without a 403', async () => {
+      await scenario.createMirror();
+
+      // Events: create (the first failure) and patch (series.count >= 2).
+      const failure = await eventually('a ReconcileFailed Event with series.count >= 2', async () => {
+        const [event] = await scenario.failureEvents();
+        return seriesCount(event) >= 2 && event;
+      });
+      expect(failure).toMatchObject({ reportingController: CONTROLLER, reportingInstance: 'e2e-sa', note: `source ConfigMap ${scenario.source} not found` });
+      // Status through the status subresource.
+      await eventually('Ready=False SourceNotFound', async () => (await scenario.ready())?.reason === 'SourceNotFound');
+
+      // Copies: namespaces get, configmaps create.
+      await scenario.createSource({ greeting: 'hello' });
+      await eventually('Ready=True', async () => (await scenario.ready())?.status === 'True');
+      for (const namespace of scenario.targets) expect((await scenario.copy(namespace))?.data).toEqual({ greeting: 'hello' });
+
+      // Copies: update, when someone edits one.
+      const [drifting] = scenario.targets;
+      const copy = (await scenario.copy(drifting))!;
+      await scenario.core.replaceNamespacedConfigMap({
+        namespace: drifting,
+        name: scenario.name,
+        body: { ...copy, data: { greeting: 'tampered' } },
+      });
+      await eventually('the copy repaired', async () => (await scenario.copy(drifting))?.data?.greeting === 'hello');
+      const synced = await eventually('a Synced Event for the repair', async () => {
+        const events = (await scenario.mirrorEvents()).filter((event) => event.reason === 'Synced');
+        return events.find((event) => event.note === `copied ConfigMap ${scenario.source} to ${drifting}`);
+      });
+      expect(synced.reportingInstance).toBe('e2e-sa');
+
+      const forbidden = logs.lines.filter((line) => /\b403\b|forbidden/i.test(line));
+      expect(forbidden).toEqual([]);
+    });
+  });
+});
