@@ -16,17 +16,22 @@ export function eventBody(
   event: KubeEvent,
   reporter: Required<Reporter>,
   now: number,
+  count = 1,
 ): EventsV1Event {
   const metadata = resource.metadata ?? {};
+  const observed = new V1MicroTime(now);
   return {
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
     metadata: {
       name: eventName(metadata.name, reporter.controller, now),
       namespace: eventNamespace(resource),
+      annotations: event.annotations,
     },
     // A plain Date is sent with 3 fractional digits, which the server refuses; MicroTime needs 6.
-    eventTime: new V1MicroTime(now),
+    eventTime: observed,
+    // Occurrences folded before the first write: the server takes a series from 2 on.
+    series: count > 1 ? { count, lastObservedTime: observed } : undefined,
     type: event.type,
     reason: event.reason,
     action: event.action,

@@ -1,31 +1,45 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { V1MicroTime, type KubernetesObject } from '@kubernetes/client-node';
+import { Subject, type Observable } from 'rxjs';
 import { loadDefaultKubeConfig } from './default-kube-config.js';
 import { eventBody, eventNamespace } from './event-body.js';
 import { validateEvent } from './event-validation.js';
 import { EventsApi, type EventsWriter } from './events-api.js';
-import { PublishApiError, PublishTimeoutError } from './errors.js';
+import { PublishApiError, PublishError, PublishTimeoutError } from './errors.js';
 import type { KubeEvent, KubeEventsModuleOptions, Reporter, ResolvedRecorderOptions } from './kube-events.interfaces.js';
+import { OCCURRENCES_DROPPED } from './kube-events.messages.js';
 import { resolveRecorderOptions } from './options-validation.js';
-import { SeriesStore, type Series, type SeriesEvent } from './series-store.js';
+import type { PublishOutcome, PublishOutcomeKind } from './publish-outcome.js';
+import { SeriesStore, type EventIdentity, type FoldedOccurrences, type Series } from './series-store.js';
+import { WriteBudget } from './write-budget.js';
 
-/** What a repeat must match, besides the series key, to patch the last Event. */
-interface EventIdentity {
-  type: string;
-  note: string | undefined;
-  related: string | undefined;
+/** How often the write of folded occurrences is tried before they are dropped. */
+const FOLDED_WRITE_TRIES = 3;
+
+interface Written {
+  kind: 'created' | 'patched';
+  name: string;
+  namespace: string;
+  count: number;
 }
-
-interface RecordedEvent extends SeriesEvent, EventIdentity {}
-
 
 /**
  * Publishes `events.k8s.io/v1` Events on behalf of one controller.
  *
  * Repeats fold into series: a publish equal to the series' last Event
- * (type, reason, action, note, related) within `seriesWindow` of its last
- * write raises `series.count` with a JSON merge patch instead of creating an
- * object. Publishes of one series run one at a time; every publish settles
- * within `timeout`, and a timed-out request is aborted.
+ * (type, reason, action, note, related, annotations) within `seriesWindow`
+ * of its last write raises `series.count` with a JSON merge patch instead of
+ * creating an object. One write per series is in flight at a time.
+ *
+ * When a publish resolves: once its occurrence is written, when it can be
+ * written at once; otherwise (a write of the same series is in flight, or
+ * the object's or the recorder's write budget is spent) at once, with the
+ * occurrence counted locally and folded into the series' next write, which
+ * is sent as soon as the budgets allow and at the latest `maxDelay` later.
+ * Either way it settles within `timeout`; a timed-out request is aborted.
+ * Folded occurrences are dropped only past `maxPending`, or after their
+ * write failed three times, and are then counted and logged.
  *
  * `kubectl describe <object>` lists the Events under the object: `Type`,
  * `Reason`, `Age` (with the series count, `x3 over 2m`), `From`
@@ -39,12 +53,20 @@ interface RecordedEvent extends SeriesEvent, EventIdentity {}
  * const recorder = new EventRecorder({ reporter: { controller: 'example.com/widget-controller' } });
  * await recorder.publish(widget, { type: 'Normal', reason: 'Scaled', action: 'Scale', note: 'scaled to 3' });
  */
-export class EventRecorder {
+export class EventRecorder implements OnApplicationShutdown {
   /** Who publishes, as written to `reportingController` and `reportingInstance`. */
   readonly reporter: Readonly<Required<Reporter>>;
+  /** Every publish outcome, for sinks and metrics. */
+  readonly outcomes$: Observable<PublishOutcome>;
+  private readonly outcomes = new Subject<PublishOutcome>();
   private readonly options: ResolvedRecorderOptions;
   private readonly api: EventsWriter;
   private readonly store: SeriesStore;
+  private readonly budget: WriteBudget;
+  /** Series holding folded occurrences. */
+  private readonly withFolded = new Set<Series>();
+  private foldedEntries = 0;
+  private readonly logger = new Logger('EventRecorder');
 
   /**
    * @param writer where Events go; the API server of `options.kubeConfig` unless given
@@ -55,6 +77,8 @@ export class EventRecorder {
     this.reporter = Object.freeze({ ...this.options.reporter });
     this.api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.store = new SeriesStore(this.options.seriesWindow, this.options.maxSeries);
+    this.budget = new WriteBudget(this.options.writeControl, this.options.maxSeries, Date.now());
+    this.outcomes$ = this.outcomes.asObservable();
   }
 
   /** How long one publish may take, in milliseconds. */
@@ -71,7 +95,7 @@ export class EventRecorder {
    * Publishes an Event about `resource`, or raises the count of its series.
    *
    * @throws InvalidEventError before any request, naming the bad field
-   * @throws PublishTimeoutError when the publish did not settle within `timeout`
+   * @throws PublishTimeoutError when the write did not settle within `timeout`
    * @throws PublishApiError when the API server refused it or could not be reached
    */
   publish(resource: KubernetesObject, event: KubeEvent): Promise<void> {
@@ -98,74 +122,268 @@ export class EventRecorder {
     if (uid) this.store.forget(uid, true);
   }
 
+  /** Writes every folded occurrence now, whatever the budgets, and waits for writes in flight. */
+  async flush(): Promise<void> {
+    while (this.withFolded.size) {
+      await Promise.all(
+        [...this.withFolded].map(async (series) => {
+          clearTimeout(series.flushTimer);
+          series.flushTimer = undefined;
+          if (series.writing) await series.writing.catch(() => undefined);
+          else await this.writeFolded(series);
+        }),
+      );
+    }
+  }
+
+  /** Writes what is folded before the application exits, so that the counts on the server are exact. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.flush();
+    this.outcomes.complete();
+  }
+
   private async record(resource: KubernetesObject, event: KubeEvent, failure: boolean): Promise<void> {
-    const valid = validateEvent(resource, event);
+    const startedAt = Date.now();
+    let valid: KubeEvent;
+    try {
+      valid = validateEvent(resource, event);
+    } catch (error) {
+      this.emit('failed', resource, event, failure, 1, startedAt, undefined, error);
+      throw error;
+    }
     const uid = resource.metadata?.uid;
-    if (!uid) return this.withinTimeout((signal) => this.create(resource, valid, signal).then(() => undefined));
+    if (!uid) return this.writeUntracked(resource, valid, failure, startedAt);
     const key = `${failure ? 'failure' : 'publish'}\0${uid}\0${valid.reason}\0${valid.action}`;
-    const series = this.store.acquire(key, uid, failure, Date.now());
-    return this.withinTimeout((signal) => this.enqueue(series, () => this.write(series, resource, valid, signal), signal));
+    const series = this.store.acquire(key, uid, failure, startedAt);
+    const identity = identityOf(valid);
+    if (!series.writing && !series.folded.length && this.budget.tryTake(uid, startedAt)) {
+      return this.writeNow(series, resource, valid, identity, startedAt);
+    }
+    this.fold(series, resource, valid, identity, startedAt);
   }
 
-  /** Runs `work` after the series' earlier publishes, unless this publish timed out meanwhile. */
-  private enqueue(series: Series, work: () => Promise<void>, signal: AbortSignal): Promise<void> {
-    const run = series.tail.then(() => (signal.aborted ? undefined : work()));
-    const settled = run.then(
-      () => this.store.release(series),
-      () => this.store.release(series),
-    );
-    series.tail = settled;
-    return run;
+  /** Writes one occurrence and settles with its write. */
+  private async writeNow(series: Series, resource: KubernetesObject, event: KubeEvent, identity: EventIdentity, startedAt: number) {
+    try {
+      const written = await this.runWrite(series, (signal) => this.write(series, resource, event, identity, 1, signal));
+      this.emit(written.kind, resource, event, series.failure, written.count, startedAt, written);
+    } catch (error) {
+      this.emit('failed', resource, event, series.failure, 1, startedAt, undefined, error);
+      throw error;
+    }
   }
 
-  /** Patches the series' last Event when this publish repeats it, else creates a new one. */
-  private async write(series: Series, resource: KubernetesObject, event: KubeEvent, signal: AbortSignal): Promise<void> {
+  /** Counts an occurrence that cannot be written now into the series' next write. */
+  private fold(series: Series, resource: KubernetesObject, event: KubeEvent, identity: EventIdentity, now: number): void {
+    const last = series.folded.at(-1);
+    let entry: FoldedOccurrences;
+    if (last && sameIdentity(last.identity, identity)) {
+      entry = last;
+      entry.occurrences++;
+    } else {
+      if (this.foldedEntries >= this.options.writeControl.maxPending) {
+        this.drop(resource, event, series.failure, 1, now);
+        return;
+      }
+      entry = { resource, event, identity, occurrences: 1, firstAt: now, tries: 0, notBefore: 0 };
+      series.folded.push(entry);
+      series.busy++;
+      this.foldedEntries++;
+      this.withFolded.add(series);
+    }
+    this.emit('coalesced', resource, event, series.failure, entry.occurrences, now);
+    this.scheduleFolded(series);
+  }
+
+  /** Writes the series' oldest folded entry when the budgets allow, or sets a timer for when they will. */
+  private scheduleFolded(series: Series): void {
+    if (series.writing || series.flushTimer || !series.folded.length) return;
+    const entry = series.folded[0];
     const now = Date.now();
-    const last = series.event as RecordedEvent | undefined;
-    const identity = identityOf(event);
+    const waited = now - entry.firstAt;
+    const wait = Math.max(entry.notBefore - now, this.budget.msUntilFoldedWrite(series.uid, waited, now));
+    if (wait <= 0 && this.budget.tryTakeFolded(series.uid, waited, now)) {
+      void this.writeFolded(series);
+      return;
+    }
+    series.flushTimer = setTimeout(
+      () => {
+        series.flushTimer = undefined;
+        this.scheduleFolded(series);
+      },
+      Math.max(wait, 1),
+    );
+    series.flushTimer.unref();
+  }
+
+  /** Writes the series' oldest folded entry; a failed write is retried later, then dropped. */
+  private async writeFolded(series: Series): Promise<void> {
+    const entry = series.folded.shift();
+    if (!entry) return;
+    const done = () => {
+      series.busy--;
+      this.foldedEntries--;
+      if (!series.folded.length) this.withFolded.delete(series);
+    };
+    // The bookkeeping runs inside the write, so that it is done before the next write is scheduled.
+    await this.runWrite(series, async (signal) => {
+      try {
+        const written = await this.write(series, entry.resource, entry.event, entry.identity, entry.occurrences, signal);
+        done();
+        this.emit(written.kind, entry.resource, entry.event, series.failure, written.count, entry.firstAt, written);
+      } catch (error) {
+        this.emit('failed', entry.resource, entry.event, series.failure, entry.occurrences, entry.firstAt, undefined, error);
+        if (isWorthRetrying(error) && ++entry.tries < FOLDED_WRITE_TRIES) {
+          entry.notBefore = Date.now() + this.options.writeControl.maxDelay;
+          series.folded.unshift(entry);
+        } else {
+          done();
+          this.drop(entry.resource, entry.event, series.failure, entry.occurrences, entry.firstAt, error);
+        }
+      }
+    }).catch(() => undefined);
+  }
+
+  /** Creates an Event about an object without a uid: no series, so it waits for the recorder's budget instead of folding. */
+  private async writeUntracked(resource: KubernetesObject, event: KubeEvent, failure: boolean, startedAt: number): Promise<void> {
+    try {
+      const written = await this.runWrite(undefined, async (signal) => {
+        while (!this.budget.tryTake(undefined, Date.now())) {
+          await sleep(this.budget.msUntilRecorderWrite(Date.now()), undefined, { signal });
+        }
+        const { name, namespace } = await this.create(resource, event, 1, Date.now(), signal);
+        return { kind: 'created' as const, name, namespace, count: 1 };
+      });
+      this.emit('created', resource, event, failure, 1, startedAt, written);
+    } catch (error) {
+      this.emit('failed', resource, event, failure, 1, startedAt, undefined, error);
+      throw error;
+    }
+  }
+
+  /** Patches the series' last Event when the occurrences repeat it, else creates a new one carrying them. */
+  private async write(
+    series: Series,
+    resource: KubernetesObject,
+    event: KubeEvent,
+    identity: EventIdentity,
+    occurrences: number,
+    signal: AbortSignal,
+  ): Promise<Written> {
+    const now = Date.now();
+    const last = series.event;
     if (last && sameIdentity(last, identity) && this.store.isCurrent(last, now)) {
-      const count = last.count + 1;
+      const count = last.count + occurrences;
       try {
         await this.api.patchSeries(last.namespace, last.name, { count, lastObservedTime: new V1MicroTime(now) }, signal);
         last.count = count;
         last.publishedAt = now;
-        return;
+        return { kind: 'patched', name: last.name, namespace: last.namespace, count };
       } catch (error) {
         // The server deletes Events an --event-ttl after their last update: start the series anew.
         if (!(error instanceof PublishApiError && error.statusCode === 404)) throw error;
       }
     }
-    const { name, namespace } = await this.create(resource, event, signal, now);
-    const recorded: RecordedEvent = { name, namespace, count: 1, publishedAt: now, ...identity };
-    series.event = recorded;
+    const { name, namespace } = await this.create(resource, event, occurrences, now, signal);
+    series.event = { name, namespace, count: occurrences, publishedAt: now, ...identity };
+    return { kind: 'created', name, namespace, count: occurrences };
   }
 
-  private async create(resource: KubernetesObject, event: KubeEvent, signal: AbortSignal, now = Date.now()) {
+  private async create(resource: KubernetesObject, event: KubeEvent, count: number, now: number, signal: AbortSignal) {
     const namespace = eventNamespace(resource);
-    const name = await this.api.create(namespace, eventBody(resource, event, this.options.reporter, now), signal);
+    const name = await this.api.create(namespace, eventBody(resource, event, this.options.reporter, now, count), signal);
     return { name, namespace };
   }
 
-  /** Settles with `work`, or rejects with PublishTimeoutError and aborts `work`'s requests. */
-  private withinTimeout(work: (signal: AbortSignal) => Promise<void>): Promise<void> {
-    const controller = new AbortController();
+  /**
+   * Runs one write, aborted after `timeout`: the returned promise rejects
+   * with PublishTimeoutError right then. For a series, the write is its one
+   * write in flight, and when the write itself has settled (which the abort
+   * makes prompt) the series' folded occurrences get their turn.
+   */
+  private runWrite<T>(series: Series | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const { timeout } = this.options;
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new PublishTimeoutError(timeout));
-        controller.abort();
-      }, timeout);
-      work(controller.signal)
-        .then(resolve, reject)
-        .finally(() => clearTimeout(timer));
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new PublishTimeoutError(timeout)), timeout);
+    const run = work(controller.signal).finally(() => clearTimeout(timer));
+    if (series) {
+      series.writing = run;
+      series.busy++;
+      const settled = () => {
+        series.writing = undefined;
+        series.busy--;
+        this.scheduleFolded(series);
+      };
+      run.then(settled, settled);
+    }
+    return Promise.race([run, rejectedOnAbort(controller.signal)]);
+  }
+
+  private drop(resource: KubernetesObject, event: KubeEvent, failure: boolean, count: number, since: number, error?: unknown) {
+    this.logger.warn(OCCURRENCES_DROPPED(count, resource, event, error));
+    this.emit('dropped', resource, event, failure, count, since, undefined, error);
+  }
+
+  private emit(
+    kind: PublishOutcomeKind,
+    resource: KubernetesObject,
+    event: KubeEvent,
+    failure: boolean,
+    count: number,
+    since: number,
+    written?: Written,
+    error?: unknown,
+  ): void {
+    if (!this.outcomes.observed) return;
+    const metadata = resource?.metadata;
+    this.outcomes.next({
+      kind,
+      reporter: this.reporter,
+      regarding: {
+        apiVersion: resource?.apiVersion,
+        kind: resource?.kind,
+        name: metadata?.name,
+        namespace: metadata?.namespace,
+        uid: metadata?.uid,
+      },
+      event,
+      failure,
+      count,
+      eventName: written?.name,
+      namespace: written?.namespace,
+      error: error === undefined ? undefined : asPublishError(error),
+      durationMs: Date.now() - since,
     });
   }
 }
 
 function identityOf(event: KubeEvent): EventIdentity {
-  return { type: event.type, note: event.note, related: event.related && JSON.stringify(event.related) };
+  return {
+    type: event.type,
+    note: event.note,
+    related: event.related && JSON.stringify(event.related),
+    annotations: event.annotations && JSON.stringify(event.annotations),
+  };
 }
 
 function sameIdentity(a: EventIdentity, b: EventIdentity): boolean {
-  return a.type === b.type && a.note === b.note && a.related === b.related;
+  return a.type === b.type && a.note === b.note && a.related === b.related && a.annotations === b.annotations;
+}
+
+/** Server errors, throttling, timeouts and unreachable servers may pass; refusals will not. */
+function isWorthRetrying(error: unknown): boolean {
+  if (error instanceof PublishTimeoutError) return true;
+  if (!(error instanceof PublishApiError)) return false;
+  const status = error.statusCode;
+  return status === undefined || status === 429 || status >= 500;
+}
+
+/** Rejects with the signal's reason once it aborts. */
+function rejectedOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+}
+
+function asPublishError(error: unknown): PublishError {
+  if (error instanceof PublishError) return error;
+  return new PublishError(error instanceof Error ? error.message : String(error), { cause: error });
 }

@@ -77,7 +77,8 @@ interface StatusBody {
 }
 
 function toPublishError(error: unknown, signal: AbortSignal): unknown {
-  if (signal.aborted) return error;
+  // Aborted by the recorder's timeout: the reason is its PublishTimeoutError.
+  if (signal.aborted) return signal.reason ?? error;
   if (error instanceof ApiException) {
     const status = parseStatus(error.body);
     const message = status.message ?? `HTTP ${error.code}`;

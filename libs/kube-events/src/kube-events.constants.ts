@@ -19,6 +19,16 @@ export const DEFAULT_TIMEOUT_MS = 5_000;
  */
 export const DEFAULT_MAX_SERIES = 10_000;
 
+/** Defaults of write control; see `WriteControlOptions` for what each bounds. */
+export const DEFAULT_WRITE_CONTROL = Object.freeze({
+  objectBurst: 25,
+  objectRefillMs: 300_000,
+  maxDelay: 1_000,
+  qps: 50,
+  burst: 500,
+  maxPending: 10_000,
+});
+
 /** The API server's limit on `reason`, `action` and `reportingInstance`. */
 export const MAX_FIELD_LENGTH = 128;
 

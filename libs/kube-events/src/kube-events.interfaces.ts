@@ -32,7 +32,54 @@ export interface KubeEvent {
   note?: string;
   /** A second object involved, for instance the Pod a Deployment created. */
   related?: V1ObjectReference;
+  /** Written to the Event's `metadata.annotations`, as client-go's `AnnotatedEventf`. */
+  annotations?: Record<string, string>;
 }
+
+/**
+ * How a recorder spaces its writes. Occurrences that cannot be written at
+ * once (a write of the same series is in flight, or a budget is spent) are
+ * counted locally and folded into the series' next write, never dropped
+ * while there is room for them.
+ */
+export interface WriteControlOptions {
+  /**
+   * Writes one object may get in a burst (client-go's spam filter burst).
+   * @default 25
+   */
+  objectBurst?: number;
+  /**
+   * After the burst, one more write per object every this many milliseconds
+   * (client-go's refill: one every 5 minutes).
+   * @default 300000
+   */
+  objectRefillMs?: number;
+  /**
+   * The longest folded occurrences wait for their object's budget, in
+   * milliseconds: then they are written anyway, so a count on the server is
+   * never staler than this (client-go's events API: 30 minutes).
+   * @default 1000
+   */
+  maxDelay?: number;
+  /**
+   * Writes per second for the whole recorder, across all objects.
+   * @default 50
+   */
+  qps?: number;
+  /**
+   * Writes the whole recorder may send in a burst.
+   * @default 500
+   */
+  burst?: number;
+  /**
+   * How many series may hold folded occurrences; past it, occurrences that
+   * cannot be written at once are dropped, counted and logged.
+   * @default 10000
+   */
+  maxPending?: number;
+}
+
+export type ResolvedWriteControl = Required<WriteControlOptions>;
 
 /** Options of one recorder, given to `KubeEventsModule.forRoot` or returned by `forRootAsync`'s factory. */
 export interface KubeEventsModuleOptions {
@@ -56,6 +103,14 @@ export interface KubeEventsModuleOptions {
    * @default 10000
    */
   maxSeries?: number;
+  /** How writes are spaced and folded; see {@link WriteControlOptions}. */
+  writeControl?: WriteControlOptions;
+  /**
+   * Logs one line per publish outcome through Nest's `Logger` (object, type,
+   * reason, note, count).
+   * @default false
+   */
+  logEvents?: boolean;
   /**
    * Where to publish.
    * @default the default KubeConfig: in-cluster service account, else `$KUBECONFIG` or `~/.kube/config`
@@ -69,6 +124,7 @@ export interface ResolvedRecorderOptions {
   timeout: number;
   seriesWindow: number;
   maxSeries: number;
+  writeControl: ResolvedWriteControl;
 }
 
 export type { KubernetesObject, V1ObjectReference };

@@ -14,7 +14,7 @@ export const NOT_A_QUALIFIED_NAME = (field: string, value: unknown) =>
   `${field} must be a qualified name ([dns-subdomain/]name, name ≤ 63 characters of [A-Za-z0-9_.-] ` +
   `starting and ending alphanumeric), got ${JSON.stringify(value)}.`;
 export const NOT_A_POSITIVE_NUMBER = (field: string, value: unknown) =>
-  `${field} must be a positive number of milliseconds, got ${JSON.stringify(value)}.`;
+  `${field} must be a positive number, got ${JSON.stringify(value)}.`;
 export const NOT_A_POSITIVE_INTEGER = (field: string, value: unknown) =>
   `${field} must be a positive integer, got ${JSON.stringify(value)}.`;
 export const INVALID_OPTIONS = (field: string, problem: string) => `KubeEventsModule: invalid option ${field}: ${problem}`;
@@ -29,3 +29,14 @@ export const REQUEST_SCOPED_SKIPPED = (provider: string) =>
 export const FAILURE_NOT_PUBLISHED = (method: string) => `Could not publish the failure of ${method} as an Event`;
 export const NO_RESOURCE_ARGUMENT = (method: string) =>
   `@PublishesFailures on ${method}: the reconciled object is not an object with metadata; no Event was published.`;
+export const OCCURRENCES_DROPPED = (
+  count: number,
+  resource: { kind?: string; metadata?: { namespace?: string; name?: string } },
+  event: { reason: string },
+  error?: unknown,
+) =>
+  `Dropped ${count} occurrence(s) of ${event.reason} about ${resource.kind ?? 'object'} ` +
+  `${[resource.metadata?.namespace, resource.metadata?.name].filter(Boolean).join('/')}: ` +
+  (error === undefined
+    ? 'too many occurrences are waiting to be written (writeControl.maxPending).'
+    : `their write kept failing (${error instanceof Error ? error.message : String(error)}).`);

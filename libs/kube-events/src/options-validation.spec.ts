@@ -10,6 +10,7 @@ describe('resolveRecorderOptions', () => {
       timeout: 5_000,
       seriesWindow: 600_000,
       maxSeries: 10_000,
+      writeControl: { objectBurst: 25, objectRefillMs: 300_000, maxDelay: 1_000, qps: 50, burst: 500, maxPending: 10_000 },
     });
   });
 
@@ -25,6 +26,9 @@ describe('resolveRecorderOptions', () => {
     [{ reporter: { controller: 'widgets' }, timeout: 0 }, 'timeout'],
     [{ reporter: { controller: 'widgets' }, seriesWindow: -1 }, 'seriesWindow'],
     [{ reporter: { controller: 'widgets' }, maxSeries: 1.5 }, 'maxSeries'],
+    [{ reporter: { controller: 'widgets' }, writeControl: { qps: 0 } }, 'writeControl.qps'],
+    [{ reporter: { controller: 'widgets' }, writeControl: { objectBurst: 2.5 } }, 'writeControl.objectBurst'],
+    [{ reporter: { controller: 'widgets' }, writeControl: { maxDelay: 'soon' } }, 'writeControl.maxDelay'],
   ])('refuses %j naming %s', (options, field) => {
     expect(() => resolve(options)).toThrow(new RegExp(`invalid option ${field.replace('.', '\\.')}:`));
   });

@@ -1,10 +1,11 @@
 import {
+  DEFAULT_WRITE_CONTROL,
   DEFAULT_MAX_SERIES,
   DEFAULT_TIMEOUT_MS,
   MAX_FIELD_LENGTH,
   SERIES_WINDOW_MS,
 } from './kube-events.constants.js';
-import type { KubeEventsModuleOptions, ResolvedRecorderOptions } from './kube-events.interfaces.js';
+import type { KubeEventsModuleOptions, ResolvedRecorderOptions, ResolvedWriteControl } from './kube-events.interfaces.js';
 import {
   FIELD_TOO_LONG,
   INVALID_OPTIONS,
@@ -46,17 +47,28 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
       fail('reporter.instance', FIELD_TOO_LONG('reporter.instance', Buffer.byteLength(instance)));
     }
   }
-  const positive = (field: 'timeout' | 'seriesWindow', fallback: number): number => {
-    const value = options![field] ?? fallback;
+  const positive = (field: string, value: unknown): number => {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(field, NOT_A_POSITIVE_NUMBER(field, value));
-    return value;
+    return value as number;
   };
-  const maxSeries = options!.maxSeries ?? DEFAULT_MAX_SERIES;
-  if (!Number.isSafeInteger(maxSeries) || maxSeries < 1) fail('maxSeries', NOT_A_POSITIVE_INTEGER('maxSeries', maxSeries));
+  const count = (field: string, value: unknown): number => {
+    if (!Number.isSafeInteger(value) || (value as number) < 1) fail(field, NOT_A_POSITIVE_INTEGER(field, value));
+    return value as number;
+  };
+  const control = { ...DEFAULT_WRITE_CONTROL, ...options!.writeControl };
+  const writeControl: ResolvedWriteControl = {
+    objectBurst: count('writeControl.objectBurst', control.objectBurst),
+    objectRefillMs: positive('writeControl.objectRefillMs', control.objectRefillMs),
+    maxDelay: positive('writeControl.maxDelay', control.maxDelay),
+    qps: positive('writeControl.qps', control.qps),
+    burst: count('writeControl.burst', control.burst),
+    maxPending: count('writeControl.maxPending', control.maxPending),
+  };
   return {
     reporter: { controller, instance: instance ?? controller },
-    timeout: positive('timeout', DEFAULT_TIMEOUT_MS),
-    seriesWindow: positive('seriesWindow', SERIES_WINDOW_MS),
-    maxSeries,
+    timeout: positive('timeout', options!.timeout ?? DEFAULT_TIMEOUT_MS),
+    seriesWindow: positive('seriesWindow', options!.seriesWindow ?? SERIES_WINDOW_MS),
+    maxSeries: count('maxSeries', options!.maxSeries ?? DEFAULT_MAX_SERIES),
+    writeControl,
   };
 }

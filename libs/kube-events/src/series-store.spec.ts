@@ -3,14 +3,14 @@ import { SeriesStore, type Series } from './series-store.js';
 const WINDOW = 1_000;
 
 function written(series: Series, publishedAt: number): void {
-  series.event = { name: `${series.uid}.abcde`, namespace: 'default', count: 1, publishedAt };
+  const identity = { type: 'Normal', note: undefined, related: undefined, annotations: undefined };
+  series.event = { name: `${series.uid}.abcde`, namespace: 'default', count: 1, publishedAt, ...identity };
 }
 
 /** Acquires a series and finishes its publish at `now`. */
 function publish(store: SeriesStore, uid: string, now: number, failure = false): Series {
   const series = store.acquire(`${failure}/${uid}`, uid, failure, now);
   written(series, now);
-  store.release(series);
   return series;
 }
 
@@ -34,6 +34,7 @@ describe('SeriesStore', () => {
   it('never drops a busy series, even when expired or over the cap', () => {
     const store = new SeriesStore(WINDOW, 1);
     const busy = store.acquire('false/a', 'a', false, 0);
+    busy.busy = 1; // a write in flight
     publish(store, 'b', 5_000);
     expect(store.acquire('false/a', 'a', false, 5_001)).toBe(busy);
   });
@@ -43,7 +44,6 @@ describe('SeriesStore', () => {
     const a = publish(store, 'a', 0);
     publish(store, 'b', 1);
     store.acquire('false/a', 'a', false, 2); // a is used again: b is now the oldest
-    store.release(a);
     publish(store, 'c', 3);
     expect(store.size).toBe(2);
     expect(store.acquire('false/a', 'a', false, 4)).toBe(a);

@@ -1,5 +1,17 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeEvent } from './kube-events.interfaces.js';
+
+/** What a repeat must match, besides the series key, to raise the series' Event. */
+export interface EventIdentity {
+  readonly type: string;
+  readonly note: string | undefined;
+  /** `related` and `annotations` as JSON, compared as strings. */
+  readonly related: string | undefined;
+  readonly annotations: string | undefined;
+}
+
 /** The Event a series last wrote, which repeats patch. */
-export interface SeriesEvent {
+export interface SeriesEvent extends EventIdentity {
   readonly name: string;
   readonly namespace: string;
   count: number;
@@ -7,15 +19,33 @@ export interface SeriesEvent {
   publishedAt: number;
 }
 
-/** One series: repeats of one Event about one object, published one at a time. */
+/** Occurrences counted locally, to be written together in the series' next write. */
+export interface FoldedOccurrences {
+  readonly resource: KubernetesObject;
+  readonly event: KubeEvent;
+  readonly identity: EventIdentity;
+  occurrences: number;
+  /** When the first of them was published, in epoch ms. */
+  readonly firstAt: number;
+  /** Failed writes of these occurrences so far. */
+  tries: number;
+  /** No write before this time, after a failed one (epoch ms). */
+  notBefore: number;
+}
+
+/** One series: repeats of one Event about one object, written one at a time. */
 export interface Series {
   readonly key: string;
   readonly uid: string;
   readonly failure: boolean;
   event: SeriesEvent | undefined;
-  /** Settles when the last queued publish of this series has finished. */
-  tail: Promise<void>;
-  /** Publishes queued or running; a busy series is never dropped. */
+  /** Occurrences waiting to be written, oldest first; one entry per distinct event. */
+  readonly folded: FoldedOccurrences[];
+  /** The write in flight, if any: at most one per series. */
+  writing: Promise<unknown> | undefined;
+  /** When the folded occurrences are next looked at. */
+  flushTimer: NodeJS.Timeout | undefined;
+  /** Writes in flight and folded entries; a busy series is never dropped. */
   busy: number;
 }
 
@@ -38,26 +68,19 @@ export class SeriesStore {
     return this.series.size;
   }
 
-  /** Returns the series for `key`, creating it, and marks it busy and most recently used. */
+  /** Returns the series for `key`, creating it, and marks it most recently used. */
   acquire(key: string, uid: string, failure: boolean, now: number): Series {
     let series = this.series.get(key);
-    if (series) {
-      this.series.delete(key);
-    } else {
-      series = { key, uid, failure, event: undefined, tail: Promise.resolve(), busy: 0 };
+    if (series) this.series.delete(key);
+    this.dropStale(now);
+    if (!series) {
+      series = { key, uid, failure, event: undefined, folded: [], writing: undefined, flushTimer: undefined, busy: 0 };
       const siblings = this.byUid.get(uid);
       if (siblings) siblings.push(series);
       else this.byUid.set(uid, [series]);
     }
-    series.busy++;
     this.series.set(key, series);
-    this.dropStale(now);
     return series;
-  }
-
-  /** Marks a publish of the series finished. */
-  release(series: Series): void {
-    series.busy--;
   }
 
   /** Whether a repeat published now may patch the series' last Event. */
@@ -80,17 +103,18 @@ export class SeriesStore {
 
   /**
    * Drops expired series from the least recently used end, stopping at the
-   * first live or busy one, then evicts idle series while over the cap.
+   * first live or busy one, then evicts idle series until there is room for
+   * the series being acquired (which is out of the map meanwhile).
    */
   private dropStale(now: number): void {
     for (const series of this.series.values()) {
       if (series.busy || (series.event && this.isCurrent(series.event, now))) break;
       this.remove(series);
     }
-    if (this.series.size <= this.maxSeries) return;
+    if (this.series.size < this.maxSeries) return;
     for (const series of this.series.values()) {
       if (!series.busy) this.remove(series);
-      if (this.series.size <= this.maxSeries) return;
+      if (this.series.size < this.maxSeries) return;
     }
   }
 
