@@ -1,0 +1,142 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { EventRecorder, type KubeEvent, type KubeEventsModuleOptions, type PublishOutcome } from 'nestjs-kube-events';
+import { FakeApiServer } from '../support/fake-api-server.js';
+
+const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
+
+const object = (name: string): KubernetesObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', uid: `uid-${name}` },
+});
+
+describe('write control', () => {
+  let server: FakeApiServer;
+  const recorders: EventRecorder[] = [];
+
+  const recorderWith = (options: Partial<KubeEventsModuleOptions> = {}) => {
+    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig: server.kubeConfig(), ...options });
+    recorders.push(recorder);
+    return recorder;
+  };
+  const writes = () => server.requests.filter((request) => request.method !== 'GET');
+  const bodyOf = (request: { body: unknown }) => request.body as { series?: { count: number }; metadata?: { annotations?: unknown } };
+  const shape = () => writes().map((request) => `${request.method} ${bodyOf(request).series?.count ?? ''}`.trim());
+  const countOf = (name: string) => server.events().find((event) => event.regarding.name === name)?.series?.count ?? 1;
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+  });
+  afterEach(async () => {
+    await Promise.all(recorders.splice(0).map((recorder) => recorder.flush()));
+    await server.close();
+    jest.restoreAllMocks();
+  });
+
+  it('folds what exceeds an object’s budget into one write, sent after the maximum delay', async () => {
+    const recorder = recorderWith({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 150 } });
+    for (let i = 0; i < 5; i++) await recorder.publish(object('a'), failed);
+    // Two writes within the burst; the other three resolved at once, counted locally.
+    expect(shape()).toEqual(['POST', 'PATCH 2']);
+    await server.waitForRequests(3);
+    expect(shape()).toEqual(['POST', 'PATCH 2', 'PATCH 5']);
+    const [, , folded] = writes();
+    expect(folded.receivedAt.getTime() - writes()[1].receivedAt.getTime()).toBeGreaterThanOrEqual(100);
+  });
+
+  it('keeps writing other objects while one object’s budget is spent', async () => {
+    const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
+    await recorder.publish(object('a'), failed);
+    await recorder.publish(object('a'), failed);
+    await recorder.publish(object('b'), failed);
+    expect(writes().map((request) => `${request.method} ${(request.body as { regarding?: { name: string } }).regarding?.name ?? ''}`)).toEqual([
+      'POST a',
+      'POST b',
+    ]);
+    await recorder.flush();
+    expect(countOf('a')).toBe(2);
+  });
+
+  it('spaces writes across objects by the recorder-wide limit, losing none', async () => {
+    const recorder = recorderWith({ writeControl: { qps: 20, burst: 2 } });
+    for (const name of ['a', 'b', 'c', 'd']) await recorder.publish(object(name), failed);
+    expect(writes()).toHaveLength(2);
+    await server.waitForRequests(4);
+    const times = writes().map((request) => request.receivedAt.getTime());
+    expect(times[3] - times[0]).toBeGreaterThanOrEqual(80); // two more tokens at 20 per second
+    expect(server.events().map((event) => event.regarding.name).sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('gives every object of a storm its exact count: 200 objects × 50 concurrent identical failures', async () => {
+    const recorder = recorderWith();
+    const names = Array.from({ length: 200 }, (_, i) => `storm-${i}`);
+    await Promise.all(names.flatMap((name) => Array.from({ length: 50 }, () => recorder.publish(object(name), failed))));
+    await recorder.flush();
+    expect(server.events()).toHaveLength(200);
+    for (const name of names) expect(countOf(name)).toBe(50);
+    expect(writes().length).toBeLessThanOrEqual(400);
+  });
+
+  it('retries a folded write that failed, so the count stays exact', async () => {
+    const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 50 } });
+    await recorder.publish(object('a'), failed);
+    server.failNext(503, 'PATCH', 'ServiceUnavailable');
+    await recorder.publish(object('a'), failed);
+    await recorder.publish(object('a'), failed);
+    await server.waitForRequests(3);
+    expect(shape()).toEqual(['POST', 'PATCH 3', 'PATCH 3']);
+    expect(countOf('a')).toBe(3);
+  });
+
+  it('drops, counts and logs occurrences only past maxPending', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 1 } });
+    const outcomes: PublishOutcome[] = [];
+    recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
+    await recorder.publish(object('a'), failed); // written
+    await recorder.publish(object('a'), failed); // folded: the one pending entry
+    await recorder.publish(object('a'), failed); // the same event: folded into that entry
+    await recorder.publish(object('a'), { ...failed, note: 'something else' }); // a new entry: no room
+    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual(['created 1', 'coalesced 1', 'coalesced 2', 'dropped 1']);
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/Dropped 1 occurrence.*maxPending/));
+    await recorder.flush();
+    expect(countOf('a')).toBe(3);
+  });
+
+  it('reports every outcome on outcomes$', async () => {
+    const recorder = recorderWith();
+    const outcomes: PublishOutcome[] = [];
+    recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
+    await recorder.publish(object('a'), failed);
+    await recorder.publish(object('a'), failed);
+    server.failNext(403, 'POST', 'Forbidden');
+    await expect(recorder.publish(object('b'), failed)).rejects.toThrow();
+    await expect(recorder.publish(object('c'), { ...failed, reason: '' })).rejects.toThrow();
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['created', 'patched', 'failed', 'failed']);
+    expect(outcomes[1]).toMatchObject({ count: 2, regarding: { name: 'a', kind: 'ConfigMap' }, reporter: { controller: 'widgets' } });
+    expect(outcomes[2].error).toMatchObject({ statusCode: 403 });
+    expect(outcomes[3].error).toMatchObject({ name: 'InvalidEventError', field: 'reason' });
+  });
+
+  it('writes annotations, and a change of annotations starts a new Event', async () => {
+    const recorder = recorderWith();
+    const annotations = { 'example.com/trace-id': 'abc123' };
+    await recorder.publish(object('a'), { ...failed, annotations });
+    await recorder.publish(object('a'), { ...failed, annotations });
+    await recorder.publish(object('a'), { ...failed, annotations: { 'example.com/trace-id': 'def456' } });
+    expect(shape()).toEqual(['POST', 'PATCH 2', 'POST']);
+    expect(bodyOf(writes()[0]).metadata?.annotations).toEqual(annotations);
+    expect(server.events()[0].metadata.annotations).toEqual(annotations);
+  });
+
+  it('writes what is folded when the application shuts down', async () => {
+    const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
+    await recorder.publish(object('a'), failed);
+    await recorder.publish(object('a'), failed);
+    expect(shape()).toEqual(['POST']);
+    await recorder.onApplicationShutdown();
+    expect(shape()).toEqual(['POST', 'PATCH 2']);
+  });
+});
