@@ -346,8 +346,8 @@ async function main(): Promise<void> {
   await cleanUp();
   out();
   out(bold(`Done in ${Math.round((Date.now() - started) / 1000)} s.`));
-  say('Run it against your own cluster: KUBE_EVENTS_DEMO_USE_KUBECONFIG=1 npm run demo');
-  say('Run the operator for real: see apps/sample-operator/README.md');
+  if (!useKubeconfig) say('Against your own cluster: KUBE_EVENTS_DEMO_USE_KUBECONFIG=1 npm run demo');
+  say('To run the operator for real, see apps/sample-operator/README.md.');
 }
 
 function isFailure(event: EventsV1Event): boolean {
