@@ -1,15 +1,17 @@
 /**
  * `npm run bench`: prints each benchmark's table, with ratios against the
  * baseline measured in the same run. Pass names to run some only:
- * `npm run bench -- scaling heap http`.
+ * `npm run bench -- scaling heap http storms`.
  */
 import { httpOverhead } from './http-overhead.bench.js';
 import { heapPerSeries, seriesScaling } from './series-scaling.bench.js';
+import { storms } from './storm.bench.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   scaling: seriesScaling,
   heap: heapPerSeries,
   http: httpOverhead,
+  storms,
 };
 
 const chosen = process.argv.slice(2);

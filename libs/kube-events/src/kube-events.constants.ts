@@ -24,7 +24,7 @@ export const DEFAULT_WRITE_CONTROL = Object.freeze({
   objectBurst: 25,
   objectRefillMs: 300_000,
   maxDelay: 1_000,
-  qps: 50,
+  qps: 100,
   burst: 500,
   maxPending: 10_000,
 });
@@ -38,3 +38,38 @@ export const RECONCILE_ACTION = 'Reconcile';
 
 /** Metadata key under which `@PublishesFailures` records its options. */
 export const PUBLISHES_FAILURES_METADATA = 'KUBE_EVENTS:publishes-failures';
+
+/** Metadata key under which `@KubeEventsSink` records its options. */
+export const KUBE_EVENTS_SINK_METADATA = 'KUBE_EVENTS:sink';
+
+/**
+ * How many `handle()` calls of one sink may be unsettled at once; past it
+ * the sink misses outcomes (counted and logged) rather than holding memory
+ * for a sink that does not answer.
+ */
+export const DEFAULT_SINK_MAX_IN_FLIGHT = 100;
+
+/** The least time between two log lines about one misbehaving sink, in milliseconds. */
+export const SINK_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * The metrics a recorder's outcomes are counted in, as named in Prometheus.
+ * Every one is labelled `controller` (the reporter's controller).
+ */
+export const KUBE_EVENTS_METRICS = Object.freeze({
+  /** Events created. */
+  created: 'kube_events_created_total',
+  /** Patches raising an Event's `series.count`. */
+  patched: 'kube_events_patched_total',
+  /** Occurrences counted locally and folded into their series' next write. */
+  coalesced: 'kube_events_coalesced_total',
+  /** Occurrences given up (no room left for folded occurrences, or their write kept failing). */
+  dropped: 'kube_events_dropped_total',
+  /** Failed writes and invalid events, labelled `cause`: `timeout`, `invalid`, `unreachable`, the HTTP status code, or `error`. */
+  failed: 'kube_events_failed_total',
+  /** Seconds from a publish to the server's answer, labelled `outcome`: `created`, `patched` or `failed`. */
+  publishDuration: 'kube_events_publish_duration_seconds',
+} as const);
+
+/** Buckets of `kube_events_publish_duration_seconds`: prom-client's defaults, which span the 5 s default timeout. */
+export const PUBLISH_DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

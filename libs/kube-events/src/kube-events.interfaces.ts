@@ -63,7 +63,7 @@ export interface WriteControlOptions {
   maxDelay?: number;
   /**
    * Writes per second for the whole recorder, across all objects.
-   * @default 50
+   * @default 100
    */
   qps?: number;
   /**
@@ -116,6 +116,13 @@ export interface KubeEventsModuleOptions {
    * @default the default KubeConfig: in-cluster service account, else `$KUBECONFIG` or `~/.kube/config`
    */
   kubeConfig?: KubeConfig;
+  /**
+   * Counts this recorder's outcomes in `KubeEventsMetrics` and, when
+   * prom-client is installed, in its default registry (`kube_events_*`,
+   * see `KUBE_EVENTS_METRICS`).
+   * @default true
+   */
+  metrics?: boolean;
 }
 
 /** The options a recorder runs with, defaults applied. */

@@ -10,7 +10,7 @@ describe('resolveRecorderOptions', () => {
       timeout: 5_000,
       seriesWindow: 600_000,
       maxSeries: 10_000,
-      writeControl: { objectBurst: 25, objectRefillMs: 300_000, maxDelay: 1_000, qps: 50, burst: 500, maxPending: 10_000 },
+      writeControl: { objectBurst: 25, objectRefillMs: 300_000, maxDelay: 1_000, qps: 100, burst: 500, maxPending: 10_000 },
     });
   });
 
