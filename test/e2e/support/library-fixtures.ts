@@ -71,6 +71,11 @@ export class Scratch {
     return recorder;
   }
 
+  /** Writes what every recorder of this test has folded (occurrences counted locally, not yet written). */
+  async flush(): Promise<void> {
+    await Promise.all(this.recorders.map((recorder) => recorder.flush()));
+  }
+
   /** A real ConfigMap in this namespace (or another), as the server returned it: uid, resourceVersion, apiVersion, kind. */
   async configMap(name: string, namespace = this.namespace): Promise<V1ConfigMap & KubernetesObject> {
     const created = await this.core.createNamespacedConfigMap({
@@ -127,7 +132,7 @@ export class Scratch {
   }
 
   /**
-   * Removes what the test made: Events about cluster-scoped objects in
+   * Writes what recorders folded, then removes what the test made: Events about cluster-scoped objects in
    * `default`, ClusterRoles and Nodes, then each namespace with its content. Without
    * kube-controller-manager nothing empties and finalizes a deleted
    * namespace, so this does both, as the namespace controller would.
@@ -140,6 +145,8 @@ export class Scratch {
         // already gone, or never made
       }
     };
+    // No folded write (or its timer) outlives the test.
+    await quietly(this.flush());
     if (this.defaultEventsOf.size) {
       const inDefault = await this.events.listNamespacedEvent({ namespace: 'default' }).catch(() => ({ items: [] }));
       for (const event of inDefault.items) {
