@@ -1,6 +1,8 @@
 export {
   DEFAULT_MAX_SERIES,
+  DEFAULT_SINK_MAX_IN_FLIGHT,
   DEFAULT_TIMEOUT_MS,
+  KUBE_EVENTS_METRICS,
   MAX_NOTE_BYTES,
   RECONCILE_ACTION,
   RECONCILE_FAILED_REASON,
@@ -22,3 +24,22 @@ export { PublishesFailures, type PublishesFailuresOptions } from './decorators/p
 export { InvalidEventError, PublishApiError, PublishError, PublishTimeoutError } from './errors.js';
 export { truncateNote } from './note-truncation.js';
 export type { EventsWriter, SeriesPatch } from './events-api.js';
+export type { PublishOutcome, PublishOutcomeKind } from './publish-outcome.js';
+export type { EventSink } from './event-sink.js';
+export { KubeEventsSink, type KubeEventsSinkOptions } from './decorators/kube-events-sink.decorator.js';
+export {
+  KubeEventsMetrics,
+  type KubeEventsMetricName,
+  type KubeEventsMetricsBackend,
+  type KubeEventsMetricsSnapshot,
+  type KubeEventsMetricUpdate,
+} from './kube-events-metrics.js';
+export { KubeEventsTestingModule, type KubeEventsTestingModuleOptions } from './testing/kube-events-testing.module.js';
+export {
+  FakeEventRecorder,
+  TEST_REPORTER,
+  TEST_WRITE_CONTROL,
+  type ExpectedEvent,
+  type FakeEventRecorderOptions,
+  type RecordedEvent,
+} from './testing/fake-event-recorder.js';

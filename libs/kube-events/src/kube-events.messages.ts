@@ -40,3 +40,30 @@ export const OCCURRENCES_DROPPED = (
   (error === undefined
     ? 'too many occurrences are waiting to be written (writeControl.maxPending).'
     : `their write kept failing (${error instanceof Error ? error.message : String(error)}).`);
+export const SINK_FAILED = (sink: string, error: unknown, failures: number) =>
+  `Sink ${sink} failed to handle an outcome (${failures} failure(s) so far): ` +
+  `${error instanceof Error ? error.stack ?? error.message : String(error)}`;
+export const SINK_OVERLOADED = (sink: string, maxInFlight: number, dropped: number) =>
+  `Sink ${sink} has ${maxInFlight} handle() calls unsettled; outcomes past that are not given to it ` +
+  `(${dropped} missed so far). Publishing is not affected.`;
+export const NOT_A_SINK = (provider: string) =>
+  `@KubeEventsSink on ${provider}: the provider has no handle(outcome) method; implement EventSink.`;
+export const UNKNOWN_SINK_RECORDER = (sink: string, name: string | undefined) =>
+  name === undefined
+    ? `@KubeEventsSink on ${sink} uses the default recorder, but none is registered: import ` +
+      `KubeEventsModule.forRoot without a name, or pass { recorder: '<name>' }.`
+    : `@KubeEventsSink on ${sink} names the recorder ${JSON.stringify(name)}, but no ` +
+      `KubeEventsModule.forRoot({ name: ${JSON.stringify(name)} }) is imported.`;
+export const REQUEST_SCOPED_SINK_SKIPPED = (provider: string) =>
+  `@KubeEventsSink is ignored on request-scoped provider ${provider}: a sink must live as long as its recorder.`;
+export const NO_MATCHING_EVENT = (expected: string, recorded: readonly string[], hint?: string) =>
+  `Expected an Event matching ${expected}, but ` +
+  (recorded.length
+    ? `none of the ${recorded.length} recorded Event(s) matches:\n${recorded.map((line) => `  - ${line}`).join('\n')}`
+    : 'no Event was recorded.') +
+  (hint ? `\n${hint}` : '');
+export const UNEXPECTED_EVENT = (expected: string, found: string) =>
+  `Expected no Event matching ${expected}, but one was recorded: ${found}`;
+export const LOWER_COUNT_HINT =
+  'An Event matches all but its count: if the publishes were concurrent, `await recorder.flush()` first, ' +
+  'so that occurrences folded into the next write are written.';

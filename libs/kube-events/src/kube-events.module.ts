@@ -8,12 +8,18 @@ import {
   KUBE_EVENTS_OPTIONS_TYPE,
 } from './kube-events.module-definition.js';
 import { getEventRecorderToken } from './kube-events.tokens.js';
+import { EventSinksModule } from './event-sinks.module.js';
+import { KubeEventsMetrics } from './kube-events-metrics.js';
+import { KubeEventsMetricsModule } from './kube-events-metrics.module.js';
 import { PublishesFailuresModule } from './publishes-failures.module.js';
+import { RecorderSinks } from './recorder-sinks.js';
 
 /**
- * Provides an {@link EventRecorder} for one controller, and wraps the
- * methods decorated with `@PublishesFailures`. Import it once per recorder:
- * several controllers in one process each register theirs under a `name`.
+ * Provides an {@link EventRecorder} for one controller, wraps the methods
+ * decorated with `@PublishesFailures`, subscribes the `@KubeEventsSink`
+ * providers and the built-in sinks (`logEvents`, metrics) to the recorder's
+ * outcomes, and provides {@link KubeEventsMetrics}. Import it once per
+ * recorder: several controllers in one process each register theirs under a `name`.
  *
  * @example
  * KubeEventsModule.forRoot({ reporter: { controller: 'example.com/widget-controller', instance: process.env.POD_NAME } })
@@ -35,7 +41,7 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
   const token = getEventRecorderToken(name);
   return {
     ...definition,
-    imports: [...(definition.imports ?? []), PublishesFailuresModule],
+    imports: [...(definition.imports ?? []), PublishesFailuresModule, EventSinksModule, KubeEventsMetricsModule],
     providers: [
       ...(definition.providers ?? []),
       {
@@ -43,7 +49,16 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
         useFactory: (options: KubeEventsModuleOptions) => new EventRecorder(options),
         inject: [KUBE_EVENTS_MODULE_OPTIONS],
       },
+      {
+        provide: RecorderSinks,
+        useFactory: (options: KubeEventsModuleOptions, recorder: EventRecorder, metrics: KubeEventsMetrics) =>
+          new RecorderSinks(name ?? null, recorder, {
+            logEvents: options.logEvents === true,
+            metrics: options.metrics === false ? undefined : metrics,
+          }),
+        inject: [KUBE_EVENTS_MODULE_OPTIONS, token, KubeEventsMetrics],
+      },
     ],
-    exports: [...(definition.exports ?? []), token],
+    exports: [...(definition.exports ?? []), token, KubeEventsMetricsModule],
   };
 }

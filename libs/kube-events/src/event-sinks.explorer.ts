@@ -1,0 +1,50 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, Reflector } from '@nestjs/core';
+import type { KubeEventsSinkOptions } from './decorators/kube-events-sink.decorator.js';
+import type { EventSink } from './event-sink.js';
+import { KUBE_EVENTS_SINK_METADATA } from './kube-events.constants.js';
+import { NOT_A_SINK, NOT_A_POSITIVE_INTEGER, REQUEST_SCOPED_SINK_SKIPPED, UNKNOWN_SINK_RECORDER } from './kube-events.messages.js';
+import { RecorderSinks } from './recorder-sinks.js';
+
+/**
+ * Finds the providers decorated with `@KubeEventsSink` when the application
+ * starts and subscribes each to its recorder's outcomes. One explorer
+ * serves every recorder of the application.
+ */
+@Injectable()
+export class EventSinksExplorer implements OnModuleInit {
+  private readonly logger = new Logger('KubeEventsSink');
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly reflector: Reflector,
+  ) {}
+
+  onModuleInit(): void {
+    const providers = this.discovery.getProviders();
+    const sinksByRecorder = new Map<string | null, RecorderSinks>();
+    for (const wrapper of providers) {
+      if (wrapper.instance instanceof RecorderSinks) sinksByRecorder.set(wrapper.instance.recorderName, wrapper.instance);
+    }
+    for (const wrapper of providers) {
+      const metatype = wrapper.metatype;
+      if (typeof metatype !== 'function') continue;
+      const options = this.reflector.get<KubeEventsSinkOptions | undefined>(KUBE_EVENTS_SINK_METADATA, metatype);
+      if (!options) continue;
+      const label = String(wrapper.name);
+      if (!wrapper.isDependencyTreeStatic()) {
+        this.logger.warn(REQUEST_SCOPED_SINK_SKIPPED(label));
+        continue;
+      }
+      const sink = wrapper.instance as Partial<EventSink> | undefined;
+      if (typeof sink?.handle !== 'function') throw new Error(NOT_A_SINK(label));
+      const maxInFlight = options.maxInFlight;
+      if (maxInFlight !== undefined && (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1)) {
+        throw new Error(`@KubeEventsSink on ${label}: ${NOT_A_POSITIVE_INTEGER('maxInFlight', maxInFlight)}`);
+      }
+      const sinks = sinksByRecorder.get(options.recorder ?? null);
+      if (!sinks) throw new Error(UNKNOWN_SINK_RECORDER(label, options.recorder));
+      sinks.attach(sink as EventSink, label, maxInFlight);
+    }
+  }
+}

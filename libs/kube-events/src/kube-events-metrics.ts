@@ -1,0 +1,152 @@
+import { Subject, type Observable } from 'rxjs';
+import { InvalidEventError, PublishApiError, PublishTimeoutError, type PublishError } from './errors.js';
+import type { EventSink } from './event-sink.js';
+import { KUBE_EVENTS_METRICS } from './kube-events.constants.js';
+import { loadPrometheusBackend } from './prometheus-metrics.js';
+import type { PublishOutcome } from './publish-outcome.js';
+
+/** The name of one of the library's metrics; see {@link KUBE_EVENTS_METRICS}. */
+export type KubeEventsMetricName = (typeof KUBE_EVENTS_METRICS)[keyof typeof KUBE_EVENTS_METRICS];
+
+/**
+ * One change to a metric, as sent to Prometheus: a counter's increment, or
+ * one observation (in seconds) of the publish duration histogram.
+ */
+export interface KubeEventsMetricUpdate {
+  readonly metric: KubeEventsMetricName;
+  /** Always `controller`; `cause` on the failed counter, `outcome` on the histogram. */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** One controller's metrics since the application started. */
+export interface KubeEventsMetricsSnapshot {
+  readonly controller: string;
+  readonly created: number;
+  readonly patched: number;
+  readonly coalesced: number;
+  readonly dropped: number;
+  /** Failed writes and invalid events, by cause: `timeout`, `invalid`, `unreachable`, the HTTP status code, or `error`. */
+  readonly failed: Readonly<Record<string, number>>;
+  /** Publishes timed (created, patched and failed), and their total duration. */
+  readonly publishDuration: { readonly count: number; readonly sumSeconds: number };
+}
+
+/** Where metric updates go besides the snapshot: prom-client when it is installed. */
+export interface KubeEventsMetricsBackend {
+  record(update: KubeEventsMetricUpdate): void;
+}
+
+type MutableSnapshot = { -readonly [K in keyof KubeEventsMetricsSnapshot]: KubeEventsMetricsSnapshot[K] } & {
+  failed: Record<string, number>;
+  publishDuration: { count: number; sumSeconds: number };
+};
+
+/**
+ * Counts every recorder's outcomes, labelled by reporting controller:
+ * events created, patched, coalesced, dropped and failed (by cause), and a
+ * publish latency histogram. No peer recorder has metrics.
+ *
+ * When prom-client is installed (an optional peer dependency) the metrics
+ * are registered in its default registry under the names of
+ * {@link KUBE_EVENTS_METRICS}; a metric of the same name already there
+ * (from an earlier application in the same process) is reused. Without
+ * prom-client, read them with {@link snapshot} or follow {@link metrics$}.
+ * A recorder with `metrics: false` is not counted.
+ *
+ * | metric | type | labels |
+ * |---|---|---|
+ * | `kube_events_created_total` | counter | controller |
+ * | `kube_events_patched_total` | counter | controller |
+ * | `kube_events_coalesced_total` | counter (occurrences) | controller |
+ * | `kube_events_dropped_total` | counter (occurrences) | controller |
+ * | `kube_events_failed_total` | counter | controller, cause |
+ * | `kube_events_publish_duration_seconds` | histogram | controller, outcome |
+ *
+ * @example
+ * constructor(private readonly metrics: KubeEventsMetrics) {}
+ * this.metrics.snapshot()['example.com/widgets'].patched
+ */
+export class KubeEventsMetrics implements EventSink {
+  /** Every metric update as it happens, for a metrics system other than prom-client. */
+  readonly metrics$: Observable<KubeEventsMetricUpdate>;
+  private readonly updates = new Subject<KubeEventsMetricUpdate>();
+  private readonly controllers = new Map<string, MutableSnapshot>();
+
+  constructor(private readonly backend?: KubeEventsMetricsBackend) {
+    this.metrics$ = this.updates.asObservable();
+  }
+
+  /** Metrics registered with prom-client when it can be imported, else kept in memory only. */
+  static async create(): Promise<KubeEventsMetrics> {
+    return new KubeEventsMetrics(await loadPrometheusBackend());
+  }
+
+  /** Whether the metrics are registered with prom-client. */
+  get prometheus(): boolean {
+    return this.backend !== undefined;
+  }
+
+  /** Each controller's metrics now, keyed by controller name. */
+  snapshot(): Record<string, KubeEventsMetricsSnapshot> {
+    const copy: Record<string, KubeEventsMetricsSnapshot> = {};
+    for (const [controller, counts] of this.controllers) {
+      copy[controller] = { ...counts, failed: { ...counts.failed }, publishDuration: { ...counts.publishDuration } };
+    }
+    return copy;
+  }
+
+  /** Counts one outcome. */
+  handle(outcome: PublishOutcome): void {
+    const controller = outcome.reporter.controller;
+    const counts = this.countsOf(controller);
+    switch (outcome.kind) {
+      case 'created':
+      case 'patched':
+        counts[outcome.kind]++;
+        this.update(KUBE_EVENTS_METRICS[outcome.kind], { controller }, 1);
+        break;
+      case 'coalesced':
+        counts.coalesced++;
+        this.update(KUBE_EVENTS_METRICS.coalesced, { controller }, 1);
+        return;
+      case 'dropped':
+        counts.dropped += outcome.count;
+        this.update(KUBE_EVENTS_METRICS.dropped, { controller }, outcome.count);
+        return;
+      case 'failed': {
+        const cause = failureCause(outcome.error);
+        counts.failed[cause] = (counts.failed[cause] ?? 0) + 1;
+        this.update(KUBE_EVENTS_METRICS.failed, { controller, cause }, 1);
+        break;
+      }
+    }
+    const seconds = outcome.durationMs / 1_000;
+    counts.publishDuration.count++;
+    counts.publishDuration.sumSeconds += seconds;
+    this.update(KUBE_EVENTS_METRICS.publishDuration, { controller, outcome: outcome.kind }, seconds);
+  }
+
+  private update(metric: KubeEventsMetricName, labels: Record<string, string>, value: number): void {
+    const update = { metric, labels, value };
+    this.backend?.record(update);
+    if (this.updates.observed) this.updates.next(update);
+  }
+
+  private countsOf(controller: string): MutableSnapshot {
+    let counts = this.controllers.get(controller);
+    if (!counts) {
+      counts = { controller, created: 0, patched: 0, coalesced: 0, dropped: 0, failed: {}, publishDuration: { count: 0, sumSeconds: 0 } };
+      this.controllers.set(controller, counts);
+    }
+    return counts;
+  }
+}
+
+/** The `cause` label of a failed publish. */
+export function failureCause(error: PublishError | undefined): string {
+  if (error instanceof PublishTimeoutError) return 'timeout';
+  if (error instanceof InvalidEventError) return 'invalid';
+  if (error instanceof PublishApiError) return error.statusCode === undefined ? 'unreachable' : String(error.statusCode);
+  return 'error';
+}

@@ -1,0 +1,66 @@
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { KUBE_EVENTS_METRICS, PUBLISH_DURATION_BUCKETS } from './kube-events.constants.js';
+import type { KubeEventsMetricName, KubeEventsMetricsBackend, KubeEventsMetricUpdate } from './kube-events-metrics.js';
+
+type PromClient = typeof import('prom-client');
+
+const HELP: Record<KubeEventsMetricName, string> = {
+  [KUBE_EVENTS_METRICS.created]: 'Kubernetes Events created.',
+  [KUBE_EVENTS_METRICS.patched]: 'Patches raising the series count of a Kubernetes Event.',
+  [KUBE_EVENTS_METRICS.coalesced]: 'Event occurrences counted locally and folded into their series\' next write.',
+  [KUBE_EVENTS_METRICS.dropped]: 'Event occurrences given up: no room for folded occurrences, or their write kept failing.',
+  [KUBE_EVENTS_METRICS.failed]: 'Failed Event writes and invalid events, by cause (timeout, invalid, unreachable, HTTP status code).',
+  [KUBE_EVENTS_METRICS.publishDuration]: 'Seconds from an Event publish to the API server\'s answer, by outcome.',
+};
+
+/**
+ * The metrics registered in prom-client's default registry, or `undefined`
+ * when prom-client is not installed: it is an optional peer dependency, so
+ * it is imported dynamically and its absence is silent.
+ */
+export async function loadPrometheusBackend(
+  importPromClient: () => Promise<unknown> = () => import('prom-client'),
+): Promise<KubeEventsMetricsBackend | undefined> {
+  let prom: PromClient;
+  try {
+    const loaded = (await importPromClient()) as PromClient & { default?: PromClient };
+    prom = typeof loaded.Counter === 'function' ? loaded : loaded.default!;
+    if (typeof prom?.Counter !== 'function') return undefined;
+  } catch {
+    return undefined;
+  }
+  return new PrometheusBackend(prom, prom.register);
+}
+
+/** Sends metric updates to prom-client counters and a histogram. */
+class PrometheusBackend implements KubeEventsMetricsBackend {
+  private readonly metrics = new Map<KubeEventsMetricName, Counter<string> | Histogram<string>>();
+
+  constructor(prom: PromClient, registry: Registry) {
+    const counter = (name: KubeEventsMetricName, labelNames: string[]) =>
+      (registry.getSingleMetric(name) as Counter<string> | undefined) ??
+      new prom.Counter({ name, help: HELP[name], labelNames, registers: [registry] });
+    for (const name of [KUBE_EVENTS_METRICS.created, KUBE_EVENTS_METRICS.patched, KUBE_EVENTS_METRICS.coalesced, KUBE_EVENTS_METRICS.dropped]) {
+      this.metrics.set(name, counter(name, ['controller']));
+    }
+    this.metrics.set(KUBE_EVENTS_METRICS.failed, counter(KUBE_EVENTS_METRICS.failed, ['controller', 'cause']));
+    const duration = KUBE_EVENTS_METRICS.publishDuration;
+    this.metrics.set(
+      duration,
+      (registry.getSingleMetric(duration) as Histogram<string> | undefined) ??
+        new prom.Histogram({
+          name: duration,
+          help: HELP[duration],
+          labelNames: ['controller', 'outcome'],
+          buckets: [...PUBLISH_DURATION_BUCKETS],
+          registers: [registry],
+        }),
+    );
+  }
+
+  record({ metric, labels, value }: KubeEventsMetricUpdate): void {
+    const target = this.metrics.get(metric);
+    if (metric === KUBE_EVENTS_METRICS.publishDuration) (target as Histogram<string>).observe(labels, value);
+    else (target as Counter<string>).inc(labels, value);
+  }
+}

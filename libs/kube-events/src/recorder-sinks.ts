@@ -1,0 +1,57 @@
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import type { EventRecorder } from './event-recorder.js';
+import type { EventSink } from './event-sink.js';
+import { DEFAULT_SINK_MAX_IN_FLIGHT } from './kube-events.constants.js';
+import type { KubeEventsMetrics } from './kube-events-metrics.js';
+import { LogEventSink } from './log-event.sink.js';
+import { SinkSubscription } from './sink-subscription.js';
+
+/** The sinks built into the library, switched on per recorder. */
+export interface BuiltInSinks {
+  /** The `logEvents` option: one log line per outcome. */
+  logEvents?: boolean;
+  /** Where the recorder's outcomes are counted, unless its `metrics` option is `false`. */
+  metrics?: KubeEventsMetrics;
+}
+
+/**
+ * The sinks of one recorder, each subscribed to its `outcomes$` on its own
+ * (see {@link SinkSubscription}): the built-in ones from construction, the
+ * `@KubeEventsSink` providers once the explorer has found them.
+ *
+ * On module destroy it writes what the recorder has folded, so that sinks
+ * see the final counts, waits for the sinks' unsettled calls for at most
+ * the recorder's timeout, and unsubscribes them.
+ */
+export class RecorderSinks implements OnModuleDestroy {
+  private readonly subscriptions: SinkSubscription[] = [];
+  private readonly logger = new Logger('KubeEventsSinks');
+
+  constructor(
+    /** The recorder's `name`; `null` for the default recorder. */
+    readonly recorderName: string | null,
+    private readonly recorder: EventRecorder,
+    builtIn: BuiltInSinks = {},
+  ) {
+    if (builtIn.metrics) this.attach(builtIn.metrics, 'KubeEventsMetrics');
+    if (builtIn.logEvents) this.attach(new LogEventSink(), 'LogEventSink');
+  }
+
+  /** The sinks attached so far, by label. */
+  get sinks(): readonly SinkSubscription[] {
+    return this.subscriptions;
+  }
+
+  /** Subscribes a sink to the recorder's outcomes. */
+  attach(sink: EventSink, label: string, maxInFlight = DEFAULT_SINK_MAX_IN_FLIGHT): SinkSubscription {
+    const subscription = new SinkSubscription(this.recorder.outcomes$, sink, label, maxInFlight, this.logger);
+    this.subscriptions.push(subscription);
+    return subscription;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.recorder.flush();
+    await Promise.all(this.subscriptions.map((subscription) => subscription.settle(this.recorder.timeout)));
+    for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
+  }
+}

@@ -1,0 +1,76 @@
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { EventRecorder } from '../event-recorder.js';
+import { EventSinksModule } from '../event-sinks.module.js';
+import { getEventRecorderToken } from '../kube-events.tokens.js';
+import { KubeEventsMetrics } from '../kube-events-metrics.js';
+import { PublishesFailuresModule } from '../publishes-failures.module.js';
+import { RecorderSinks } from '../recorder-sinks.js';
+import { FakeEventRecorder, type FakeEventRecorderOptions } from './fake-event-recorder.js';
+import { InMemoryMetricsModule } from './in-memory-metrics.module.js';
+
+/** Options of {@link KubeEventsTestingModule.forRoot}. */
+export interface KubeEventsTestingModuleOptions extends FakeEventRecorderOptions {
+  /**
+   * Stands in for the recorder registered with this `name`; without one, for the default recorder.
+   * @default the default recorder
+   */
+  name?: string;
+  /**
+   * Makes the fake injectable in every module, as production code often
+   * registers its recorder with `isGlobal`, so that feature modules under
+   * test resolve it without importing this module.
+   * @default true
+   */
+  isGlobal?: boolean;
+}
+
+/**
+ * Replaces `KubeEventsModule` in users' unit tests: provides a
+ * {@link FakeEventRecorder} under the same injection tokens (the
+ * `EventRecorder` class, or `getEventRecorderToken(name)` and
+ * `@InjectEventRecorder(name)`), so services get it injected,
+ * `@PublishesFailures` methods publish to it, `@KubeEventsSink` providers
+ * receive its outcomes and `KubeEventsMetrics` counts them (in memory only,
+ * never in prom-client's registry). No API server is needed.
+ *
+ * @example
+ * const app = await Test.createTestingModule({
+ *   imports: [KubeEventsTestingModule.forRoot()],
+ *   providers: [WidgetReconciler],
+ * }).compile();
+ * await app.init();
+ * const recorder = app.get(FakeEventRecorder);
+ * await app.get(WidgetReconciler).reconcile(widget).catch(() => undefined);
+ * recorder.expectEvent({ type: 'Warning', reason: 'ReconcileFailed', regarding: 'w1', count: 1 });
+ */
+@Module({})
+export class KubeEventsTestingModule {
+  static forRoot(options: KubeEventsTestingModuleOptions = {}): DynamicModule {
+    const { name, isGlobal = true, ...recorderOptions } = options;
+    const token = getEventRecorderToken(name);
+    const providers: Provider[] = [
+      { provide: token, useFactory: () => new FakeEventRecorder(recorderOptions) },
+      {
+        provide: RecorderSinks,
+        useFactory: (recorder: EventRecorder, metrics: KubeEventsMetrics) =>
+          new RecorderSinks(name ?? null, recorder, {
+            logEvents: recorderOptions.logEvents === true,
+            metrics: recorderOptions.metrics === false ? undefined : metrics,
+          }),
+        inject: [token, KubeEventsMetrics],
+      },
+    ];
+    const exports: DynamicModule['exports'] = [token, InMemoryMetricsModule];
+    if (name === undefined) {
+      providers.push({ provide: FakeEventRecorder, useExisting: EventRecorder });
+      exports.push(FakeEventRecorder);
+    }
+    return {
+      module: KubeEventsTestingModule,
+      global: isGlobal,
+      imports: [PublishesFailuresModule, EventSinksModule, InMemoryMetricsModule],
+      providers,
+      exports,
+    };
+  }
+}
