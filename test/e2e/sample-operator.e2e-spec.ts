@@ -349,7 +349,10 @@ describeWithControlPlane('sample operator (ConfigMirror) against the control pla
       expect(firstFailure.series?.lastObservedTime).toBeDefined();
 
       // The watch saw it created without a series, then patched 2, 3, 4, … (never a count twice).
-      const history = watch.history(firstFailure.metadata!.name!);
+      const history = await eventually('the watch to see the Event created and patched twice', async () => {
+        const seen = watch.history(firstFailure.metadata!.name!);
+        return seen.length >= 3 && seen;
+      });
       expect(history[0].type).toBe('ADDED');
       expect(history[0].event.series).toBeUndefined();
       const counts = history.slice(1).map((seen) => seen.event.series?.count);
@@ -421,7 +424,10 @@ describeWithControlPlane('sample operator (ConfigMirror) against the control pla
       });
       expect(fresh.metadata?.name).not.toBe(firstFailure.metadata?.name);
       expect(fresh).toMatchObject({ type: 'Warning', reason: 'ReconcileFailed', note: `source ConfigMap ${scenario.source} not found` });
-      const history = watch.history(fresh.metadata!.name!);
+      const history = await eventually('the watch to see the new Event', async () => {
+        const seen = watch.history(fresh.metadata!.name!);
+        return seen.length > 0 && seen;
+      });
       expect(history[0]).toMatchObject({ type: 'ADDED' });
       expect(history[0].event.series).toBeUndefined();
 
