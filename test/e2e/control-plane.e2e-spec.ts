@@ -18,7 +18,6 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type ControlPlane,
-  describeWithControlPlane,
   serviceAccountKubeConfig,
   sharedControlPlane,
 } from '../support/control-plane.js';
@@ -57,7 +56,7 @@ function microTime(date = new Date()): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1456Z');
 }
 
-describeWithControlPlane('local control plane (plumbing, no library)', () => {
+describe('local control plane (plumbing, no library)', () => {
   let cp: ControlPlane;
   let core: CoreV1Api;
   let events: EventsV1Api;

@@ -10,7 +10,7 @@ import {
 } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidEventError, type KubeEvent, MAX_NOTE_BYTES, PublishApiError } from 'nestjs-kube-events';
-import { describeWithControlPlane, sharedControlPlane } from '../support/control-plane.js';
+import { sharedControlPlane } from '../support/control-plane.js';
 import {
   CONTROLLER,
   INSTANCE,
@@ -23,7 +23,7 @@ import {
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
 
-describeWithControlPlane('EventRecorder against the real API server', () => {
+describe('EventRecorder against the real API server', () => {
   let scratch: Scratch;
 
   beforeEach(async () => {

@@ -16,11 +16,6 @@ import type { Config } from '@jest/types';
 const CHILD_KEY = '__KUBE_EVENTS_E2E_CONTROL_PLANE__';
 const GO_MISSING_EXIT_CODE = 3;
 
-function inCi(): boolean {
-  const ci = process.env.CI;
-  return !!ci && ci !== 'false' && ci !== '0';
-}
-
 export default async function globalSetup(_globalConfig: Config.GlobalConfig, projectConfig: Config.ProjectConfig): Promise<void> {
   const rootDir = projectConfig.rootDir;
   const started = Date.now();
@@ -56,14 +51,6 @@ export default async function globalSetup(_globalConfig: Config.GlobalConfig, pr
 
   if ('exitCode' in outcome) {
     delete (globalThis as Record<string, unknown>)[CHILD_KEY];
-    if (outcome.exitCode === GO_MISSING_EXIT_CODE && !inCi()) {
-      const reason = 'Go is not installed, so the local control plane could not be built (see the message above)';
-      process.env.KUBE_EVENTS_E2E_UNAVAILABLE = reason;
-      process.stderr.write(
-        `\n*** e2e: SKIPPING the end-to-end tests: ${reason}. In CI (CI=true) this is an error. ***\n\n`,
-      );
-      return;
-    }
     throw new Error(
       `e2e: could not ${outcome.exitCode === GO_MISSING_EXIT_CODE ? 'build' : 'build or start'} the local control plane ` +
         `(test/support/control-plane-cli.ts exited with ${outcome.exitCode}); see its output above.`,

@@ -4,7 +4,7 @@
 // note. Each test has a fresh namespace, removed afterwards.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeEvent } from 'nestjs-kube-events';
-import { type ControlPlane, describeWithControlPlane, sharedControlPlane } from '../support/control-plane.js';
+import { type ControlPlane, sharedControlPlane } from '../support/control-plane.js';
 import { CONTROLLER, Scratch } from './support/library-fixtures.js';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -38,7 +38,7 @@ function eventsRow(event: KubeEvent, object: string, count?: number): RegExp {
   return new RegExp(`^${age}\\s+${event.type}\\s+${escape(event.reason)}\\s+${escape(object)}\\s+${escape(event.note ?? '')}\\s*$`, 'm');
 }
 
-describeWithControlPlane('kubectl describe shows the library’s Events', () => {
+describe('kubectl describe shows the library’s Events', () => {
   let cp: ControlPlane;
   let scratch: Scratch;
 

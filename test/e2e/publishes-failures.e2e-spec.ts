@@ -7,7 +7,7 @@ import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, InjectEventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
-import { describeWithControlPlane, sharedControlPlane } from '../support/control-plane.js';
+import { sharedControlPlane } from '../support/control-plane.js';
 import { CONTROLLER, MICRO_TIME, Scratch } from './support/library-fixtures.js';
 
 @Injectable()
@@ -41,7 +41,7 @@ class BillingReconciler {
 
 const BILLING = 'kube-events.e2e/billing-controller';
 
-describeWithControlPlane('@PublishesFailures in a Nest application against the real API server', () => {
+describe('@PublishesFailures in a Nest application against the real API server', () => {
   let scratch: Scratch;
   let app: TestingModule | undefined;
   let reconciler: MirrorReconciler;

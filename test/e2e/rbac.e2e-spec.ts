@@ -4,7 +4,7 @@
 // PublishApiError 403 Forbidden, and the recorder keeps working where it is
 // allowed. Each test has fresh namespaces, removed afterwards.
 import { type KubeEvent, PublishApiError } from 'nestjs-kube-events';
-import { type ControlPlane, describeWithControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../support/control-plane.js';
+import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../support/control-plane.js';
 import { Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
 
 /** The Role the README ships (SPEC §4), bound to the operator's ServiceAccount. */
@@ -38,7 +38,7 @@ const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync
 
 const forbidden = (error: unknown) => error instanceof PublishApiError && error.statusCode === 403;
 
-describeWithControlPlane('EventRecorder under RBAC', () => {
+describe('EventRecorder under RBAC', () => {
   let cp: ControlPlane;
   let scratch: Scratch;
 

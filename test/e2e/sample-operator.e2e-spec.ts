@@ -33,7 +33,6 @@ import { startOperator, type RunningOperator } from '../../apps/sample-operator/
 import type { ConfigMirror, ConfigMirrorCondition } from '../../apps/sample-operator/src/config-mirror/config-mirror.types.js';
 import {
   type ControlPlane,
-  describeWithControlPlane,
   serviceAccountKubeConfig,
   sharedControlPlane,
 } from '../support/control-plane.js';
@@ -267,7 +266,7 @@ function seriesCount(event: EventsV1Event | undefined): number {
 
 // ---------------------------------------------------------------------------
 
-describeWithControlPlane('sample operator (ConfigMirror) against the control plane', () => {
+describe('sample operator (ConfigMirror) against the control plane', () => {
   let cp: ControlPlane;
   let admin: KubeConfig;
   let installedCrd = false;

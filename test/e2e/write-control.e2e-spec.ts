@@ -10,7 +10,7 @@ import { Test } from '@nestjs/testing';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventRecorder, type KubeEvent, KubeEventsModule, type PublishOutcome } from 'nestjs-kube-events';
-import { describeWithControlPlane, sharedControlPlane } from '../support/control-plane.js';
+import { sharedControlPlane } from '../support/control-plane.js';
 import { CONTROLLER, MICRO_TIME, Scratch } from './support/library-fixtures.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
@@ -27,7 +27,7 @@ async function eventually(scratch: Scratch, done: (events: EventsV1Event[]) => b
   }
 }
 
-describeWithControlPlane('write control against the real API server', () => {
+describe('write control against the real API server', () => {
   let scratch: Scratch;
 
   beforeEach(async () => {

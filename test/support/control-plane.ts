@@ -100,8 +100,6 @@ export const E2E_ENV = {
   etcd: 'KUBE_EVENTS_E2E_ETCD',
   etcdPrefix: 'KUBE_EVENTS_E2E_ETCD_PREFIX',
   external: 'KUBE_EVENTS_E2E_EXTERNAL',
-  /** Set (to the reason) when no control plane could be provided and the e2e tests skip (never in CI). */
-  unavailable: 'KUBE_EVENTS_E2E_UNAVAILABLE',
   /** Keep temp directories (logs, etcd data) after stop, for debugging. */
   keep: 'KUBE_EVENTS_E2E_KEEP',
 } as const;
@@ -151,8 +149,6 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
  */
 export function sharedControlPlane(): ControlPlane {
   const env = process.env;
-  const unavailable = env[E2E_ENV.unavailable];
-  if (unavailable) throw new Error(`no control plane for the end-to-end tests: ${unavailable}`);
   const kubeconfigPath = env[E2E_ENV.kubeconfig];
   if (!kubeconfigPath) {
     throw new Error(
@@ -179,25 +175,6 @@ export function sharedControlPlane(): ControlPlane {
     startExtraApiServer: (options) => extraApiServer(binDir, etcdUrl, options),
     stop: async () => {},
   };
-}
-
-/** True when global-setup could not provide a control plane and e2e tests should skip (never true in CI). */
-export function controlPlaneUnavailable(): string | undefined {
-  return process.env[E2E_ENV.unavailable] || undefined;
-}
-
-/**
- * `describe` for suites that need the shared control plane: `describe.skip`
- * (with a note) when global-setup could not provide one outside CI, so that
- * `npm test` without Go still runs everything else. In CI it never skips.
- */
-export function describeWithControlPlane(name: string, fn: () => void): void {
-  const reason = controlPlaneUnavailable();
-  if (reason) {
-    describe.skip(`${name} (skipped: ${reason})`, fn);
-  } else {
-    describe(name, fn);
-  }
 }
 
 /** The variables sharedControlPlane() reads, for a handle (global-setup sets them). */

@@ -131,6 +131,11 @@ export class Scratch {
     }
   }
 
+  /** Deletes one Event, as the API server does once its --event-ttl has passed. */
+  async deleteEvent(name: string, namespace = this.namespace): Promise<void> {
+    await this.events.deleteNamespacedEvent({ name, namespace });
+  }
+
   /**
    * Writes what recorders folded, then removes what the test made: Events about cluster-scoped objects in
    * `default`, ClusterRoles and Nodes, then each namespace with its content. Without

@@ -1,0 +1,239 @@
+import 'reflect-metadata';
+import { jest } from '@jest/globals';
+import { Injectable, Logger } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import {
+  EventRecorder,
+  getEventRecorderToken,
+  KubeEventsModule,
+  KubeEventsSink,
+  type EventSink,
+  type KubeEvent,
+  type KubeEventsModuleOptions,
+  type PublishOutcome,
+} from 'nestjs-kube-events';
+import { RecorderSinks } from '../../libs/kube-events/src/recorder-sinks.js';
+import { FakeApiServer } from '../support/fake-api-server.js';
+
+const configMap = (name = 'app'): KubernetesObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', uid: `uid-${name}` },
+});
+const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
+const within = <T>(promise: Promise<T>, ms: number) =>
+  Promise.race([promise, new Promise<'too slow'>((resolve) => setTimeout(() => resolve('too slow'), ms).unref())]);
+
+@KubeEventsSink()
+@Injectable()
+class CollectingSink implements EventSink {
+  readonly outcomes: PublishOutcome[] = [];
+  handle(outcome: PublishOutcome): void {
+    this.outcomes.push(outcome);
+  }
+}
+
+@KubeEventsSink()
+@Injectable()
+class ThrowingSink implements EventSink {
+  calls = 0;
+  handle(): void {
+    this.calls++;
+    throw new Error('sink exploded');
+  }
+}
+
+@KubeEventsSink()
+@Injectable()
+class RejectingSink implements EventSink {
+  calls = 0;
+  async handle(): Promise<void> {
+    this.calls++;
+    throw new Error('webhook answered 500');
+  }
+}
+
+@KubeEventsSink({ maxInFlight: 10 })
+@Injectable()
+class HangingSink implements EventSink {
+  calls = 0;
+  handle(): Promise<void> {
+    this.calls++;
+    return new Promise(() => undefined);
+  }
+}
+
+@KubeEventsSink({ recorder: 'billing' })
+@Injectable()
+class BillingSink extends CollectingSink {}
+
+describe('Event sinks', () => {
+  let server: FakeApiServer;
+  let kubeConfig: KubeConfig;
+  let app: TestingModule | undefined;
+
+  async function start(providers: Function[], options: Partial<KubeEventsModuleOptions> = {}, extra: Parameters<typeof KubeEventsModule.forRoot>[0][] = []) {
+    app = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, metrics: false, ...options }),
+        ...extra.map((more) => KubeEventsModule.forRoot(more)),
+      ],
+      providers: providers as never[],
+    }).compile();
+    await app.init();
+    return app;
+  }
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+    kubeConfig = server.kubeConfig();
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    await server.close();
+    jest.restoreAllMocks();
+  });
+
+  it('gives a sink every outcome of its recorder', async () => {
+    await start([CollectingSink]);
+    const recorder = app!.get(EventRecorder);
+    await recorder.publish(configMap(), failed);
+    await recorder.publish(configMap(), failed);
+    await expect(recorder.publish(configMap(), { ...failed, reason: '' })).rejects.toThrow();
+
+    const outcomes = app!.get(CollectingSink).outcomes;
+    expect(outcomes.map((outcome) => [outcome.kind, outcome.count])).toEqual([
+      ['created', 1],
+      ['patched', 2],
+      ['failed', 1],
+    ]);
+    expect(outcomes[1]).toMatchObject({
+      reporter: { controller: 'widgets' },
+      regarding: { kind: 'ConfigMap', namespace: 'default', name: 'app', uid: 'uid-app' },
+      event: failed,
+      eventName: server.events()[0].metadata.name,
+    });
+  });
+
+  it('keeps publishing and the other sinks going when sinks throw, reject or hang', async () => {
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    await start([ThrowingSink, RejectingSink, HangingSink, CollectingSink]);
+    const recorder = app!.get(EventRecorder);
+
+    for (let i = 0; i < 30; i++) {
+      expect(await within(recorder.publish(configMap(), failed), 1_000)).toBeUndefined();
+    }
+    const storm = Array.from({ length: 50 }, () => recorder.publish(configMap('storm'), failed));
+    expect(await within(Promise.all(storm), 1_000)).not.toBe('too slow');
+    await recorder.flush();
+
+    const collected = app!.get(CollectingSink).outcomes;
+    const kinds = collected.map((outcome) => outcome.kind);
+    expect(kinds.filter((kind) => kind === 'created' || kind === 'patched')).toHaveLength(server.requests.length);
+    expect(kinds.filter((kind) => kind === 'coalesced')).toHaveLength(49);
+    expect(server.events().find((event) => event.regarding.name === 'storm')?.series?.count).toBe(50);
+    expect(server.events().find((event) => event.regarding.name === 'app')?.series?.count).toBe(30);
+
+    expect(app!.get(ThrowingSink).calls).toBe(collected.length);
+    expect(app!.get(RejectingSink).calls).toBe(collected.length);
+    expect(app!.get(HangingSink).calls).toBe(10);
+    const hanging = app!.get(RecorderSinks).sinks.find((sink) => sink.label === 'HangingSink')!;
+    expect(hanging.pending).toBe(10);
+    expect(hanging.missed).toBe(collected.length - 10);
+
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(error).toHaveBeenCalledWith(expect.stringMatching(/Sink ThrowingSink failed.*sink exploded/s));
+    expect(error).toHaveBeenCalledWith(expect.stringMatching(/Sink RejectingSink failed.*webhook answered 500/s));
+    // Logged once per interval, not once per outcome.
+    expect(error).toHaveBeenCalledTimes(2);
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/Sink HangingSink has 10 handle\(\) calls unsettled/));
+  });
+
+  it('does not wait for a hanging sink longer than the recorder timeout when the application closes', async () => {
+    await start([HangingSink], { timeout: 200 });
+    await app!.get(EventRecorder).publish(configMap(), failed);
+    const started = Date.now();
+    await app!.close();
+    app = undefined;
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('gives the sinks the final writes of folded occurrences, then unsubscribes them on shutdown', async () => {
+    await start([CollectingSink]);
+    const recorder = app!.get(EventRecorder);
+    const sink = app!.get(CollectingSink);
+    await Promise.all(Array.from({ length: 5 }, () => recorder.publish(configMap(), failed)));
+    await app!.close();
+    app = undefined;
+
+    expect(sink.outcomes.at(-1)).toMatchObject({ kind: 'patched', count: 5 });
+    const seen = sink.outcomes.length;
+    await recorder.publish(configMap('after'), failed).catch(() => undefined);
+    expect(sink.outcomes).toHaveLength(seen);
+  });
+
+  it('subscribes a sink to the recorder it names', async () => {
+    await start([CollectingSink, BillingSink], {}, [{ name: 'billing', reporter: { controller: 'billing' }, kubeConfig, metrics: false }]);
+    await app!.get(EventRecorder).publish(configMap(), failed);
+    await app!.get<EventRecorder>(getEventRecorderToken('billing')).publish(configMap(), failed);
+    await app!.get<EventRecorder>(getEventRecorderToken('billing')).publish(configMap(), failed);
+
+    expect(app!.get(CollectingSink).outcomes.map((outcome) => outcome.reporter.controller)).toEqual(['widgets']);
+    expect(app!.get(BillingSink).outcomes.map((outcome) => outcome.reporter.controller)).toEqual(['billing', 'billing']);
+  });
+
+  it('fails start-up when a sink names a recorder that is not registered', async () => {
+    const compiled = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig })],
+      providers: [BillingSink],
+    }).compile();
+    await expect(compiled.init()).rejects.toThrow(/@KubeEventsSink on BillingSink names the recorder "billing"/);
+    await compiled.close();
+  });
+
+  it('fails start-up when a decorated provider has no handle method', async () => {
+    @KubeEventsSink()
+    @Injectable()
+    class NotASink {}
+    const compiled = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig })],
+      providers: [NotASink],
+    }).compile();
+    await expect(compiled.init()).rejects.toThrow(/NotASink: the provider has no handle\(outcome\) method/);
+    await compiled.close();
+  });
+
+  describe('logEvents', () => {
+    it('logs one structured line per outcome through Nest\'s Logger', async () => {
+      const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      await start([], { logEvents: true });
+      const recorder = app!.get(EventRecorder);
+      await recorder.publish(configMap(), { ...failed, note: 'source "app" is missing' });
+      await recorder.publish(configMap(), { ...failed, note: 'source "app" is missing' });
+      server.failNext(500, 'POST');
+      await expect(recorder.publish(configMap('other'), failed)).rejects.toThrow();
+
+      const lines = log.mock.calls.map(([line]) => line as string).filter((line) => line.startsWith('outcome='));
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^outcome=created controller=widgets object=ConfigMap\/default\/app type=Warning reason=SyncFailed action=Sync count=1 note="source \\"app\\" is missing" event=app\.[0-9a-f]+ durationMs=\d+$/,
+        ),
+        expect.stringMatching(/^outcome=patched .* count=2 /),
+      ]);
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringMatching(/^outcome=failed controller=widgets object=ConfigMap\/default\/other .* count=1 .*error=".*500/),
+      );
+    });
+
+    it('is off by default', async () => {
+      const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+      await start([]);
+      await app!.get(EventRecorder).publish(configMap(), failed);
+      expect(log.mock.calls.filter(([line]) => String(line).startsWith('outcome='))).toHaveLength(0);
+    });
+  });
+});
