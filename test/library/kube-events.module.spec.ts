@@ -1,4 +1,7 @@
 import 'reflect-metadata';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -39,6 +42,26 @@ describe('KubeEventsModule', () => {
     await app.close();
   });
 
+  it('loads the default KubeConfig from $KUBECONFIG when none is given', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kube-events-'));
+    const path = join(dir, 'config');
+    writeFileSync(path, kubeConfig.exportConfig());
+    const previous = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = path;
+    try {
+      const app = await Test.createTestingModule({
+        imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' } })],
+      }).compile();
+      await app.get(EventRecorder).publish(configMap, synced);
+      expect(server.events()).toHaveLength(1);
+      await app.close();
+    } finally {
+      if (previous === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = previous;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('applies timeout and seriesWindow', async () => {
     const app = await Test.createTestingModule({
       imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, timeout: 1234 })],
@@ -76,6 +99,23 @@ describe('KubeEventsModule', () => {
       imports: [KubeEventsModule.forRootAsync({ useClass: EventsConfig })],
     }).compile();
     expect(app.get(EventRecorder).reporter.controller).toBe('from-class');
+    await app.close();
+  });
+
+  it('forRootAsync takes options from an existing provider', async () => {
+    @Injectable()
+    class SharedConfig implements KubeEventsOptionsFactory {
+      createKubeEventsOptions(): KubeEventsModuleOptions {
+        return { reporter: { controller: 'from-existing' }, kubeConfig };
+      }
+    }
+    @Module({ providers: [SharedConfig], exports: [SharedConfig] })
+    class ConfigModule {}
+
+    const app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRootAsync({ imports: [ConfigModule], useExisting: SharedConfig })],
+    }).compile();
+    expect(app.get(EventRecorder).reporter.controller).toBe('from-existing');
     await app.close();
   });
 
