@@ -1,0 +1,178 @@
+import 'reflect-metadata';
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { register, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import {
+  EventRecorder,
+  KUBE_EVENTS_METRICS,
+  KubeEventsMetrics,
+  KubeEventsModule,
+  type KubeEvent,
+  type KubeEventsMetricUpdate,
+  type KubeEventsModuleOptions,
+} from 'nestjs-kube-events';
+import { loadPrometheusBackend } from '../../libs/kube-events/src/prometheus-metrics.js';
+import { FakeApiServer } from '../support/fake-api-server.js';
+
+const configMap = (name = 'app'): KubernetesObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', uid: `uid-${name}` },
+});
+const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
+
+let controllers = 0;
+const uniqueController = () => `metrics-test-${++controllers}`;
+
+/** The values of one metric in prom-client's default registry for one controller, as `labels → value`. */
+async function promValues(name: string, controller: string): Promise<Record<string, number>> {
+  const metric = register.getSingleMetric(name);
+  if (!metric) throw new Error(`${name} is not registered`);
+  const { values } = (await metric.get()) as MetricObjectWithValues<MetricValue<string>>;
+  const found: Record<string, number> = {};
+  for (const { labels, value, metricName } of values as (MetricValue<string> & { metricName?: string })[]) {
+    // Histogram buckets (`le`) are left out: the sum and count say enough here.
+    if (labels.controller !== controller || labels.le !== undefined) continue;
+    const rest = Object.entries(labels)
+      .filter(([key]) => key !== 'controller')
+      .map(([key, label]) => `${key}=${label}`);
+    found[[metricName ?? name, ...rest].join(' ')] = value;
+  }
+  return found;
+}
+
+describe('KubeEventsMetrics', () => {
+  let server: FakeApiServer;
+  let kubeConfig: KubeConfig;
+  let app: TestingModule | undefined;
+
+  async function start(options: Partial<KubeEventsModuleOptions> = {}) {
+    const controller = uniqueController();
+    app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller }, kubeConfig, ...options })],
+    }).compile();
+    await app.init();
+    return { controller, recorder: app.get(EventRecorder), metrics: app.get(KubeEventsMetrics) };
+  }
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+    kubeConfig = server.kubeConfig();
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    await server.close();
+    jest.restoreAllMocks();
+  });
+
+  it('registers the counts of created, patched, coalesced and failed publishes with prom-client', async () => {
+    const { controller, recorder, metrics } = await start({ timeout: 300 });
+    expect(metrics.prometheus).toBe(true);
+
+    await recorder.publish(configMap(), failed);
+    await recorder.publish(configMap(), failed);
+    await Promise.all(Array.from({ length: 4 }, () => recorder.publish(configMap('storm'), failed)));
+    await recorder.flush();
+    server.failNext(500, 'POST');
+    await expect(recorder.publish(configMap('refused'), failed)).rejects.toThrow();
+    server.failNext(403, 'POST');
+    await expect(recorder.publish(configMap('forbidden'), failed)).rejects.toThrow();
+    await expect(recorder.publish(configMap(), { ...failed, reason: '' })).rejects.toThrow();
+    server.hangNext('POST');
+    await expect(recorder.publish(configMap('hung'), failed)).rejects.toThrow(/did not finish/);
+
+    expect(await promValues(KUBE_EVENTS_METRICS.created, controller)).toEqual({ kube_events_created_total: 2 });
+    expect(await promValues(KUBE_EVENTS_METRICS.patched, controller)).toEqual({ kube_events_patched_total: 2 });
+    expect(await promValues(KUBE_EVENTS_METRICS.coalesced, controller)).toEqual({ kube_events_coalesced_total: 3 });
+    expect(await promValues(KUBE_EVENTS_METRICS.failed, controller)).toEqual({
+      'kube_events_failed_total cause=500': 1,
+      'kube_events_failed_total cause=403': 1,
+      'kube_events_failed_total cause=invalid': 1,
+      'kube_events_failed_total cause=timeout': 1,
+    });
+    expect(await promValues(KUBE_EVENTS_METRICS.publishDuration, controller)).toEqual({
+      'kube_events_publish_duration_seconds_sum outcome=created': expect.any(Number),
+      'kube_events_publish_duration_seconds_count outcome=created': 2,
+      'kube_events_publish_duration_seconds_sum outcome=patched': expect.any(Number),
+      'kube_events_publish_duration_seconds_count outcome=patched': 2,
+      'kube_events_publish_duration_seconds_sum outcome=failed': expect.any(Number),
+      'kube_events_publish_duration_seconds_count outcome=failed': 4,
+    });
+    const timedOut = await promValues(KUBE_EVENTS_METRICS.publishDuration, controller);
+    expect(timedOut['kube_events_publish_duration_seconds_sum outcome=failed']).toBeGreaterThanOrEqual(0.29);
+
+    expect(metrics.snapshot()[controller]).toEqual({
+      controller,
+      created: 2,
+      patched: 2,
+      coalesced: 3,
+      dropped: 0,
+      failed: { '500': 1, '403': 1, invalid: 1, timeout: 1 },
+      publishDuration: { count: 8, sumSeconds: expect.any(Number) },
+    });
+  });
+
+  it('counts dropped occurrences and an unreachable server', async () => {
+    const { controller, recorder, metrics } = await start({ writeControl: { maxPending: 1 } });
+    await Promise.all([
+      recorder.publish(configMap('a'), failed),
+      recorder.publish(configMap('a'), failed),
+      recorder.publish(configMap('b'), failed),
+      recorder.publish(configMap('b'), failed),
+    ]);
+    await recorder.flush();
+    await server.close();
+    await expect(recorder.publish(configMap('c'), failed)).rejects.toThrow(/could not be reached/);
+
+    expect(await promValues(KUBE_EVENTS_METRICS.dropped, controller)).toEqual({ kube_events_dropped_total: 1 });
+    expect(await promValues(KUBE_EVENTS_METRICS.failed, controller)).toEqual({ 'kube_events_failed_total cause=unreachable': 1 });
+    expect(metrics.snapshot()[controller]).toMatchObject({ created: 2, patched: 1, coalesced: 1, dropped: 1 });
+  });
+
+  it('keeps counting in one set of metrics across applications of one process', async () => {
+    const first = await start();
+    await first.recorder.publish(configMap(), failed);
+    await app!.close();
+    const second = await start();
+    await second.recorder.publish(configMap(), failed);
+    expect(await promValues(KUBE_EVENTS_METRICS.created, second.controller)).toEqual({ kube_events_created_total: 1 });
+    expect(await promValues(KUBE_EVENTS_METRICS.created, first.controller)).toEqual({ kube_events_created_total: 1 });
+  });
+
+  it('streams every metric update on metrics$', async () => {
+    const { controller, recorder, metrics } = await start();
+    const updates: KubeEventsMetricUpdate[] = [];
+    metrics.metrics$.subscribe((update) => updates.push(update));
+    await recorder.publish(configMap(), failed);
+    expect(updates).toEqual([
+      { metric: 'kube_events_created_total', labels: { controller }, value: 1 },
+      { metric: 'kube_events_publish_duration_seconds', labels: { controller, outcome: 'created' }, value: expect.any(Number) },
+    ]);
+  });
+
+  it('leaves out a recorder with metrics: false', async () => {
+    const { controller, recorder, metrics } = await start({ metrics: false });
+    await recorder.publish(configMap(), failed);
+    expect(metrics.snapshot()[controller]).toBeUndefined();
+    expect(await promValues(KUBE_EVENTS_METRICS.created, controller)).toEqual({});
+  });
+
+  it('falls back silently to in-memory metrics when prom-client cannot be imported', async () => {
+    const missing = Object.assign(new Error("Cannot find package 'prom-client'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    expect(await loadPrometheusBackend(() => Promise.reject(missing))).toBeUndefined();
+
+    const metrics = new KubeEventsMetrics();
+    const recorder = new EventRecorder({ reporter: { controller: 'no-prometheus' }, kubeConfig });
+    recorder.outcomes$.subscribe((outcome) => metrics.handle(outcome));
+    await recorder.publish(configMap(), failed);
+    await recorder.publish(configMap(), failed);
+    expect(metrics.prometheus).toBe(false);
+    expect(metrics.snapshot()['no-prometheus']).toMatchObject({ created: 1, patched: 1 });
+    expect(register.getSingleMetric(KUBE_EVENTS_METRICS.created)).toBeDefined();
+    expect(await promValues(KUBE_EVENTS_METRICS.created, 'no-prometheus')).toEqual({});
+  });
+});
