@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
+import { Injectable, Logger, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { register, type MetricObjectWithValues, type MetricValue } from 'prom-client';
@@ -152,6 +152,19 @@ describe('KubeEventsMetrics', () => {
       { metric: 'kube_events_created_total', labels: { controller }, value: 1 },
       { metric: 'kube_events_publish_duration_seconds', labels: { controller, outcome: 'created' }, value: expect.any(Number) },
     ]);
+  });
+
+  it('is injectable wherever the recorder is, isGlobal included', async () => {
+    @Injectable()
+    class Dashboard {
+      constructor(readonly metrics: KubeEventsMetrics) {}
+    }
+    @Module({ providers: [Dashboard], exports: [Dashboard] })
+    class DashboardModule {}
+    app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: uniqueController() }, kubeConfig, isGlobal: true }), DashboardModule],
+    }).compile();
+    expect(app.get(Dashboard).metrics).toBe(app.get(KubeEventsMetrics));
   });
 
   it('leaves out a recorder with metrics: false', async () => {
