@@ -77,7 +77,7 @@ export class EventRecorder implements OnApplicationShutdown {
     this.reporter = Object.freeze({ ...this.options.reporter });
     this.api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.store = new SeriesStore(this.options.seriesWindow, this.options.maxSeries);
-    this.budget = new WriteBudget(this.options.writeControl, this.options.maxSeries, Date.now());
+    this.budget = new WriteBudget(this.options.writeControl, Date.now());
     this.outcomes$ = this.outcomes.asObservable();
   }
 
@@ -156,7 +156,7 @@ export class EventRecorder implements OnApplicationShutdown {
     const key = `${failure ? 'failure' : 'publish'}\0${uid}\0${valid.reason}\0${valid.action}`;
     const series = this.store.acquire(key, uid, failure, startedAt);
     const identity = identityOf(valid);
-    if (!series.writing && !series.folded.length && this.budget.tryTake(uid, startedAt)) {
+    if (!series.writing && !series.folded.length && this.budget.tryTake(series.object, startedAt)) {
       return this.writeNow(series, resource, valid, identity, startedAt);
     }
     this.fold(series, resource, valid, identity, startedAt);
@@ -201,8 +201,8 @@ export class EventRecorder implements OnApplicationShutdown {
     const entry = series.folded[0];
     const now = Date.now();
     const waited = now - entry.firstAt;
-    const wait = Math.max(entry.notBefore - now, this.budget.msUntilFoldedWrite(series.uid, waited, now));
-    if (wait <= 0 && this.budget.tryTakeFolded(series.uid, waited, now)) {
+    const wait = Math.max(entry.notBefore - now, this.budget.msUntilFoldedWrite(series.object, waited, now));
+    if (wait <= 0 && this.budget.tryTakeFolded(series.object, waited, now)) {
       void this.writeFolded(series);
       return;
     }

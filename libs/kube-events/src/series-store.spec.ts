@@ -4,7 +4,7 @@ const WINDOW = 1_000;
 
 function written(series: Series, publishedAt: number): void {
   const identity = { type: 'Normal', note: undefined, related: undefined, annotations: undefined };
-  series.event = { name: `${series.uid}.abcde`, namespace: 'default', count: 1, publishedAt, ...identity };
+  series.event = { name: `${series.object.uid}.abcde`, namespace: 'default', count: 1, publishedAt, ...identity };
 }
 
 /** Acquires a series and finishes its publish at `now`. */

@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeEvent } from './kube-events.interfaces.js';
+import type { TokenBucket } from './token-bucket.js';
 
 /** What a repeat must match, besides the series key, to raise the series' Event. */
 export interface EventIdentity {
@@ -33,10 +34,18 @@ export interface FoldedOccurrences {
   notBefore: number;
 }
 
+/** What is tracked about one object: its series, and its write budget. */
+export interface TrackedObject {
+  readonly uid: string;
+  readonly series: Series[];
+  /** The writes the object may still send, made on its first write. */
+  budget: TokenBucket | undefined;
+}
+
 /** One series: repeats of one Event about one object, written one at a time. */
 export interface Series {
   readonly key: string;
-  readonly uid: string;
+  readonly object: TrackedObject;
   readonly failure: boolean;
   event: SeriesEvent | undefined;
   /** Occurrences waiting to be written, oldest first; one entry per distinct event. */
@@ -57,7 +66,7 @@ export interface Series {
  */
 export class SeriesStore {
   private readonly series = new Map<string, Series>();
-  private readonly byUid = new Map<string, Series[]>();
+  private readonly objects = new Map<string, TrackedObject>();
 
   constructor(
     private readonly window: number,
@@ -74,10 +83,10 @@ export class SeriesStore {
     if (series) this.series.delete(key);
     this.dropStale(now);
     if (!series) {
-      series = { key, uid, failure, event: undefined, folded: [], writing: undefined, flushTimer: undefined, busy: 0 };
-      const siblings = this.byUid.get(uid);
-      if (siblings) siblings.push(series);
-      else this.byUid.set(uid, [series]);
+      let object = this.objects.get(uid);
+      if (!object) this.objects.set(uid, (object = { uid, series: [], budget: undefined }));
+      series = { key, object, failure, event: undefined, folded: [], writing: undefined, flushTimer: undefined, busy: 0 };
+      object.series.push(series);
     }
     this.series.set(key, series);
     return series;
@@ -88,17 +97,17 @@ export class SeriesStore {
     return now - event.publishedAt <= this.window;
   }
 
-  /** Forgets the series of one object: all of them, or only its failure or publish series. */
+  /**
+   * Forgets the series of one object: all of them, or only its failure or
+   * publish series. An object left without series is forgotten too, budget
+   * included: it starts afresh.
+   */
   forget(uid: string, failure?: boolean): void {
-    const siblings = this.byUid.get(uid);
-    if (!siblings) return;
-    const kept = siblings.filter((series) => {
-      const drop = failure === undefined || series.failure === failure;
-      if (drop) this.series.delete(series.key);
-      return !drop;
-    });
-    if (kept.length) this.byUid.set(uid, kept);
-    else this.byUid.delete(uid);
+    const object = this.objects.get(uid);
+    if (!object) return;
+    for (const series of [...object.series]) {
+      if (failure === undefined || series.failure === failure) this.remove(series);
+    }
   }
 
   /**
@@ -120,9 +129,8 @@ export class SeriesStore {
 
   private remove(series: Series): void {
     this.series.delete(series.key);
-    const siblings = this.byUid.get(series.uid);
-    if (!siblings) return;
-    if (siblings.length === 1) this.byUid.delete(series.uid);
-    else siblings.splice(siblings.indexOf(series), 1);
+    const { object } = series;
+    object.series.splice(object.series.indexOf(series), 1);
+    if (!object.series.length) this.objects.delete(object.uid);
   }
 }
