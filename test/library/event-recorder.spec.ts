@@ -7,7 +7,7 @@ import {
   type KubeEvent,
   type KubeEventsModuleOptions,
 } from 'nestjs-kube-events';
-import { FakeApiServer } from '../support/fake-api-server.js';
+import { FakeApiServer, type StoredEvent } from '../support/fake-api-server.js';
 
 const CONTROLLER = 'example.com/widget-controller';
 const EVENTS = '/apis/events.k8s.io/v1/namespaces';
@@ -32,8 +32,6 @@ describe('EventRecorder against an API server', () => {
     recorders.push(recorder);
     return recorder;
   };
-  const writes = () => server.requests.filter((request) => request.method !== 'GET');
-  const shape = () => writes().map((request) => `${request.method} ${request.body?.series?.count ?? ''}`.trim());
 
   beforeEach(async () => {
     server = await FakeApiServer.start();
@@ -51,7 +49,7 @@ describe('EventRecorder against an API server', () => {
     const [request] = server.requests;
     expect(request.method).toBe('POST');
     expect(request.path).toBe(`${EVENTS}/ns-a/events`);
-    const body = request.body;
+    const body = request.body as StoredEvent;
     expect(body).toMatchObject({
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
@@ -67,31 +65,32 @@ describe('EventRecorder against an API server', () => {
     });
     expect(body.metadata.name).toMatch(/^app-config\.[0-9a-f]{16}$/);
     expect(body.eventTime).toMatch(MICRO_TIME);
-    expect(Date.parse(body.eventTime)).toBeGreaterThanOrEqual(before - 1);
+    expect(Date.parse(body.eventTime!)).toBeGreaterThanOrEqual(before - 1);
     expect(body.series).toBeUndefined();
   });
 
   it('uses the controller name as the instance when none is given', async () => {
     const recorder = recorderWith({ reporter: { controller: CONTROLLER } });
     await recorder.publish(configMap('app-config'), failed);
-    expect(server.requests[0].body.reportingInstance).toBe(CONTROLLER);
+    expect((server.requests[0].body as StoredEvent).reportingInstance).toBe(CONTROLLER);
   });
 
   it('folds three identical publishes into one Event: POST, PATCH count 2, PATCH count 3', async () => {
     const recorder = recorderWith();
     for (let i = 0; i < 3; i++) await recorder.publish(configMap('app-config'), failed);
 
-    expect(shape()).toEqual(['POST', 'PATCH 2', 'PATCH 3']);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 3']);
     const [created] = server.events();
-    const patches = writes().slice(1);
+    const patches = server.writes().slice(1);
     for (const patch of patches) {
       expect(patch.path).toBe(`${EVENTS}/ns-a/events/${created.metadata.name}`);
       expect(patch.contentType).toBe('application/merge-patch+json');
-      expect(Object.keys(patch.body)).toEqual(['series']);
-      expect(patch.body.series.lastObservedTime).toMatch(MICRO_TIME);
+      const body = patch.body as Pick<StoredEvent, 'series'>;
+      expect(Object.keys(body)).toEqual(['series']);
+      expect(body.series?.lastObservedTime).toMatch(MICRO_TIME);
     }
     expect(server.events()).toHaveLength(1);
-    expect(created.series.count).toBe(3);
+    expect(created.series?.count).toBe(3);
   });
 
   it('makes one Event of concurrent identical publishes, its count equal to their number', async () => {
@@ -101,13 +100,13 @@ describe('EventRecorder against an API server', () => {
 
     expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
     // The seven that came while the create was in flight are folded into one patch.
-    expect(shape()).toEqual(['POST', 'PATCH 8']);
-    expect(server.events()[0].series.count).toBe(8);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 8']);
+    expect(server.events()[0].series?.count).toBe(8);
   });
 
   it('does not make publishes of different series wait on each other', async () => {
     const recorder = recorderWith({ timeout: 1_000 });
-    server.hangNext((request) => request.method === 'POST' && request.body?.regarding?.name === 'stuck');
+    server.hangNext((request) => request.method === 'POST' && (request.body as StoredEvent).regarding?.name === 'stuck');
     const stuck = recorder.publish(configMap('stuck'), failed);
     const started = Date.now();
     await recorder.publish(configMap('other'), failed);
@@ -120,8 +119,8 @@ describe('EventRecorder against an API server', () => {
     await recorder.publish(configMap('app-config'), failed);
     await recorder.publish(configMap('app-config'), { ...failed, note: 'target namespace ns-b is missing' });
     await recorder.publish(configMap('app-config'), { ...failed, note: 'target namespace ns-b is missing' });
-    expect(shape()).toEqual(['POST', 'POST', 'PATCH 2']);
-    expect(writes()[2].path).toBe(`${EVENTS}/ns-a/events/${server.events()[1].metadata.name}`);
+    expect(server.seriesWrites()).toEqual(['POST', 'POST', 'PATCH 2']);
+    expect(server.writes()[2].path).toBe(`${EVENTS}/ns-a/events/${server.events()[1].metadata.name}`);
   });
 
   it('keeps one series when only the object’s resourceVersion changed', async () => {
@@ -130,7 +129,7 @@ describe('EventRecorder against an API server', () => {
     const updated = configMap('app-config');
     updated.metadata!.resourceVersion = '42';
     await recorder.publish(updated, failed);
-    expect(shape()).toEqual(['POST', 'PATCH 2']);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
   });
 
   it('creates a new Event after forget', async () => {
@@ -138,7 +137,7 @@ describe('EventRecorder against an API server', () => {
     await recorder.publish(configMap('app-config'), failed);
     recorder.forget(configMap('app-config'));
     await recorder.publish(configMap('app-config'), failed);
-    expect(shape()).toEqual(['POST', 'POST']);
+    expect(server.seriesWrites()).toEqual(['POST', 'POST']);
   });
 
   it('creates a new Event once the series window has passed', async () => {
@@ -146,7 +145,7 @@ describe('EventRecorder against an API server', () => {
     await recorder.publish(configMap('app-config'), failed);
     await new Promise((resolve) => setTimeout(resolve, 80));
     await recorder.publish(configMap('app-config'), failed);
-    expect(shape()).toEqual(['POST', 'POST']);
+    expect(server.seriesWrites()).toEqual(['POST', 'POST']);
   });
 
   it('keeps failure series apart from publish() series', async () => {
@@ -158,7 +157,7 @@ describe('EventRecorder against an API server', () => {
     recorder.forgetFailures(configMap('app-config'));
     await recorder.publish(configMap('app-config'), event);
     await recorder.publishFailure(configMap('app-config'), event);
-    expect(shape()).toEqual(['POST', 'POST', 'PATCH 2', 'PATCH 2', 'POST']);
+    expect(server.seriesWrites()).toEqual(['POST', 'POST', 'PATCH 2', 'PATCH 2', 'POST']);
   });
 
   it('rejects with PublishTimeoutError near the timeout, aborts the request, and the next publish succeeds', async () => {
@@ -174,7 +173,7 @@ describe('EventRecorder against an API server', () => {
     await server.waitForAborted();
 
     await recorder.publish(configMap('app-config'), failed);
-    expect(shape()).toEqual(['POST', 'POST']);
+    expect(server.seriesWrites()).toEqual(['POST', 'POST']);
     expect(server.events()).toHaveLength(1);
   });
 
@@ -189,8 +188,8 @@ describe('EventRecorder against an API server', () => {
     await expect(hung).rejects.toBeInstanceOf(PublishTimeoutError);
     await recorder.flush();
     // The aborted patch is not counted (its caller was told it timed out); the folded one is.
-    expect(shape()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
-    expect(server.events()[0].series.count).toBe(2);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
+    expect(server.events()[0].series?.count).toBe(2);
   });
 
   it('creates the Event again within the same publish when the patch answers 404', async () => {
@@ -199,8 +198,8 @@ describe('EventRecorder against an API server', () => {
     server.failNext(404, 'PATCH');
     await recorder.publish(configMap('app-config'), failed);
     await recorder.publish(configMap('app-config'), failed);
-    expect(shape()).toEqual(['POST', 'PATCH 2', 'POST', 'PATCH 2']);
-    expect(writes()[3].path).toBe(`${EVENTS}/ns-a/events/${server.events()[1].metadata.name}`);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'POST', 'PATCH 2']);
+    expect(server.writes()[3].path).toBe(`${EVENTS}/ns-a/events/${server.events()[1].metadata.name}`);
   });
 
   it('rejects with PublishApiError on a 500 and leaves the series as it was', async () => {
@@ -211,8 +210,8 @@ describe('EventRecorder against an API server', () => {
     expect(error).toBeInstanceOf(PublishApiError);
     expect(error).toMatchObject({ statusCode: 500, reason: 'InternalError' });
     await recorder.publish(configMap('app-config'), failed);
-    expect(shape()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
-    expect(server.events()[0].series.count).toBe(2);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
+    expect(server.events()[0].series?.count).toBe(2);
   });
 
   it('carries the status code and reason of a refusal', async () => {
@@ -244,7 +243,7 @@ describe('EventRecorder against an API server', () => {
     const recorder = recorderWith();
     const noUid = configMap('draft', '');
     for (let i = 0; i < 3; i++) await recorder.publish(noUid, failed);
-    expect(shape()).toEqual(['POST', 'POST', 'POST']);
+    expect(server.seriesWrites()).toEqual(['POST', 'POST', 'POST']);
     expect(recorder.trackedSeries).toBe(0);
   });
 

@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, type KubeEvent, type KubeEventsModuleOptions, type PublishOutcome } from 'nestjs-kube-events';
-import { FakeApiServer } from '../support/fake-api-server.js';
+import { FakeApiServer, type StoredEvent } from '../support/fake-api-server.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
 
@@ -21,9 +21,6 @@ describe('write control', () => {
     recorders.push(recorder);
     return recorder;
   };
-  const writes = () => server.requests.filter((request) => request.method !== 'GET');
-  const bodyOf = (request: { body: unknown }) => request.body as { series?: { count: number }; metadata?: { annotations?: unknown } };
-  const shape = () => writes().map((request) => `${request.method} ${bodyOf(request).series?.count ?? ''}`.trim());
   const countOf = (name: string) => server.events().find((event) => event.regarding.name === name)?.series?.count ?? 1;
 
   beforeEach(async () => {
@@ -39,11 +36,11 @@ describe('write control', () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 150 } });
     for (let i = 0; i < 5; i++) await recorder.publish(object('a'), failed);
     // Two writes within the burst; the other three resolved at once, counted locally.
-    expect(shape()).toEqual(['POST', 'PATCH 2']);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
     await server.waitForRequests(3);
-    expect(shape()).toEqual(['POST', 'PATCH 2', 'PATCH 5']);
-    const [, , folded] = writes();
-    expect(folded.receivedAt.getTime() - writes()[1].receivedAt.getTime()).toBeGreaterThanOrEqual(100);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 5']);
+    const [, , folded] = server.writes();
+    expect(folded.receivedAt.getTime() - server.writes()[1].receivedAt.getTime()).toBeGreaterThanOrEqual(100);
   });
 
   it('keeps writing other objects while one object’s budget is spent', async () => {
@@ -51,7 +48,7 @@ describe('write control', () => {
     await recorder.publish(object('a'), failed);
     await recorder.publish(object('a'), failed);
     await recorder.publish(object('b'), failed);
-    expect(writes().map((request) => `${request.method} ${(request.body as { regarding?: { name: string } }).regarding?.name ?? ''}`)).toEqual([
+    expect(server.writes().map((request) => `${request.method} ${(request.body as { regarding?: { name: string } }).regarding?.name ?? ''}`)).toEqual([
       'POST a',
       'POST b',
     ]);
@@ -62,9 +59,9 @@ describe('write control', () => {
   it('spaces writes across objects by the recorder-wide limit, losing none', async () => {
     const recorder = recorderWith({ writeControl: { qps: 20, burst: 2 } });
     for (const name of ['a', 'b', 'c', 'd']) await recorder.publish(object(name), failed);
-    expect(writes()).toHaveLength(2);
+    expect(server.writes()).toHaveLength(2);
     await server.waitForRequests(4);
-    const times = writes().map((request) => request.receivedAt.getTime());
+    const times = server.writes().map((request) => request.receivedAt.getTime());
     expect(times[3] - times[0]).toBeGreaterThanOrEqual(80); // two more tokens at 20 per second
     expect(server.events().map((event) => event.regarding.name).sort()).toEqual(['a', 'b', 'c', 'd']);
   });
@@ -76,7 +73,7 @@ describe('write control', () => {
     await recorder.flush();
     expect(server.events()).toHaveLength(200);
     for (const name of names) expect(countOf(name)).toBe(50);
-    expect(writes().length).toBeLessThanOrEqual(400);
+    expect(server.writes().length).toBeLessThanOrEqual(400);
   });
 
   it('retries a folded write that failed, so the count stays exact', async () => {
@@ -86,7 +83,7 @@ describe('write control', () => {
     await recorder.publish(object('a'), failed);
     await recorder.publish(object('a'), failed);
     await server.waitForRequests(3);
-    expect(shape()).toEqual(['POST', 'PATCH 3', 'PATCH 3']);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 3', 'PATCH 3']);
     expect(countOf('a')).toBe(3);
   });
 
@@ -126,8 +123,8 @@ describe('write control', () => {
     await recorder.publish(object('a'), { ...failed, annotations });
     await recorder.publish(object('a'), { ...failed, annotations });
     await recorder.publish(object('a'), { ...failed, annotations: { 'example.com/trace-id': 'def456' } });
-    expect(shape()).toEqual(['POST', 'PATCH 2', 'POST']);
-    expect(bodyOf(writes()[0]).metadata?.annotations).toEqual(annotations);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'POST']);
+    expect((server.writes()[0].body as StoredEvent).metadata.annotations).toEqual(annotations);
     expect(server.events()[0].metadata.annotations).toEqual(annotations);
   });
 
@@ -135,8 +132,8 @@ describe('write control', () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
     await recorder.publish(object('a'), failed);
     await recorder.publish(object('a'), failed);
-    expect(shape()).toEqual(['POST']);
+    expect(server.seriesWrites()).toEqual(['POST']);
     await recorder.onApplicationShutdown();
-    expect(shape()).toEqual(['POST', 'PATCH 2']);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
   });
 });

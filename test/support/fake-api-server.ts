@@ -283,6 +283,22 @@ export class FakeApiServer {
     return this.requests.map((request) => request.verb);
   }
 
+  /** The writes (creates and patches), in order. */
+  writes(): RecordedRequest[] {
+    return this.requests.filter((request) => request.method === 'POST' || request.method === 'PATCH');
+  }
+
+  /**
+   * The writes as a recorder's series see them: `POST` for a create, and
+   * `PATCH <series.count>` for a patch (`POST <n>` for a create carrying a series).
+   */
+  seriesWrites(): string[] {
+    return this.writes().map((request) => {
+      const count = (request.body as { series?: { count?: number } } | undefined)?.series?.count;
+      return count === undefined ? request.method : `${request.method} ${count}`;
+    });
+  }
+
   /** One line per recorded request, `create ns-a → 201`, `patch ns-a/x.bcdfg → hung, aborted`: for failure messages. */
   log(): string[] {
     return this.requests.map(describeRequest);
