@@ -21,35 +21,11 @@ import {
   serviceAccountKubeConfig,
   sharedControlPlane,
 } from '../support/control-plane.js';
+import { apiRefusal as refusal } from './support/library-fixtures.js';
 
 const CONTROLLER = 'kube-events.e2e/control-plane-test';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-interface Refusal {
-  code: number;
-  reason?: string;
-  message: string;
-}
-
-/** The API server's refusal of a request that must fail. */
-async function refusal(request: Promise<unknown>): Promise<Refusal> {
-  try {
-    await request;
-  } catch (error) {
-    if (!(error instanceof ApiException)) throw error;
-    let body: unknown = error.body;
-    if (typeof body === 'string') {
-      try {
-        body = JSON.parse(body);
-      } catch {
-        // not JSON
-      }
-    }
-    const status = (body ?? {}) as { reason?: string; message?: string };
-    return { code: error.code, reason: status.reason, message: status.message ?? String(error.body) };
-  }
-  throw new Error('the API server accepted a request it should have refused');
-}
 
 /** MicroTime with exactly six fractional digits, as a string. */
 function microTime(date = new Date()): string {
