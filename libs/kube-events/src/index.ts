@@ -2,6 +2,7 @@ export {
   DEFAULT_MAX_SERIES,
   DEFAULT_SINK_MAX_IN_FLIGHT,
   DEFAULT_TIMEOUT_MS,
+  DEFAULT_WRITE_CONTROL,
   KUBE_EVENTS_METRICS,
   MAX_NOTE_BYTES,
   RECONCILE_ACTION,
@@ -14,6 +15,7 @@ export type {
   KubeEventsModuleOptions,
   KubeEventsOptionsFactory,
   Reporter,
+  WriteControlOptions,
 } from './kube-events.interfaces.js';
 export type { KubeEventsModuleExtras } from './kube-events.module-definition.js';
 export { KubeEventsModule } from './kube-events.module.js';
