@@ -62,7 +62,7 @@ export async function httpOverhead(): Promise<void> {
     const recorded: number[] = [];
     await byHand(api, -1); // warm up both paths
     await byRecorder(recorder, -1);
-    for (let round = 0; round < 9; round++) {
+    for (let round = 0; round < 15; round++) {
       server.reset();
       hand.push(await microsPerOp(requests, () => byHand(api, round)));
       server.reset();
@@ -73,7 +73,7 @@ export async function httpOverhead(): Promise<void> {
     const baseline = median(hand);
     const ours = median(recorded);
     printTable(
-      `Recorder vs the same requests by hand with client-node (local HTTP server; ${OBJECTS} objects × ${REPEATS} publishes, median of 9 interleaved rounds)`,
+      `Recorder vs the same requests by hand with client-node (local HTTP server; ${OBJECTS} objects × ${REPEATS} publishes, median of 15 interleaved rounds)`,
       ['writer', 'µs per request', 'ratio'],
       [
         ['client-node by hand (baseline)', baseline.toFixed(0), '1.00×'],
