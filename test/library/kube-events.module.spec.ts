@@ -150,6 +150,15 @@ describe('KubeEventsModule', () => {
     await app.close();
   });
 
+  it('fails start-up when two recorders share a name', async () => {
+    @Module({ imports: [KubeEventsModule.forRoot({ reporter: { controller: 'a-ctl' }, kubeConfig })] })
+    class FeatureA {}
+    @Module({ imports: [KubeEventsModule.forRoot({ reporter: { controller: 'b-ctl' }, kubeConfig })] })
+    class FeatureB {}
+    const module = await Test.createTestingModule({ imports: [FeatureA, FeatureB] }).compile();
+    await expect(module.init()).rejects.toThrow(/Two recorders are registered as the default recorder/);
+  });
+
   it('registers several recorders, each with its own reporter, injectable by name', async () => {
     @Injectable()
     class TwoControllers {

@@ -177,6 +177,35 @@ describe('@PublishesFailures', () => {
     expect(Date.now() - started).toBeLessThan(1_500);
   });
 
+  it('rethrows the reconcile error even when the note formatter throws, and a throwing selector never fails a success', async () => {
+    @Injectable()
+    class Fragile {
+      @PublishesFailures({ note: (error) => (error as { body: { message: string } }).body.message })
+      async reconcile(_widget: Widget): Promise<void> {
+        throw new Error('plain error, no body');
+      }
+
+      @PublishesFailures({
+        resourceArg: () => {
+          throw new Error('selector bug');
+        },
+      })
+      async succeed(): Promise<string> {
+        return 'done';
+      }
+    }
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const module = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig })],
+      providers: [Fragile],
+    }).compile();
+    await module.init();
+    await expect(module.get(Fragile).reconcile(widget())).rejects.toThrow('plain error, no body');
+    await expect(module.get(Fragile).succeed()).resolves.toBe('done');
+    expect(warn).toHaveBeenCalledTimes(2);
+    await module.close();
+  });
+
   it('fails start-up when it names a recorder that is not registered', async () => {
     @Injectable()
     class Orphan {

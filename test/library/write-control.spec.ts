@@ -1,7 +1,13 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder, type KubeEvent, type KubeEventsModuleOptions, type PublishOutcome } from 'nestjs-kube-events';
+import {
+  EventRecorder,
+  type EventsWriter,
+  type KubeEvent,
+  type KubeEventsModuleOptions,
+  type PublishOutcome,
+} from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
@@ -136,4 +142,76 @@ describe('write control', () => {
     await recorder.onApplicationShutdown();
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
   });
+
+  it('costs no CPU while thousands of series wait for the recorder-wide budget', async () => {
+    // Writes that cost nothing, so that what is measured is the waiting.
+    let writes = 0;
+    const writer: EventsWriter = { create: async () => `event-${writes++}`, patchSeries: async () => undefined };
+    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, writeControl: { qps: 100, burst: 1 } }, writer);
+    for (let i = 0; i < 2_000; i++) void recorder.publish(object(`wait-${i}`), failed);
+    const before = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const used = process.cpuUsage(before);
+    // One timer serves the line; a timer per series would wake all 2,000 for each of the ~50 writes.
+    expect((used.user + used.system) / 1_000).toBeLessThan(100);
+    expect(writes).toBeGreaterThanOrEqual(40);
+    expect(writes).toBeLessThanOrEqual(60);
+    await recorder.flush();
+  });
+
+  it('writes series waiting for the recorder-wide budget in the order they came', async () => {
+    const recorder = recorderWith({ writeControl: { qps: 50, burst: 1 } });
+    for (const name of ['a', 'b', 'c', 'd']) await recorder.publish(object(name), failed);
+    await server.waitForRequests(4);
+    expect(server.writes().map((request) => (request.body as StoredEvent).regarding.name)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('bounds flush() by the timeout when the server does not answer, dropping what is left', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const recorder = recorderWith({ timeout: 200, writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
+    await recorder.publish(object('a'), failed);
+    for (let i = 0; i < 6; i++) await recorder.publish(object('a'), { ...failed, note: `attempt ${i}` });
+    const outcomes: PublishOutcome[] = [];
+    recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
+    for (let i = 0; i < 10; i++) server.hangNext();
+    const started = Date.now();
+    await recorder.flush();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const dropped = outcomes.filter((outcome) => outcome.kind === 'dropped').reduce((sum, outcome) => sum + outcome.count, 0);
+    expect(dropped).toBe(6);
+  });
+
+  it('flush() waits for a write already in flight', async () => {
+    const recorder = recorderWith();
+    server.delayNext(200, 'POST');
+    void recorder.publish(object('a'), failed);
+    await server.waitForRequests(1);
+    await recorder.flush();
+    expect(server.events()).toHaveLength(1);
+  });
+
+  it('keeps one noisy series from using up maxPending for the others', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 10 } });
+    await recorder.publish(object('noisy'), failed);
+    for (let i = 0; i < 50; i++) await recorder.publish(object('noisy'), { ...failed, note: `request ${i} failed` });
+    await recorder.publish(object('quiet'), failed);
+    const outcomes: PublishOutcome[] = [];
+    recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
+    await recorder.publish(object('quiet'), failed);
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['coalesced']);
+    await recorder.flush();
+    expect(countOf('quiet')).toBe(2);
+  });
+
+  it('keeps an object’s spent budget when its failure series is forgotten after a success', async () => {
+    const recorder = recorderWith({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
+    for (let i = 0; i < 5; i++) {
+      await recorder.publishFailure(object('flapping'), failed);
+      recorder.forgetFailures(object('flapping'));
+    }
+    // Two writes within the burst; the later failures wait for the budget (or the maximum delay).
+    expect(server.writes()).toHaveLength(2);
+  });
 });
+

@@ -17,6 +17,12 @@ import { WriteBudget } from './write-budget.js';
 /** How often the write of folded occurrences is tried before they are dropped. */
 const FOLDED_WRITE_TRIES = 3;
 
+/** Distinct events folded at most per series; past it the oldest is dropped, so one noisy object cannot use up `maxPending`. */
+const MAX_FOLDED_PER_SERIES = 8;
+
+/** The clock of windows, budgets and timers: monotonic, so that a step of the wall clock changes none of them. */
+const monotonicNow = () => performance.now();
+
 interface Written {
   kind: 'created' | 'patched';
   name: string;
@@ -66,6 +72,11 @@ export class EventRecorder implements OnApplicationShutdown {
   /** Series holding folded occurrences. */
   private readonly withFolded = new Set<Series>();
   private foldedEntries = 0;
+  /** Series whose folded occurrences wait only for the recorder-wide budget, in order, behind one timer. */
+  private readonly awaitingBudget = new Set<Series>();
+  private budgetTimer: NodeJS.Timeout | undefined;
+  /** Every write in flight. */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private readonly logger = new Logger('EventRecorder');
 
   /**
@@ -77,7 +88,7 @@ export class EventRecorder implements OnApplicationShutdown {
     this.reporter = Object.freeze({ ...this.options.reporter });
     this.api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.store = new SeriesStore(this.options.seriesWindow, this.options.maxSeries);
-    this.budget = new WriteBudget(this.options.writeControl, Date.now());
+    this.budget = new WriteBudget(this.options.writeControl, monotonicNow());
     this.outcomes$ = this.outcomes.asObservable();
   }
 
@@ -105,7 +116,7 @@ export class EventRecorder implements OnApplicationShutdown {
   /** Forgets every series of `resource`: its next publish creates a new Event. */
   forget(resource: KubernetesObject): void {
     const uid = resource?.metadata?.uid;
-    if (uid) this.store.forget(uid);
+    if (uid) this.store.forget(uid, undefined, monotonicNow());
   }
 
   /**
@@ -119,21 +130,19 @@ export class EventRecorder implements OnApplicationShutdown {
   /** Forgets the failure series of `resource` only, as after a successful reconcile. */
   forgetFailures(resource: KubernetesObject): void {
     const uid = resource?.metadata?.uid;
-    if (uid) this.store.forget(uid, true);
+    if (uid) this.store.forget(uid, true, monotonicNow());
   }
 
-  /** Writes every folded occurrence now, whatever the budgets, and waits for writes in flight. */
+  /**
+   * Writes every folded occurrence now, whatever the budgets, and waits for
+   * the writes in flight. Bounded: occurrences still folded `timeout` after
+   * the call are dropped (counted and logged), so it takes at most about
+   * twice `timeout`.
+   */
   async flush(): Promise<void> {
-    while (this.withFolded.size) {
-      await Promise.all(
-        [...this.withFolded].map(async (series) => {
-          clearTimeout(series.flushTimer);
-          series.flushTimer = undefined;
-          if (series.writing) await series.writing.catch(() => undefined);
-          else await this.writeFolded(series);
-        }),
-      );
-    }
+    const deadline = monotonicNow() + this.options.timeout;
+    const settled = [...this.inFlight].map((write) => write.catch(() => undefined));
+    await Promise.all([...[...this.withFolded].map((series) => this.drain(series, deadline)), ...settled]);
   }
 
   /** Writes what is folded before the application exits, so that the counts on the server are exact. */
@@ -143,7 +152,7 @@ export class EventRecorder implements OnApplicationShutdown {
   }
 
   private async record(resource: KubernetesObject, event: KubeEvent, failure: boolean): Promise<void> {
-    const startedAt = Date.now();
+    const startedAt = monotonicNow();
     let valid: KubeEvent;
     try {
       valid = validateEvent(resource, event);
@@ -185,6 +194,7 @@ export class EventRecorder implements OnApplicationShutdown {
         this.drop(resource, event, series.failure, 1, now);
         return;
       }
+      if (series.folded.length >= MAX_FOLDED_PER_SERIES) this.dropFolded(series, series.folded[0]);
       entry = { resource, event, identity, occurrences: 1, firstAt: now, tries: 0, notBefore: 0 };
       series.folded.push(entry);
       series.busy++;
@@ -195,63 +205,111 @@ export class EventRecorder implements OnApplicationShutdown {
     this.scheduleFolded(series);
   }
 
-  /** Writes the series' oldest folded entry when the budgets allow, or sets a timer for when they will. */
+  /**
+   * Writes the series' oldest folded entry as soon as the budgets allow: a
+   * timer of its own while its object's budget holds it back, else a place
+   * in the line for the recorder-wide budget, which one timer serves.
+   */
   private scheduleFolded(series: Series): void {
-    if (series.writing || series.flushTimer || !series.folded.length) return;
+    if (series.writing || series.flushTimer || !series.folded.length || this.awaitingBudget.has(series)) return;
     const entry = series.folded[0];
-    const now = Date.now();
+    const now = monotonicNow();
     const waited = now - entry.firstAt;
-    const wait = Math.max(entry.notBefore - now, this.budget.msUntilFoldedWrite(series.object, waited, now));
-    if (wait <= 0 && this.budget.tryTakeFolded(series.object, waited, now)) {
-      void this.writeFolded(series);
-      return;
-    }
-    series.flushTimer = setTimeout(
-      () => {
+    const objectWait = Math.max(entry.notBefore - now, this.budget.msUntilObjectWrite(series.object, waited, now));
+    if (objectWait > 0) {
+      series.flushTimer = setTimeout(() => {
         series.flushTimer = undefined;
         this.scheduleFolded(series);
-      },
-      Math.max(wait, 1),
-    );
-    series.flushTimer.unref();
+      }, objectWait);
+      series.flushTimer.unref();
+    } else if (this.budget.tryTakeFolded(series.object, waited, now)) {
+      void this.writeFolded(series);
+    } else {
+      this.awaitingBudget.add(series);
+      this.armBudgetTimer();
+    }
   }
 
-  /** Writes the series' oldest folded entry; a failed write is retried later, then dropped. */
-  private async writeFolded(series: Series): Promise<void> {
+  private armBudgetTimer(): void {
+    if (this.budgetTimer || !this.awaitingBudget.size) return;
+    const wait = Math.max(1, this.budget.msUntilRecorderWrite(monotonicNow()));
+    this.budgetTimer = setTimeout(() => {
+      this.budgetTimer = undefined;
+      for (const series of this.awaitingBudget) {
+        if (this.budget.msUntilRecorderWrite(monotonicNow()) > 0) break;
+        this.awaitingBudget.delete(series);
+        this.scheduleFolded(series);
+      }
+      this.armBudgetTimer();
+    }, wait);
+    this.budgetTimer.unref();
+  }
+
+  /**
+   * Writes the series' oldest folded entry. A failed write is tried again
+   * later (at most three times, on errors that may pass), then dropped; when
+   * `final`, as on shutdown, it is dropped at once.
+   */
+  private async writeFolded(series: Series, final = false): Promise<void> {
     const entry = series.folded.shift();
     if (!entry) return;
-    const done = () => {
-      series.busy--;
-      this.foldedEntries--;
-      if (!series.folded.length) this.withFolded.delete(series);
-    };
     // The bookkeeping runs inside the write, so that it is done before the next write is scheduled.
     await this.runWrite(series, async (signal) => {
       try {
         const written = await this.write(series, entry.resource, entry.event, entry.identity, entry.occurrences, signal);
-        done();
+        this.foldedDone(series);
         this.emit(written.kind, entry.resource, entry.event, series.failure, written.count, entry.firstAt, written);
       } catch (error) {
         this.emit('failed', entry.resource, entry.event, series.failure, entry.occurrences, entry.firstAt, undefined, error);
-        if (isWorthRetrying(error) && ++entry.tries < FOLDED_WRITE_TRIES) {
-          entry.notBefore = Date.now() + this.options.writeControl.maxDelay;
+        if (!final && isWorthRetrying(error) && ++entry.tries < FOLDED_WRITE_TRIES) {
+          entry.notBefore = monotonicNow() + this.options.writeControl.maxDelay;
           series.folded.unshift(entry);
         } else {
-          done();
+          this.foldedDone(series);
           this.drop(entry.resource, entry.event, series.failure, entry.occurrences, entry.firstAt, error);
         }
       }
     }).catch(() => undefined);
   }
 
+  /** Writes what the series has folded, whatever the budgets, until `deadline`; drops what is left then. */
+  private async drain(series: Series, deadline: number): Promise<void> {
+    clearTimeout(series.flushTimer);
+    series.flushTimer = undefined;
+    this.awaitingBudget.delete(series);
+    // A write that settles may start the next folded one itself: wait for that too.
+    while (series.folded.length || series.writing) {
+      if (series.writing) await series.writing.catch(() => undefined);
+      else if (monotonicNow() < deadline) await this.writeFolded(series, true);
+      else for (const entry of [...series.folded]) this.dropFolded(series, entry);
+    }
+  }
+
+  /** Gives up a folded entry that is not being written. */
+  private dropFolded(series: Series, entry: FoldedOccurrences): void {
+    series.folded.splice(series.folded.indexOf(entry), 1);
+    this.foldedDone(series);
+    this.drop(entry.resource, entry.event, series.failure, entry.occurrences, entry.firstAt);
+  }
+
+  /** Accounts for a folded entry that was written or given up. */
+  private foldedDone(series: Series): void {
+    series.busy--;
+    this.foldedEntries--;
+    if (!series.folded.length) {
+      this.withFolded.delete(series);
+      this.awaitingBudget.delete(series);
+    }
+  }
+
   /** Creates an Event about an object without a uid: no series, so it waits for the recorder's budget instead of folding. */
   private async writeUntracked(resource: KubernetesObject, event: KubeEvent, failure: boolean, startedAt: number): Promise<void> {
     try {
       const written = await this.runWrite(undefined, async (signal) => {
-        while (!this.budget.tryTake(undefined, Date.now())) {
-          await sleep(this.budget.msUntilRecorderWrite(Date.now()), undefined, { signal });
+        while (!this.budget.tryTake(undefined, monotonicNow())) {
+          await sleep(this.budget.msUntilRecorderWrite(monotonicNow()), undefined, { signal });
         }
-        const { name, namespace } = await this.create(resource, event, 1, Date.now(), signal);
+        const { name, namespace } = await this.create(resource, event, 1, signal);
         return { kind: 'created' as const, name, namespace, count: 1 };
       });
       this.emit('created', resource, event, failure, 1, startedAt, written);
@@ -270,12 +328,12 @@ export class EventRecorder implements OnApplicationShutdown {
     occurrences: number,
     signal: AbortSignal,
   ): Promise<Written> {
-    const now = Date.now();
+    const now = monotonicNow();
     const last = series.event;
     if (last && sameIdentity(last, identity) && this.store.isCurrent(last, now)) {
       const count = last.count + occurrences;
       try {
-        await this.api.patchSeries(last.namespace, last.name, { count, lastObservedTime: new V1MicroTime(now) }, signal);
+        await this.api.patchSeries(last.namespace, last.name, { count, lastObservedTime: new V1MicroTime() }, signal);
         last.count = count;
         last.publishedAt = now;
         return { kind: 'patched', name: last.name, namespace: last.namespace, count };
@@ -284,14 +342,14 @@ export class EventRecorder implements OnApplicationShutdown {
         if (!(error instanceof PublishApiError && error.statusCode === 404)) throw error;
       }
     }
-    const { name, namespace } = await this.create(resource, event, occurrences, now, signal);
+    const { name, namespace } = await this.create(resource, event, occurrences, signal);
     series.event = { name, namespace, count: occurrences, publishedAt: now, ...identity };
     return { kind: 'created', name, namespace, count: occurrences };
   }
 
-  private async create(resource: KubernetesObject, event: KubeEvent, count: number, now: number, signal: AbortSignal) {
+  private async create(resource: KubernetesObject, event: KubeEvent, count: number, signal: AbortSignal) {
     const namespace = eventNamespace(resource);
-    const name = await this.api.create(namespace, eventBody(resource, event, this.options.reporter, now, count), signal);
+    const name = await this.api.create(namespace, eventBody(resource, event, this.options.reporter, Date.now(), count), signal);
     return { name, namespace };
   }
 
@@ -306,6 +364,9 @@ export class EventRecorder implements OnApplicationShutdown {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new PublishTimeoutError(timeout)), timeout);
     const run = work(controller.signal).finally(() => clearTimeout(timer));
+    this.inFlight.add(run);
+    const forget = () => this.inFlight.delete(run);
+    run.then(forget, forget);
     if (series) {
       series.writing = run;
       series.busy++;
@@ -352,7 +413,7 @@ export class EventRecorder implements OnApplicationShutdown {
       eventName: written?.name,
       namespace: written?.namespace,
       error: error === undefined ? undefined : asPublishError(error),
-      durationMs: Date.now() - since,
+      durationMs: Math.round(monotonicNow() - since),
     });
   }
 }

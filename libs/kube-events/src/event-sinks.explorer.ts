@@ -5,6 +5,7 @@ import type { EventSink } from './event-sink.js';
 import { KUBE_EVENTS_SINK_METADATA } from './kube-events.constants.js';
 import { NOT_A_SINK, NOT_A_POSITIVE_INTEGER, REQUEST_SCOPED_SINK_SKIPPED, UNKNOWN_SINK_RECORDER } from './kube-events.messages.js';
 import { RecorderSinks } from './recorder-sinks.js';
+import { byRecorderName } from './recorder-registry.js';
 
 /**
  * Finds the providers decorated with `@KubeEventsSink` when the application
@@ -22,10 +23,9 @@ export class EventSinksExplorer implements OnModuleInit {
 
   onModuleInit(): void {
     const providers = this.discovery.getProviders();
-    const sinksByRecorder = new Map<string | null, RecorderSinks>();
-    for (const wrapper of providers) {
-      if (wrapper.instance instanceof RecorderSinks) sinksByRecorder.set(wrapper.instance.recorderName, wrapper.instance);
-    }
+    const sinksByRecorder = byRecorderName(
+      providers.flatMap(({ instance }) => (instance instanceof RecorderSinks ? [[instance.recorderName, instance] as const] : [])),
+    );
     for (const wrapper of providers) {
       const metatype = wrapper.metatype;
       if (typeof metatype !== 'function') continue;

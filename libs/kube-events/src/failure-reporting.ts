@@ -20,25 +20,34 @@ export function withFailureEvents(
   logger: Logger,
 ): Method {
   const resourceOf = (args: unknown[]) => reconciledObject(args, options);
+  const notPublished = (problem: unknown) => logger.warn(`${FAILURE_NOT_PUBLISHED(label)}: ${messageOf(problem)}`);
+  // Neither may ever replace the reconcile's own outcome: the user's selector and note formatter may throw.
   const report = (error: unknown, args: unknown[]): Promise<void> => {
-    const resource = resourceOf(args);
-    if (!resource) {
-      logger.warn(NO_RESOURCE_ARGUMENT(label));
+    try {
+      const resource = resourceOf(args);
+      if (!resource) {
+        logger.warn(NO_RESOURCE_ARGUMENT(label));
+        return Promise.resolve();
+      }
+      const event = {
+        type: 'Warning' as const,
+        reason: options.reason ?? RECONCILE_FAILED_REASON,
+        action: options.action ?? RECONCILE_ACTION,
+        note: noteOf(error, options),
+      };
+      return recorder.publishFailure(resource, event).catch(notPublished);
+    } catch (problem) {
+      notPublished(problem);
       return Promise.resolve();
     }
-    const event = {
-      type: 'Warning' as const,
-      reason: options.reason ?? RECONCILE_FAILED_REASON,
-      action: options.action ?? RECONCILE_ACTION,
-      note: noteOf(error, options),
-    };
-    return recorder.publishFailure(resource, event).catch((publishError: unknown) => {
-      logger.warn(`${FAILURE_NOT_PUBLISHED(label)}: ${messageOf(publishError)}`);
-    });
   };
   const succeeded = (args: unknown[]) => {
-    const resource = resourceOf(args);
-    if (resource) recorder.forgetFailures(resource);
+    try {
+      const resource = resourceOf(args);
+      if (resource) recorder.forgetFailures(resource);
+    } catch (problem) {
+      logger.warn(`${label}: could not find the reconciled object: ${messageOf(problem)}`);
+    }
   };
 
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {

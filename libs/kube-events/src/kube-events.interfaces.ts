@@ -49,8 +49,10 @@ export interface WriteControlOptions {
    */
   objectBurst?: number;
   /**
-   * After the burst, one more write per object every this many milliseconds
-   * (client-go's refill: one every 5 minutes).
+   * After the burst, the object's budget gains one write every this many
+   * milliseconds (client-go's refill: one every 5 minutes). Until it has
+   * one, the object's occurrences are folded and written together, at most
+   * once per `maxDelay`.
    * @default 300000
    */
   objectRefillMs?: number;
@@ -72,8 +74,10 @@ export interface WriteControlOptions {
    */
   burst?: number;
   /**
-   * How many series may hold folded occurrences; past it, occurrences that
-   * cannot be written at once are dropped, counted and logged.
+   * How many folded entries (one per distinct event waiting in a series) the
+   * recorder holds; past it, occurrences that cannot be written at once are
+   * dropped, counted and logged. A series holds at most 8 entries, so one
+   * noisy object cannot use up the room of the others.
    * @default 10000
    */
   maxPending?: number;

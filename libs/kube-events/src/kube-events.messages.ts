@@ -67,3 +67,6 @@ export const UNEXPECTED_EVENT = (expected: string, found: string) =>
 export const LOWER_COUNT_HINT =
   'An Event matches all but its count: if the publishes were concurrent, `await recorder.flush()` first, ' +
   'so that occurrences folded into the next write are written.';
+export const DUPLICATE_RECORDER = (name: string | null) =>
+  `Two recorders are registered as ${name === null ? 'the default recorder' : JSON.stringify(name)}: ` +
+  `give each KubeEventsModule.forRoot (or KubeEventsTestingModule.forRoot) its own name.`;

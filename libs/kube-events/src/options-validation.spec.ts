@@ -23,6 +23,7 @@ describe('resolveRecorderOptions', () => {
     [{ reporter: { controller: 'widgets-' } }, 'reporter.controller'],
     [{ reporter: { controller: 'widgets', instance: 'i'.repeat(129) } }, 'reporter.instance'],
     [{ reporter: { controller: 'widgets', instance: '' } }, 'reporter.instance'],
+    [{ reporter: { controller: `${'a'.repeat(60)}.${'b'.repeat(60)}.example.com/widgets` } }, 'reporter.instance'],
     [{ reporter: { controller: 'widgets' }, timeout: 0 }, 'timeout'],
     [{ reporter: { controller: 'widgets' }, seriesWindow: -1 }, 'seriesWindow'],
     [{ reporter: { controller: 'widgets' }, maxSeries: 1.5 }, 'maxSeries'],

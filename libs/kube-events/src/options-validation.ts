@@ -41,11 +41,13 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
   const { controller, instance } = reporter!;
   if (typeof controller !== 'string' || controller === '') fail('reporter.controller', REQUIRED_FIELD('reporter.controller'));
   if (!isQualifiedName(controller)) fail('reporter.controller', NOT_A_QUALIFIED_NAME('reporter.controller', controller));
-  if (instance !== undefined) {
-    if (typeof instance !== 'string' || instance === '') fail('reporter.instance', REQUIRED_FIELD('reporter.instance'));
-    if (Buffer.byteLength(instance) > MAX_FIELD_LENGTH) {
-      fail('reporter.instance', FIELD_TOO_LONG('reporter.instance', Buffer.byteLength(instance)));
-    }
+  if (instance !== undefined && (typeof instance !== 'string' || instance === '')) {
+    fail('reporter.instance', REQUIRED_FIELD('reporter.instance'));
+  }
+  // The instance defaults to the controller name, which may be longer than the server takes for an instance.
+  const resolvedInstance = instance ?? controller;
+  if (Buffer.byteLength(resolvedInstance) > MAX_FIELD_LENGTH) {
+    fail('reporter.instance', FIELD_TOO_LONG('reporter.instance', Buffer.byteLength(resolvedInstance)));
   }
   const positive = (field: string, value: unknown): number => {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(field, NOT_A_POSITIVE_NUMBER(field, value));
@@ -65,7 +67,7 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     maxPending: count('writeControl.maxPending', control.maxPending),
   };
   return {
-    reporter: { controller, instance: instance ?? controller },
+    reporter: { controller, instance: resolvedInstance },
     timeout: positive('timeout', options!.timeout ?? DEFAULT_TIMEOUT_MS),
     seriesWindow: positive('seriesWindow', options!.seriesWindow ?? SERIES_WINDOW_MS),
     maxSeries: count('maxSeries', options!.maxSeries ?? DEFAULT_MAX_SERIES),

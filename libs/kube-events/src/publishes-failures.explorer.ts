@@ -1,12 +1,11 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { PublishesFailuresOptions } from './decorators/publishes-failures.decorator.js';
-import { EventRecorder } from './event-recorder.js';
+import type { EventRecorder } from './event-recorder.js';
 import { withFailureEvents } from './failure-reporting.js';
 import { PUBLISHES_FAILURES_METADATA } from './kube-events.constants.js';
 import { NO_DEFAULT_RECORDER, REQUEST_SCOPED_SKIPPED, UNKNOWN_RECORDER } from './kube-events.messages.js';
-import { recorderNameOf } from './kube-events.tokens.js';
+import { findRecorders, type RecorderName } from './recorder-registry.js';
 
 /**
  * Finds the provider methods decorated with `@PublishesFailures` when the
@@ -45,17 +44,7 @@ export class PublishesFailuresExplorer implements OnModuleInit {
   }
 }
 
-/** The recorders of the application by name; the default one under `null`. */
-function findRecorders(providers: InstanceWrapper[]): Map<string | null, EventRecorder> {
-  const recorders = new Map<string | null, EventRecorder>();
-  for (const wrapper of providers) {
-    const name = recorderNameOf(wrapper.token);
-    if (name !== undefined && wrapper.instance instanceof EventRecorder) recorders.set(name, wrapper.instance);
-  }
-  return recorders;
-}
-
-function recorderFor(recorders: Map<string | null, EventRecorder>, options: PublishesFailuresOptions, label: string) {
+function recorderFor(recorders: Map<RecorderName, EventRecorder>, options: PublishesFailuresOptions, label: string) {
   const recorder = recorders.get(options.recorder ?? null);
   if (recorder) return recorder;
   throw new Error(options.recorder === undefined ? NO_DEFAULT_RECORDER(label) : UNKNOWN_RECORDER(options.recorder, label));

@@ -54,7 +54,7 @@ describe('SeriesStore', () => {
     const store = new SeriesStore(WINDOW, 10);
     const published = publish(store, 'a', 0, false);
     publish(store, 'a', 0, true);
-    store.forget('a', true);
+    store.forget('a', true, 1);
     expect(store.size).toBe(1);
     expect(store.acquire('false/a', 'a', false, 1)).toBe(published);
     expect(store.acquire('true/a', 'a', true, 1).event).toBeUndefined();
@@ -65,7 +65,7 @@ describe('SeriesStore', () => {
     publish(store, 'a', 0, false);
     publish(store, 'a', 0, true);
     publish(store, 'b', 0);
-    store.forget('a');
+    store.forget('a', undefined, 1);
     expect(store.size).toBe(1);
   });
 });

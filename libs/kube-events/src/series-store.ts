@@ -67,6 +67,12 @@ export interface Series {
 export class SeriesStore {
   private readonly series = new Map<string, Series>();
   private readonly objects = new Map<string, TrackedObject>();
+  /**
+   * Budgets of objects whose series were all forgotten before the budget
+   * refilled: a flapping object (failure, success, failure…) keeps its spent
+   * budget. Bounded like the series, and a refilled one is not kept.
+   */
+  private readonly spentBudgets = new Map<string, TokenBucket>();
 
   constructor(
     private readonly window: number,
@@ -84,7 +90,11 @@ export class SeriesStore {
     this.dropStale(now);
     if (!series) {
       let object = this.objects.get(uid);
-      if (!object) this.objects.set(uid, (object = { uid, series: [], budget: undefined }));
+      if (!object) {
+        object = { uid, series: [], budget: this.spentBudgets.get(uid) };
+        this.spentBudgets.delete(uid);
+        this.objects.set(uid, object);
+      }
       series = { key, object, failure, event: undefined, folded: [], writing: undefined, flushTimer: undefined, busy: 0 };
       object.series.push(series);
     }
@@ -99,14 +109,13 @@ export class SeriesStore {
 
   /**
    * Forgets the series of one object: all of them, or only its failure or
-   * publish series. An object left without series is forgotten too, budget
-   * included: it starts afresh.
+   * publish series.
    */
-  forget(uid: string, failure?: boolean): void {
+  forget(uid: string, failure: boolean | undefined, now: number): void {
     const object = this.objects.get(uid);
     if (!object) return;
     for (const series of [...object.series]) {
-      if (failure === undefined || series.failure === failure) this.remove(series);
+      if (failure === undefined || series.failure === failure) this.remove(series, now);
     }
   }
 
@@ -118,19 +127,23 @@ export class SeriesStore {
   private dropStale(now: number): void {
     for (const series of this.series.values()) {
       if (series.busy || (series.event && this.isCurrent(series.event, now))) break;
-      this.remove(series);
+      this.remove(series, now);
     }
     if (this.series.size < this.maxSeries) return;
     for (const series of this.series.values()) {
-      if (!series.busy) this.remove(series);
+      if (!series.busy) this.remove(series, now);
       if (this.series.size < this.maxSeries) return;
     }
   }
 
-  private remove(series: Series): void {
+  private remove(series: Series, now: number): void {
     this.series.delete(series.key);
     const { object } = series;
     object.series.splice(object.series.indexOf(series), 1);
-    if (!object.series.length) this.objects.delete(object.uid);
+    if (object.series.length) return;
+    this.objects.delete(object.uid);
+    if (!object.budget || object.budget.isFull(now)) return;
+    this.spentBudgets.set(object.uid, object.budget);
+    if (this.spentBudgets.size > this.maxSeries) this.spentBudgets.delete(this.spentBudgets.keys().next().value!);
   }
 }

@@ -29,6 +29,12 @@ export class TokenBucket {
     return this.tokens >= 1 ? 0 : Math.ceil((1 - this.tokens) * this.refillMs);
   }
 
+  /** Whether the bucket has refilled completely, so that forgetting it loses nothing. */
+  isFull(now: number): boolean {
+    this.refill(now);
+    return this.tokens >= this.burst;
+  }
+
   private refill(now: number): void {
     if (now <= this.updatedAt) return;
     this.tokens = Math.min(this.burst, this.tokens + (now - this.updatedAt) / this.refillMs);

@@ -37,10 +37,12 @@ export class WriteBudget {
     return true;
   }
 
-  /** Milliseconds until folded occurrences that have waited `waitedMs` may be written. */
-  msUntilFoldedWrite(object: TrackedObject, waitedMs: number, now: number): number {
-    const objectWait = Math.min(this.bucketOf(object, now).msUntilToken(now), Math.max(0, this.control.maxDelay - waitedMs));
-    return Math.max(objectWait, this.recorderWide.msUntilToken(now));
+  /**
+   * Milliseconds until the object's budget lets folded occurrences that have
+   * waited `waitedMs` be written: a token, or the maximum delay.
+   */
+  msUntilObjectWrite(object: TrackedObject, waitedMs: number, now: number): number {
+    return Math.min(this.bucketOf(object, now).msUntilToken(now), Math.max(0, this.control.maxDelay - waitedMs));
   }
 
   /** Milliseconds until the recorder-wide budget has a write. */
