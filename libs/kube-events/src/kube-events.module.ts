@@ -12,7 +12,7 @@ import { EventSinksModule } from './event-sinks.module.js';
 import { KubeEventsMetrics } from './kube-events-metrics.js';
 import { KubeEventsMetricsModule } from './kube-events-metrics.module.js';
 import { PublishesFailuresModule } from './publishes-failures.module.js';
-import { RecorderSinks } from './recorder-sinks.js';
+import { recorderSinksProvider } from './recorder-sinks.js';
 
 /**
  * Provides an {@link EventRecorder} for one controller, wraps the methods
@@ -49,15 +49,7 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
         useFactory: (options: KubeEventsModuleOptions) => new EventRecorder(options),
         inject: [KUBE_EVENTS_MODULE_OPTIONS],
       },
-      {
-        provide: RecorderSinks,
-        useFactory: (options: KubeEventsModuleOptions, recorder: EventRecorder, metrics: KubeEventsMetrics) =>
-          new RecorderSinks(name ?? null, recorder, {
-            logEvents: options.logEvents === true,
-            metrics: options.metrics === false ? undefined : metrics,
-          }),
-        inject: [KUBE_EVENTS_MODULE_OPTIONS, token, KubeEventsMetrics],
-      },
+      recorderSinksProvider(name, token, KUBE_EVENTS_MODULE_OPTIONS, KubeEventsMetrics),
     ],
     exports: [...(definition.exports ?? []), token, KubeEventsMetricsModule],
   };

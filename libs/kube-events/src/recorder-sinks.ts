@@ -1,10 +1,31 @@
-import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Logger, type FactoryProvider, type InjectionToken, type OnModuleDestroy } from '@nestjs/common';
 import type { EventRecorder } from './event-recorder.js';
 import type { EventSink } from './event-sink.js';
 import { DEFAULT_SINK_MAX_IN_FLIGHT } from './kube-events.constants.js';
 import type { KubeEventsMetrics } from './kube-events-metrics.js';
 import { LogEventSink } from './log-event.sink.js';
 import { SinkSubscription } from './sink-subscription.js';
+
+/**
+ * The provider of a recorder's sinks, shared by the module and the testing
+ * module: `logEvents` and `metrics` come from the recorder's options.
+ */
+export function recorderSinksProvider(
+  name: string | undefined,
+  recorderToken: InjectionToken,
+  optionsToken: InjectionToken,
+  metricsToken: InjectionToken,
+): FactoryProvider<RecorderSinks> {
+  return {
+    provide: RecorderSinks,
+    useFactory: (options: { logEvents?: boolean; metrics?: boolean }, recorder: EventRecorder, metrics: KubeEventsMetrics) =>
+      new RecorderSinks(name ?? null, recorder, {
+        logEvents: options.logEvents === true,
+        metrics: options.metrics === false ? undefined : metrics,
+      }),
+    inject: [optionsToken, recorderToken, metricsToken],
+  };
+}
 
 /** The sinks built into the library, switched on per recorder. */
 export interface BuiltInSinks {

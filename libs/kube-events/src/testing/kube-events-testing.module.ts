@@ -4,9 +4,11 @@ import { EventSinksModule } from '../event-sinks.module.js';
 import { getEventRecorderToken } from '../kube-events.tokens.js';
 import { KubeEventsMetrics } from '../kube-events-metrics.js';
 import { PublishesFailuresModule } from '../publishes-failures.module.js';
-import { RecorderSinks } from '../recorder-sinks.js';
+import { recorderSinksProvider } from '../recorder-sinks.js';
 import { FakeEventRecorder, type FakeEventRecorderOptions } from './fake-event-recorder.js';
 import { InMemoryMetricsModule } from './in-memory-metrics.module.js';
+
+const FAKE_RECORDER_OPTIONS = 'KUBE_EVENTS:fake-recorder-options';
 
 /** Options of {@link KubeEventsTestingModule.forRoot}. */
 export interface KubeEventsTestingModuleOptions extends FakeEventRecorderOptions {
@@ -49,16 +51,9 @@ export class KubeEventsTestingModule {
     const { name, isGlobal = true, ...recorderOptions } = options;
     const token = getEventRecorderToken(name);
     const providers: Provider[] = [
+      { provide: FAKE_RECORDER_OPTIONS, useValue: recorderOptions },
       { provide: token, useFactory: () => new FakeEventRecorder(recorderOptions) },
-      {
-        provide: RecorderSinks,
-        useFactory: (recorder: EventRecorder, metrics: KubeEventsMetrics) =>
-          new RecorderSinks(name ?? null, recorder, {
-            logEvents: recorderOptions.logEvents === true,
-            metrics: recorderOptions.metrics === false ? undefined : metrics,
-          }),
-        inject: [token, KubeEventsMetrics],
-      },
+      recorderSinksProvider(name, token, FAKE_RECORDER_OPTIONS, KubeEventsMetrics),
     ];
     const exports: DynamicModule['exports'] = [token, InMemoryMetricsModule];
     if (name === undefined) {
