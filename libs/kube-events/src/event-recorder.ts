@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { V1MicroTime, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { Subject, type Observable } from 'rxjs';
 import { loadDefaultKubeConfig } from './default-kube-config.js';
-import { eventBody, eventNamespace } from './event-body.js';
 import { validateEvent } from './event-validation.js';
 import { EventsApi, type EventsWriter } from './events-api.js';
 import { PublishApiError, PublishError, PublishTimeoutError } from './errors.js';
@@ -12,6 +11,8 @@ import { OCCURRENCES_DROPPED } from './kube-events.messages.js';
 import { resolveRecorderOptions } from './options-validation.js';
 import type { PublishOutcome, PublishOutcomeKind } from './publish-outcome.js';
 import { SeriesStore, type EventIdentity, type FoldedOccurrences, type Series } from './series-store.js';
+import { monotonicNow } from './monotonic-clock.js';
+import { identityOf, sameIdentity, SeriesWriter, type Written } from './series-writer.js';
 import { WriteBudget } from './write-budget.js';
 
 /** How often the write of folded occurrences is tried before they are dropped. */
@@ -20,15 +21,6 @@ const FOLDED_WRITE_TRIES = 3;
 /** Distinct events folded at most per series; past it the oldest is dropped, so one noisy object cannot use up `maxPending`. */
 const MAX_FOLDED_PER_SERIES = 8;
 
-/** The clock of windows, budgets and timers: monotonic, so that a step of the wall clock changes none of them. */
-const monotonicNow = () => performance.now();
-
-interface Written {
-  kind: 'created' | 'patched';
-  name: string;
-  namespace: string;
-  count: number;
-}
 
 /**
  * Publishes `events.k8s.io/v1` Events on behalf of one controller.
@@ -66,7 +58,6 @@ export class EventRecorder implements OnApplicationShutdown {
   readonly outcomes$: Observable<PublishOutcome>;
   private readonly outcomes = new Subject<PublishOutcome>();
   private readonly options: ResolvedRecorderOptions;
-  private readonly api: EventsWriter;
   private readonly store: SeriesStore;
   private readonly budget: WriteBudget;
   /** Series holding folded occurrences. */
@@ -75,8 +66,7 @@ export class EventRecorder implements OnApplicationShutdown {
   /** Series whose folded occurrences wait only for the recorder-wide budget, in order, behind one timer. */
   private readonly awaitingBudget = new Set<Series>();
   private budgetTimer: NodeJS.Timeout | undefined;
-  /** Every write in flight. */
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly writer: SeriesWriter;
   private readonly logger = new Logger('EventRecorder');
 
   /**
@@ -86,9 +76,12 @@ export class EventRecorder implements OnApplicationShutdown {
   constructor(options: KubeEventsModuleOptions, writer?: EventsWriter) {
     this.options = resolveRecorderOptions(options);
     this.reporter = Object.freeze({ ...this.options.reporter });
-    this.api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.store = new SeriesStore(this.options.seriesWindow, this.options.maxSeries);
     this.budget = new WriteBudget(this.options.writeControl, monotonicNow());
+    const api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
+    this.writer = new SeriesWriter(api, this.store, this.options.reporter, this.options.timeout, (series) =>
+      this.scheduleFolded(series),
+    );
     this.outcomes$ = this.outcomes.asObservable();
   }
 
@@ -141,7 +134,7 @@ export class EventRecorder implements OnApplicationShutdown {
    */
   async flush(): Promise<void> {
     const deadline = monotonicNow() + this.options.timeout;
-    const settled = [...this.inFlight].map((write) => write.catch(() => undefined));
+    const settled = [...this.writer.inFlight].map((write) => write.catch(() => undefined));
     await Promise.all([...[...this.withFolded].map((series) => this.drain(series, deadline)), ...settled]);
   }
 
@@ -174,7 +167,7 @@ export class EventRecorder implements OnApplicationShutdown {
   /** Writes one occurrence and settles with its write. */
   private async writeNow(series: Series, resource: KubernetesObject, event: KubeEvent, identity: EventIdentity, startedAt: number) {
     try {
-      const written = await this.runWrite(series, (signal) => this.write(series, resource, event, identity, 1, signal));
+      const written = await this.writer.run(series, (signal) => this.writer.write(series, resource, event, identity, 1, signal));
       this.emit(written.kind, resource, event, series.failure, written.count, startedAt, written);
     } catch (error) {
       this.emit('failed', resource, event, series.failure, 1, startedAt, undefined, error);
@@ -254,9 +247,9 @@ export class EventRecorder implements OnApplicationShutdown {
     const entry = series.folded.shift();
     if (!entry) return;
     // The bookkeeping runs inside the write, so that it is done before the next write is scheduled.
-    await this.runWrite(series, async (signal) => {
+    await this.writer.run(series, async (signal) => {
       try {
-        const written = await this.write(series, entry.resource, entry.event, entry.identity, entry.occurrences, signal);
+        const written = await this.writer.write(series, entry.resource, entry.event, entry.identity, entry.occurrences, signal);
         this.foldedDone(series);
         this.emit(written.kind, entry.resource, entry.event, series.failure, written.count, entry.firstAt, written);
       } catch (error) {
@@ -305,79 +298,17 @@ export class EventRecorder implements OnApplicationShutdown {
   /** Creates an Event about an object without a uid: no series, so it waits for the recorder's budget instead of folding. */
   private async writeUntracked(resource: KubernetesObject, event: KubeEvent, failure: boolean, startedAt: number): Promise<void> {
     try {
-      const written = await this.runWrite(undefined, async (signal) => {
+      const written = await this.writer.run(undefined, async (signal) => {
         while (!this.budget.tryTake(undefined, monotonicNow())) {
           await sleep(this.budget.msUntilRecorderWrite(monotonicNow()), undefined, { signal });
         }
-        const { name, namespace } = await this.create(resource, event, 1, signal);
-        return { kind: 'created' as const, name, namespace, count: 1 };
+        return this.writer.create(resource, event, 1, signal);
       });
       this.emit('created', resource, event, failure, 1, startedAt, written);
     } catch (error) {
       this.emit('failed', resource, event, failure, 1, startedAt, undefined, error);
       throw error;
     }
-  }
-
-  /** Patches the series' last Event when the occurrences repeat it, else creates a new one carrying them. */
-  private async write(
-    series: Series,
-    resource: KubernetesObject,
-    event: KubeEvent,
-    identity: EventIdentity,
-    occurrences: number,
-    signal: AbortSignal,
-  ): Promise<Written> {
-    const now = monotonicNow();
-    const last = series.event;
-    if (last && sameIdentity(last, identity) && this.store.isCurrent(last, now)) {
-      const count = last.count + occurrences;
-      try {
-        await this.api.patchSeries(last.namespace, last.name, { count, lastObservedTime: new V1MicroTime() }, signal);
-        last.count = count;
-        last.publishedAt = now;
-        return { kind: 'patched', name: last.name, namespace: last.namespace, count };
-      } catch (error) {
-        // The server deletes Events an --event-ttl after their last update: start the series anew.
-        if (!(error instanceof PublishApiError && error.statusCode === 404)) throw error;
-      }
-    }
-    const { name, namespace } = await this.create(resource, event, occurrences, signal);
-    series.event = { name, namespace, count: occurrences, publishedAt: now, ...identity };
-    return { kind: 'created', name, namespace, count: occurrences };
-  }
-
-  private async create(resource: KubernetesObject, event: KubeEvent, count: number, signal: AbortSignal) {
-    const namespace = eventNamespace(resource);
-    const name = await this.api.create(namespace, eventBody(resource, event, this.options.reporter, Date.now(), count), signal);
-    return { name, namespace };
-  }
-
-  /**
-   * Runs one write, aborted after `timeout`: the returned promise rejects
-   * with PublishTimeoutError right then. For a series, the write is its one
-   * write in flight, and when the write itself has settled (which the abort
-   * makes prompt) the series' folded occurrences get their turn.
-   */
-  private runWrite<T>(series: Series | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const { timeout } = this.options;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new PublishTimeoutError(timeout)), timeout);
-    const run = work(controller.signal).finally(() => clearTimeout(timer));
-    this.inFlight.add(run);
-    const forget = () => this.inFlight.delete(run);
-    run.then(forget, forget);
-    if (series) {
-      series.writing = run;
-      series.busy++;
-      const settled = () => {
-        series.writing = undefined;
-        series.busy--;
-        this.scheduleFolded(series);
-      };
-      run.then(settled, settled);
-    }
-    return Promise.race([run, rejectedOnAbort(controller.signal)]);
   }
 
   private drop(resource: KubernetesObject, event: KubeEvent, failure: boolean, count: number, since: number, error?: unknown) {
@@ -418,30 +349,12 @@ export class EventRecorder implements OnApplicationShutdown {
   }
 }
 
-function identityOf(event: KubeEvent): EventIdentity {
-  return {
-    type: event.type,
-    note: event.note,
-    related: event.related && JSON.stringify(event.related),
-    annotations: event.annotations && JSON.stringify(event.annotations),
-  };
-}
-
-function sameIdentity(a: EventIdentity, b: EventIdentity): boolean {
-  return a.type === b.type && a.note === b.note && a.related === b.related && a.annotations === b.annotations;
-}
-
 /** Server errors, throttling, timeouts and unreachable servers may pass; refusals will not. */
 function isWorthRetrying(error: unknown): boolean {
   if (error instanceof PublishTimeoutError) return true;
   if (!(error instanceof PublishApiError)) return false;
   const status = error.statusCode;
   return status === undefined || status === 429 || status >= 500;
-}
-
-/** Rejects with the signal's reason once it aborts. */
-function rejectedOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
 }
 
 function asPublishError(error: unknown): PublishError {

@@ -1,0 +1,6 @@
+/**
+ * The clock of series windows, write budgets and timers: monotonic, so that
+ * a step of the wall clock changes none of them. Event timestamps use the
+ * wall clock.
+ */
+export const monotonicNow = (): number => performance.now();
