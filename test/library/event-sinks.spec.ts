@@ -2,26 +2,21 @@ import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { Injectable, Logger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   EventRecorder,
   getEventRecorderToken,
   KubeEventsModule,
   KubeEventsSink,
   type EventSink,
-  type KubeEvent,
   type KubeEventsModuleOptions,
   type PublishOutcome,
 } from 'nestjs-kube-events';
 import { RecorderSinks } from '../../libs/kube-events/src/recorder-sinks.js';
 import { FakeApiServer } from '../support/fake-api-server.js';
+import { configMap, syncFailed } from '../support/objects.js';
 
-const configMap = (name = 'app'): KubernetesObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default', uid: `uid-${name}` },
-});
-const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
+const failed = syncFailed;
 const within = <T>(promise: Promise<T>, ms: number) =>
   Promise.race([promise, new Promise<'too slow'>((resolve) => setTimeout(() => resolve('too slow'), ms).unref())]);
 

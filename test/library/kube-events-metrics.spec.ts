@@ -2,26 +2,21 @@ import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { Injectable, Logger, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { register, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import {
   EventRecorder,
   KUBE_EVENTS_METRICS,
   KubeEventsMetrics,
   KubeEventsModule,
-  type KubeEvent,
   type KubeEventsMetricUpdate,
   type KubeEventsModuleOptions,
 } from 'nestjs-kube-events';
 import { loadPrometheusBackend } from '../../libs/kube-events/src/prometheus-metrics.js';
 import { FakeApiServer } from '../support/fake-api-server.js';
+import { configMap, syncFailed } from '../support/objects.js';
 
-const configMap = (name = 'app'): KubernetesObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default', uid: `uid-${name}` },
-});
-const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
+const failed = syncFailed;
 
 let controllers = 0;
 const uniqueController = () => `metrics-test-${++controllers}`;
