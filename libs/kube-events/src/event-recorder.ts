@@ -21,7 +21,6 @@ const FOLDED_WRITE_TRIES = 3;
 /** Distinct events folded at most per series; past it the oldest is dropped, so one noisy object cannot use up `maxPending`. */
 const MAX_FOLDED_PER_SERIES = 8;
 
-
 /**
  * Publishes `events.k8s.io/v1` Events on behalf of one controller.
  *
@@ -34,10 +33,12 @@ const MAX_FOLDED_PER_SERIES = 8;
  * written at once; otherwise (a write of the same series is in flight, or
  * the object's or the recorder's write budget is spent) at once, with the
  * occurrence counted locally and folded into the series' next write, which
- * is sent as soon as the budgets allow and at the latest `maxDelay` later.
- * Either way it settles within `timeout`; a timed-out request is aborted.
- * Folded occurrences are dropped only past `maxPending`, or after their
- * write failed three times, and are then counted and logged.
+ * is sent as soon as the object's budget allows and at the latest
+ * `maxDelay` later (then as the recorder-wide budget allows). Either way it
+ * settles within `timeout`; a timed-out request is aborted. Folded
+ * occurrences are dropped only past `maxPending` (or 8 distinct events in
+ * one series), after their write failed three times, or when `flush()` runs
+ * out of time, and are then counted and logged.
  *
  * `kubectl describe <object>` lists the Events under the object: `Type`,
  * `Reason`, `Age` (with the series count, `x3 over 2m`), `From`
