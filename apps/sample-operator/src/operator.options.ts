@@ -81,7 +81,7 @@ export function operatorOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Op
     instance: env.POD_NAME || undefined,
     workers: integer(env, 'WORKERS', 1),
     resyncPeriodMs: integer(env, 'RESYNC_PERIOD_MS', 0),
-    retryBaseDelayMs: integer(env, 'RETRY_BASE_DELAY_MS', 0),
+    retryBaseDelayMs: integer(env, 'RETRY_BASE_DELAY_MS', 1),
     retryMaxDelayMs: integer(env, 'RETRY_MAX_DELAY_MS', 1),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 0),
     publishTimeoutMs: integer(env, 'EVENT_PUBLISH_TIMEOUT_MS', 1),

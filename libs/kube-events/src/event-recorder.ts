@@ -159,7 +159,9 @@ export class EventRecorder implements OnApplicationShutdown {
     const key = `${failure ? 'failure' : 'publish'}\0${uid}\0${valid.reason}\0${valid.action}`;
     const series = this.store.acquire(key, uid, failure, startedAt);
     const identity = identityOf(valid);
-    if (!series.writing && !series.folded.length && this.budget.tryTake(series.object, startedAt)) {
+    // Series already waiting in line for the recorder-wide budget go first.
+    const writable = !series.writing && !series.folded.length && !this.awaitingBudget.size;
+    if (writable && this.budget.tryTake(series.object, startedAt)) {
       return this.writeNow(series, resource, valid, identity, startedAt);
     }
     this.fold(series, resource, valid, identity, startedAt);
@@ -204,7 +206,7 @@ export class EventRecorder implements OnApplicationShutdown {
    * timer of its own while its object's budget holds it back, else a place
    * in the line for the recorder-wide budget, which one timer serves.
    */
-  private scheduleFolded(series: Series): void {
+  private scheduleFolded(series: Series, atHeadOfLine = false): void {
     if (series.writing || series.flushTimer || !series.folded.length || this.awaitingBudget.has(series)) return;
     const entry = series.folded[0];
     const now = monotonicNow();
@@ -216,7 +218,7 @@ export class EventRecorder implements OnApplicationShutdown {
         this.scheduleFolded(series);
       }, objectWait);
       series.flushTimer.unref();
-    } else if (this.budget.tryTakeFolded(series.object, waited, now)) {
+    } else if ((atHeadOfLine || !this.awaitingBudget.size) && this.budget.tryTakeFolded(series.object, waited, now)) {
       void this.writeFolded(series);
     } else {
       this.awaitingBudget.add(series);
@@ -232,7 +234,7 @@ export class EventRecorder implements OnApplicationShutdown {
       for (const series of this.awaitingBudget) {
         if (this.budget.msUntilRecorderWrite(monotonicNow()) > 0) break;
         this.awaitingBudget.delete(series);
-        this.scheduleFolded(series);
+        this.scheduleFolded(series, true);
       }
       this.armBudgetTimer();
     }, wait);

@@ -40,7 +40,7 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
   private readonly queue: WorkQueue<string>;
   private readonly workers: QueueWorkers<string>;
   /** The generation last queued per ConfigMirror key. */
-  private readonly generations = new Map<string, number | undefined>();
+  private readonly generations = new Map<string, string>();
   private started = false;
   private stopping: Promise<void> | undefined;
   private readonly ready: Promise<void>;
@@ -161,9 +161,10 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
 
   private enqueueMirror(mirror: ConfigMirror, always: boolean): void {
     const key = objectKey(mirror);
-    const generation = mirror.metadata.generation;
-    if (!always && this.generations.has(key) && this.generations.get(key) === generation) return;
-    this.generations.set(key, generation);
+    // The uid too: a mirror deleted and made again under its name while the watch was down is a new object.
+    const seen = `${mirror.metadata.uid}/${mirror.metadata.generation}`;
+    if (!always && this.generations.get(key) === seen) return;
+    this.generations.set(key, seen);
     this.queue.add(key);
   }
 

@@ -44,8 +44,10 @@ describe('ItemExponentialBackoff', () => {
     expect([backoff.when('a'), backoff.when('a'), backoff.when('a')]).toEqual([100, 200, 250]);
   });
 
-  it('rejects a ceiling below the base', () => {
+  it('rejects a ceiling below the base, and a base that cannot grow', () => {
     expect(() => new ItemExponentialBackoff({ baseDelayMs: 10, maxDelayMs: 5 })).toThrow(RangeError);
     expect(() => new ItemExponentialBackoff({ baseDelayMs: -1 })).toThrow(/baseDelayMs=-1/);
+    // A zero base would never grow: a failing item would be retried in a tight loop.
+    expect(() => new ItemExponentialBackoff({ baseDelayMs: 0 })).toThrow(/baseDelayMs=0/);
   });
 });

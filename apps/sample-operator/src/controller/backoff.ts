@@ -51,9 +51,10 @@ export class ItemExponentialBackoff<T> implements RateLimiter<T> {
   constructor(options: ItemExponentialBackoffOptions = {}) {
     this.baseDelayMs = options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
     this.maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
-    if (!(this.baseDelayMs >= 0) || !(this.maxDelayMs >= this.baseDelayMs)) {
+    // A zero base never grows: a failing item would be retried in a tight loop.
+    if (!(this.baseDelayMs > 0) || !(this.maxDelayMs >= this.baseDelayMs)) {
       throw new RangeError(
-        `backoff needs 0 <= baseDelayMs <= maxDelayMs, got baseDelayMs=${this.baseDelayMs}, maxDelayMs=${this.maxDelayMs}`,
+        `backoff needs 0 < baseDelayMs <= maxDelayMs, got baseDelayMs=${this.baseDelayMs}, maxDelayMs=${this.maxDelayMs}`,
       );
     }
   }

@@ -154,7 +154,11 @@ export class ResilientInformer<T extends KubernetesObject> implements ObjectCach
     } finally {
       this.starting = false;
     }
-    if (!this.running) return;
+    // Stopped while the list was in flight: client-node would go on to watch.
+    if (!this.running) {
+      await this.informer.stop();
+      return;
+    }
     if (this.failedWhileStarting) {
       this.scheduleRestart();
       return;
