@@ -33,7 +33,7 @@ describe('EventRecorder against the real API server', () => {
     await scratch?.cleanup();
   });
 
-  it('creates an events.k8s.io/v1 Event with every field of SPEC §4, as read back', async () => {
+  it('creates an events.k8s.io/v1 Event with every field the library writes, as read back', async () => {
     const cm = await scratch.configMap('app-config');
     const pod = { apiVersion: 'v1', kind: 'Pod', name: 'widget-0', namespace: scratch.namespace, uid: 'uid-of-widget-0' };
     const before = Date.now();
@@ -347,7 +347,7 @@ describe('EventRecorder against the real API server', () => {
       body: handMade(cm, { regarding: { ...reference(cm), kind: undefined } }),
     });
     expect(accepted.regarding?.kind).toBeUndefined();
-    // … so the library is stricter than the server here, on purpose (SPEC §9).
+    // … so the library is stricter than the server here, on purpose: `kubectl describe` finds Events by kind.
     const error = await rejectionOf(scratch.recorder().publish(withoutKind, failed));
     expect(error).toBeInstanceOf(InvalidEventError);
     expect((error as InvalidEventError).field).toBe('resource.kind');

@@ -7,7 +7,7 @@ import { type KubeEvent, PublishApiError } from 'nestjs-kube-events';
 import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../support/control-plane.js';
 import { Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
 
-/** The Role the README ships (SPEC §4), bound to the operator's ServiceAccount. */
+/** The Role the README ships, bound to the operator's ServiceAccount. */
 const publisherRbac = (namespace: string, serviceAccount: string) => `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role

@@ -10,7 +10,7 @@ export function eventNamespace(resource: KubernetesObject): string {
   return resource.metadata?.namespace || CLUSTER_SCOPED_EVENT_NAMESPACE;
 }
 
-/** The `events.k8s.io/v1` Event created for a publish (SPEC §4). */
+/** The `events.k8s.io/v1` Event created for a publish (README: "The Event written"). */
 export function eventBody(
   resource: KubernetesObject,
   event: KubeEvent,
