@@ -1,0 +1,194 @@
+// The built sample operator (apps/sample-operator/dist/main.js, as `npm start`
+// runs it) as a child process against the shared control plane: once it logs
+// that it is ready and is busy retrying a failing ConfigMirror, SIGTERM makes
+// it stop its watches, drain the reconciles in flight and exit 0 within its
+// shutdown timeout. This is the path a Deployment's pod takes on every
+// rollout; the in-process e2e (sample-operator.e2e-spec.ts) never goes
+// through main.ts and its signal handling.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { type ControlPlane, sharedControlPlane } from '../support/control-plane.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const MAIN = join(REPO_ROOT, 'apps/sample-operator/dist/main.js');
+const LIB = join(REPO_ROOT, 'libs/kube-events/dist/index.js');
+const CRD = join(REPO_ROOT, 'apps/sample-operator/deploy/crd.yaml');
+const CRD_NAME = 'configmirrors.mirror.kube-events.dev';
+const GROUP = 'mirror.kube-events.dev';
+const VERSION = 'v1alpha1';
+const PLURAL = 'configmirrors';
+
+/** The operator's SHUTDOWN_TIMEOUT_MS. */
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+/** Room beyond the drain for closing the Nest application and the process exiting. */
+const EXIT_MARGIN_MS = 5_000;
+
+const READY_LINE = 'ConfigMirror controller ready';
+const STOPPING_LINE = 'stopping: closing watches, draining reconciles in flight';
+const STOPPED_LINE = /stopped \(\d+ reconcile\(s\) were in flight\)/;
+const GAVE_UP_LINE = 'gave up waiting for';
+
+/** A child process's output, line by line, with a way to wait for a line. */
+class ProcessLog {
+  readonly lines: string[] = [];
+  private waiters: Array<() => void> = [];
+
+  constructor(child: ChildProcess) {
+    for (const stream of [child.stdout!, child.stderr!]) {
+      let buffered = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => {
+        buffered += chunk;
+        let newline: number;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          this.lines.push(buffered.slice(0, newline));
+          buffered = buffered.slice(newline + 1);
+        }
+        for (const wake of this.waiters.splice(0)) wake();
+      });
+    }
+  }
+
+  text(): string {
+    return this.lines.join('\n');
+  }
+
+  /** Resolves with the first line matching `pattern`; rejects after `timeoutMs` with the log so far. */
+  async waitFor(pattern: string | RegExp, timeoutMs = 30_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const line = this.lines.find((candidate) => (typeof pattern === 'string' ? candidate.includes(pattern) : pattern.test(candidate)));
+      if (line !== undefined) return line;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for a log line ${String(pattern)}\n--- operator log ---\n${this.text()}`);
+      await Promise.race([new Promise<void>((resolve) => this.waiters.push(resolve)), sleep(Math.min(left, 500))]);
+    }
+  }
+}
+
+/** Resolves with the exit code (128+n for signal n), or 'timeout' if the process is still running after `timeoutMs`. */
+function exitOf(child: ChildProcess, timeoutMs: number): Promise<number | 'timeout'> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(codeOf(child.exitCode, child.signalCode));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(codeOf(code, signal));
+    });
+  });
+}
+
+function codeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  const signals: Record<string, number> = { SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
+  return 128 + (signal ? (signals[signal] ?? 0) : 0);
+}
+
+describe('sample operator process: SIGTERM while reconciles are failing', () => {
+  let cp: ControlPlane;
+  let core: CoreV1Api;
+  let customObjects: CustomObjectsApi;
+  let installedCrd = false;
+  const namespace = `mirror-shutdown-${randomBytes(3).toString('hex')}`;
+  const name = 'failing';
+  let child: ChildProcess | undefined;
+  let log: ProcessLog;
+
+  beforeAll(async () => {
+    if (!existsSync(MAIN) || !existsSync(LIB)) {
+      await promisify(execFile)('npm', ['run', 'build'], { cwd: REPO_ROOT });
+    }
+    cp = sharedControlPlane();
+    const admin = cp.kubeConfig();
+    core = admin.makeApiClient(CoreV1Api);
+    customObjects = admin.makeApiClient(CustomObjectsApi);
+    installedCrd = (await cp.kubectl(['get', 'crd', CRD_NAME])).code !== 0;
+    for (const args of [
+      ['apply', '-f', CRD],
+      ['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=30s'],
+    ]) {
+      const result = await cp.kubectl(args);
+      if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited with ${result.code}: ${result.stderr}`);
+    }
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+  }, 180_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exitOf(child, 10_000);
+    }
+    await customObjects
+      ?.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name })
+      .catch(() => {});
+    // Wait for the ConfigMirror to be gone: the control plane has no namespace
+    // controller, so a mirror left in a Terminating namespace would be picked
+    // up by the next operator that starts.
+    const deadline = Date.now() + 20_000;
+    while (customObjects && Date.now() < deadline) {
+      try {
+        await customObjects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name });
+      } catch (error) {
+        if (error instanceof ApiException && error.code === 404) break;
+      }
+      await sleep(100);
+    }
+    await core?.deleteNamespace({ name: namespace }).catch(() => {});
+    if (installedCrd) await cp.kubectl(['delete', 'crd', CRD_NAME, '--ignore-not-found', '--wait=false']);
+  });
+
+  test('stops the watches, drains the reconciles in flight and exits 0 within the shutdown timeout', async () => {
+    child = spawn(process.execPath, [MAIN], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        KUBECONFIG: cp.kubeconfigPath,
+        NO_COLOR: '1',
+        POD_NAME: 'e2e-shutdown',
+        WORKERS: '2',
+        RESYNC_PERIOD_MS: '0',
+        RETRY_BASE_DELAY_MS: '5',
+        RETRY_MAX_DELAY_MS: '200',
+        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+      },
+    });
+    log = new ProcessLog(child);
+
+    await log.waitFor(READY_LINE);
+
+    // Its source ConfigMap does not exist: every reconcile fails and is retried.
+    await customObjects.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: PLURAL,
+      namespace,
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'ConfigMirror',
+        metadata: { name, namespace },
+        spec: { sourceName: 'missing-source', targetNamespaces: [namespace] },
+      },
+    });
+    await log.waitFor(`${namespace}/${name} failed (attempt 3)`);
+
+    expect(child.kill('SIGTERM')).toBe(true);
+    const code = await exitOf(child, SHUTDOWN_TIMEOUT_MS + EXIT_MARGIN_MS);
+
+    const text = log.text();
+    expect({ code, log: text }).toEqual({ code: 0, log: expect.any(String) });
+    const stopping = log.lines.findIndex((line) => line.includes(STOPPING_LINE));
+    const stopped = log.lines.findIndex((line) => STOPPED_LINE.test(line));
+    expect(stopping).toBeGreaterThanOrEqual(0);
+    expect(stopped).toBeGreaterThan(stopping);
+    expect(text).not.toContain(GAVE_UP_LINE);
+    // Nothing is retried once the queue is shut down.
+    expect(log.lines.slice(stopped + 1).filter((line) => line.includes(`${namespace}/${name} failed`))).toEqual([]);
+  });
+});
