@@ -1,6 +1,7 @@
 // Jest runs the TypeScript sources as native ES modules (swc keeps decorator
-// metadata, which Nest's dependency injection reads), so `npm test` needs no
-// build first.
+// metadata, which Nest's dependency injection reads). The end-to-end files
+// share one cluster (and operators that watch all of it), so `npm run
+// test:e2e` runs them one at a time.
 const swc = [
   '@swc/jest',
   {
