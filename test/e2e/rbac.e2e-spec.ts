@@ -1,33 +1,28 @@
-// RBAC: the library acting as a ServiceAccount bound to the Role the README
-// ships (create and patch on events.k8s.io events, nothing else). Publishing
+// RBAC: the library acting as a ServiceAccount bound to the Role it ships
+// (libs/kube-events/rbac/role.yaml: create and patch on events.k8s.io events, nothing else). Publishing
 // and aggregation work where it is bound; elsewhere the publish rejects with
 // PublishApiError 403 Forbidden, and the recorder keeps working where it is
 // allowed. Each test has fresh namespaces, removed afterwards.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { type KubeEvent, PublishApiError } from 'nestjs-kube-events';
 import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../support/control-plane.js';
 import { Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
 
-/** The Role the README ships, bound to the operator's ServiceAccount. */
-const publisherRbac = (namespace: string, serviceAccount: string) => `
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata:
-  name: nestjs-kube-events-publisher
-  namespace: ${namespace}
-rules:
-  - apiGroups: ["events.k8s.io"]
-    resources: ["events"]
-    verbs: ["create", "patch"]
+/** The Role the library ships (libs/kube-events/rbac/role.yaml), put in `namespace` and bound to a ServiceAccount. */
+const SHIPPED_ROLE = readFileSync(fileURLToPath(new URL('../../libs/kube-events/rbac/role.yaml', import.meta.url)), 'utf8');
+const ROLE_NAME = /^  name: (\S+)$/m.exec(SHIPPED_ROLE)![1];
+const publisherRbac = (namespace: string, serviceAccount: string) => `${SHIPPED_ROLE.replace(/^  namespace: \S+$/m, `  namespace: ${namespace}`)}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata:
-  name: nestjs-kube-events-publisher
+  name: ${ROLE_NAME}
   namespace: ${namespace}
 roleRef:
   apiGroup: rbac.authorization.k8s.io
   kind: Role
-  name: nestjs-kube-events-publisher
+  name: ${ROLE_NAME}
 subjects:
   - kind: ServiceAccount
     name: ${serviceAccount}
@@ -59,7 +54,7 @@ describe('EventRecorder under RBAC', () => {
     const sa = await serviceAccountKubeConfig(cp, { namespace: a, name: 'operator' });
     const applied = await cp.kubectl(['apply', '-f', '-'], { input: publisherRbac(a, 'operator') });
     expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(applied.stdout).toMatch(/role\.rbac\.authorization\.k8s\.io\/nestjs-kube-events-publisher created/);
+    expect(applied.stdout).toContain(`role.rbac.authorization.k8s.io/${ROLE_NAME} created`);
 
     const recorder = scratch.recorder({ kubeConfig: sa.kubeConfig });
     // The authorizer learns of a new binding through an informer: allow it a moment.
