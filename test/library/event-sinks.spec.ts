@@ -12,7 +12,7 @@ import {
   type KubeEventsModuleOptions,
   type PublishOutcome,
 } from 'nestjs-kube-events';
-import { RecorderSinks } from '../../libs/kube-events/src/recorder-sinks.js';
+import { RecorderSinks } from '../../libs/kube-events/src/sinks/recorder-sinks.js';
 import { FakeApiServer } from '../support/fake-api-server.js';
 import { configMap, syncFailed } from '../support/objects.js';
 

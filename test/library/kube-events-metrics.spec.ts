@@ -12,7 +12,7 @@ import {
   type KubeEventsMetricUpdate,
   type KubeEventsModuleOptions,
 } from 'nestjs-kube-events';
-import { loadPrometheusBackend } from '../../libs/kube-events/src/prometheus-metrics.js';
+import { loadPrometheusBackend } from '../../libs/kube-events/src/metrics/prometheus-metrics.js';
 import { FakeApiServer } from '../support/fake-api-server.js';
 import { configMap, syncFailed } from '../support/objects.js';
 

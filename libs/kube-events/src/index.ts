@@ -17,25 +17,25 @@ export type {
   Reporter,
   WriteControlOptions,
 } from './kube-events.interfaces.js';
-export type { KubeEventsModuleExtras } from './kube-events.module-definition.js';
-export { KubeEventsModule } from './kube-events.module.js';
-export { EventRecorder } from './event-recorder.js';
-export { getEventRecorderToken } from './kube-events.tokens.js';
-export { InjectEventRecorder } from './decorators/inject-event-recorder.decorator.js';
-export { PublishesFailures, type PublishesFailuresOptions } from './decorators/publishes-failures.decorator.js';
+export type { KubeEventsModuleExtras } from './module/kube-events.module-definition.js';
+export { KubeEventsModule } from './module/kube-events.module.js';
+export { EventRecorder } from './recorder/event-recorder.js';
+export { getEventRecorderToken } from './module/kube-events.tokens.js';
+export { InjectEventRecorder } from './module/inject-event-recorder.decorator.js';
+export { PublishesFailures, type PublishesFailuresOptions } from './publishes-failures/publishes-failures.decorator.js';
 export { InvalidEventError, PublishApiError, PublishError, PublishTimeoutError } from './errors.js';
-export { truncateNote } from './note-truncation.js';
-export type { EventsWriter, SeriesPatch } from './events-api.js';
-export type { PublishOutcome, PublishOutcomeKind } from './publish-outcome.js';
-export type { EventSink } from './event-sink.js';
-export { KubeEventsSink, type KubeEventsSinkOptions } from './decorators/kube-events-sink.decorator.js';
-export {
-  KubeEventsMetrics,
-  type KubeEventsMetricName,
-  type KubeEventsMetricsBackend,
-  type KubeEventsMetricsSnapshot,
-  type KubeEventsMetricUpdate,
-} from './kube-events-metrics.js';
+export { truncateNote } from './api/note-truncation.js';
+export type { EventsWriter, SeriesPatch } from './api/events-api.js';
+export type { PublishOutcome, PublishOutcomeKind } from './recorder/publish-outcome.js';
+export type { EventSink } from './sinks/event-sink.js';
+export { KubeEventsSink, type KubeEventsSinkOptions } from './sinks/kube-events-sink.decorator.js';
+export { KubeEventsMetrics } from './metrics/kube-events-metrics.js';
+export type {
+  KubeEventsMetricName,
+  KubeEventsMetricsBackend,
+  KubeEventsMetricsSnapshot,
+  KubeEventsMetricUpdate,
+} from './metrics/kube-events-metrics.interfaces.js';
 export { KubeEventsTestingModule, type KubeEventsTestingModuleOptions } from './testing/kube-events-testing.module.js';
 export {
   FakeEventRecorder,

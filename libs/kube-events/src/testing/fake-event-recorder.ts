@@ -1,5 +1,5 @@
 import type { EventsV1Event, V1ObjectReference } from '@kubernetes/client-node';
-import { EventRecorder } from '../event-recorder.js';
+import { EventRecorder } from '../recorder/event-recorder.js';
 import type { EventType, KubeEventsModuleOptions, Reporter, WriteControlOptions } from '../kube-events.interfaces.js';
 import { LOWER_COUNT_HINT, NO_MATCHING_EVENT, UNEXPECTED_EVENT } from '../kube-events.messages.js';
 import { InMemoryEventsWriter } from './in-memory-events-writer.js';

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { PublishApiError } from '../errors.js';
-import type { EventsWriter, SeriesPatch } from '../events-api.js';
+import type { EventsWriter, SeriesPatch } from '../api/events-api.js';
 
 /** k8s.io/apimachinery's alphabet for generated name suffixes. */
 const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';

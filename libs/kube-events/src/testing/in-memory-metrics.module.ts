@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { KubeEventsMetrics } from '../kube-events-metrics.js';
+import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 
 /** Provides {@link KubeEventsMetrics} without prom-client, so tests never touch its process-wide registry. */
 @Module({

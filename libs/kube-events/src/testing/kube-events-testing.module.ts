@@ -1,10 +1,10 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
-import { EventRecorder } from '../event-recorder.js';
-import { EventSinksModule } from '../event-sinks.module.js';
-import { getEventRecorderToken } from '../kube-events.tokens.js';
-import { KubeEventsMetrics } from '../kube-events-metrics.js';
-import { PublishesFailuresModule } from '../publishes-failures.module.js';
-import { recorderSinksProvider } from '../recorder-sinks.js';
+import { EventRecorder } from '../recorder/event-recorder.js';
+import { EventSinksModule } from '../sinks/event-sinks.module.js';
+import { getEventRecorderToken } from '../module/kube-events.tokens.js';
+import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
+import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
+import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
 import { FakeEventRecorder, type FakeEventRecorderOptions } from './fake-event-recorder.js';
 import { InMemoryMetricsModule } from './in-memory-metrics.module.js';
 

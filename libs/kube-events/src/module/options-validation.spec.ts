@@ -1,5 +1,5 @@
 import { resolveRecorderOptions } from './options-validation.js';
-import type { KubeEventsModuleOptions } from './kube-events.interfaces.js';
+import type { KubeEventsModuleOptions } from '../kube-events.interfaces.js';
 
 const resolve = (options: unknown) => resolveRecorderOptions(options as KubeEventsModuleOptions);
 

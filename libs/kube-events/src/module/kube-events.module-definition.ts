@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { KubeEventsModuleOptions } from './kube-events.interfaces.js';
+import type { KubeEventsModuleOptions } from '../kube-events.interfaces.js';
 
 /** Options of `forRoot`/`forRootAsync` that shape the module rather than the recorder. */
 export interface KubeEventsModuleExtras {

@@ -1,8 +1,8 @@
 import { V1MicroTime, type KubernetesObject } from '@kubernetes/client-node';
-import { eventBody, eventNamespace } from './event-body.js';
-import type { EventsWriter } from './events-api.js';
-import { PublishApiError, PublishTimeoutError } from './errors.js';
-import type { KubeEvent, Reporter } from './kube-events.interfaces.js';
+import { eventBody, eventNamespace } from '../api/event-body.js';
+import type { EventsWriter } from '../api/events-api.js';
+import { PublishApiError, PublishTimeoutError } from '../errors.js';
+import type { KubeEvent, Reporter } from '../kube-events.interfaces.js';
 import { monotonicNow } from './monotonic-clock.js';
 import type { EventIdentity, Series, SeriesStore } from './series-store.js';
 

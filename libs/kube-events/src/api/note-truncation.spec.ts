@@ -1,4 +1,4 @@
-import { MAX_NOTE_BYTES } from './kube-events.constants.js';
+import { MAX_NOTE_BYTES } from '../kube-events.constants.js';
 import { truncateNote } from './note-truncation.js';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');

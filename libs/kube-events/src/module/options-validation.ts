@@ -4,8 +4,8 @@ import {
   DEFAULT_TIMEOUT_MS,
   MAX_FIELD_LENGTH,
   SERIES_WINDOW_MS,
-} from './kube-events.constants.js';
-import type { KubeEventsModuleOptions, ResolvedRecorderOptions, ResolvedWriteControl } from './kube-events.interfaces.js';
+} from '../kube-events.constants.js';
+import type { KubeEventsModuleOptions, ResolvedRecorderOptions, ResolvedWriteControl } from '../kube-events.interfaces.js';
 import {
   FIELD_TOO_LONG,
   INVALID_OPTIONS,
@@ -13,7 +13,7 @@ import {
   NOT_A_POSITIVE_NUMBER,
   NOT_A_QUALIFIED_NAME,
   REQUIRED_FIELD,
-} from './kube-events.messages.js';
+} from '../kube-events.messages.js';
 
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

@@ -8,7 +8,7 @@ import {
   type KubeConfig,
   type ObservableMiddleware,
 } from '@kubernetes/client-node';
-import { PublishApiError } from './errors.js';
+import { PublishApiError } from '../errors.js';
 
 /** The fields of `series` that a patch updates. */
 export interface SeriesPatch {

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { EventRecorder } from './event-recorder.js';
-import type { KubeEventsModuleOptions } from './kube-events.interfaces.js';
+import { EventRecorder } from '../recorder/event-recorder.js';
+import type { KubeEventsModuleOptions } from '../kube-events.interfaces.js';
 import {
   ConfigurableKubeEventsModule,
   KUBE_EVENTS_ASYNC_OPTIONS_TYPE,
@@ -8,11 +8,11 @@ import {
   KUBE_EVENTS_OPTIONS_TYPE,
 } from './kube-events.module-definition.js';
 import { getEventRecorderToken } from './kube-events.tokens.js';
-import { EventSinksModule } from './event-sinks.module.js';
-import { KubeEventsMetrics } from './kube-events-metrics.js';
-import { KubeEventsMetricsModule } from './kube-events-metrics.module.js';
-import { PublishesFailuresModule } from './publishes-failures.module.js';
-import { recorderSinksProvider } from './recorder-sinks.js';
+import { EventSinksModule } from '../sinks/event-sinks.module.js';
+import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
+import { KubeEventsMetricsModule } from '../metrics/kube-events-metrics.module.js';
+import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
+import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
 
 /**
  * Provides an {@link EventRecorder} for one controller, wraps the methods

@@ -1,9 +1,9 @@
 import type { Logger } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { PublishesFailuresOptions } from './decorators/publishes-failures.decorator.js';
-import type { EventRecorder } from './event-recorder.js';
-import { RECONCILE_ACTION, RECONCILE_FAILED_REASON } from './kube-events.constants.js';
-import { FAILURE_NOT_PUBLISHED, NO_RESOURCE_ARGUMENT } from './kube-events.messages.js';
+import type { PublishesFailuresOptions } from './publishes-failures.decorator.js';
+import type { EventRecorder } from '../recorder/event-recorder.js';
+import { RECONCILE_ACTION, RECONCILE_FAILED_REASON } from '../kube-events.constants.js';
+import { FAILURE_NOT_PUBLISHED, NO_RESOURCE_ARGUMENT } from '../kube-events.messages.js';
 
 type Method = (...args: unknown[]) => unknown;
 

@@ -1,11 +1,11 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
-import type { KubeEventsSinkOptions } from './decorators/kube-events-sink.decorator.js';
+import type { KubeEventsSinkOptions } from './kube-events-sink.decorator.js';
 import type { EventSink } from './event-sink.js';
-import { KUBE_EVENTS_SINK_METADATA } from './kube-events.constants.js';
-import { NOT_A_SINK, NOT_A_POSITIVE_INTEGER, REQUEST_SCOPED_SINK_SKIPPED, UNKNOWN_SINK_RECORDER } from './kube-events.messages.js';
+import { KUBE_EVENTS_SINK_METADATA } from '../kube-events.constants.js';
+import { NOT_A_SINK, NOT_A_POSITIVE_INTEGER, REQUEST_SCOPED_SINK_SKIPPED, UNKNOWN_SINK_RECORDER } from '../kube-events.messages.js';
 import { RecorderSinks } from './recorder-sinks.js';
-import { byRecorderName } from './recorder-registry.js';
+import { byRecorderName } from '../module/recorder-registry.js';
 
 /**
  * Finds the providers decorated with `@KubeEventsSink` when the application

@@ -1,4 +1,4 @@
-import { MAX_NOTE_BYTES } from './kube-events.constants.js';
+import { MAX_NOTE_BYTES } from '../kube-events.constants.js';
 
 const ELLIPSIS = '...';
 const encoder = new TextEncoder();

@@ -1,11 +1,11 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import type { PublishesFailuresOptions } from './decorators/publishes-failures.decorator.js';
-import type { EventRecorder } from './event-recorder.js';
+import type { PublishesFailuresOptions } from './publishes-failures.decorator.js';
+import type { EventRecorder } from '../recorder/event-recorder.js';
 import { withFailureEvents } from './failure-reporting.js';
-import { PUBLISHES_FAILURES_METADATA } from './kube-events.constants.js';
-import { NO_DEFAULT_RECORDER, REQUEST_SCOPED_SKIPPED, UNKNOWN_RECORDER } from './kube-events.messages.js';
-import { findRecorders, type RecorderName } from './recorder-registry.js';
+import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
+import { NO_DEFAULT_RECORDER, REQUEST_SCOPED_SKIPPED, UNKNOWN_RECORDER } from '../kube-events.messages.js';
+import { findRecorders, type RecorderName } from '../module/recorder-registry.js';
 
 /**
  * Finds the provider methods decorated with `@PublishesFailures` when the

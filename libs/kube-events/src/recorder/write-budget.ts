@@ -1,4 +1,4 @@
-import type { ResolvedWriteControl } from './kube-events.interfaces.js';
+import type { ResolvedWriteControl } from '../kube-events.interfaces.js';
 import type { TrackedObject } from './series-store.js';
 import { TokenBucket } from './token-bucket.js';
 

@@ -1,9 +1,9 @@
 import type { Logger } from '@nestjs/common';
 import type { Observable, Subscription } from 'rxjs';
 import type { EventSink } from './event-sink.js';
-import { SINK_LOG_INTERVAL_MS } from './kube-events.constants.js';
-import { SINK_FAILED, SINK_OVERLOADED } from './kube-events.messages.js';
-import type { PublishOutcome } from './publish-outcome.js';
+import { SINK_LOG_INTERVAL_MS } from '../kube-events.constants.js';
+import { SINK_FAILED, SINK_OVERLOADED } from '../kube-events.messages.js';
+import type { PublishOutcome } from '../recorder/publish-outcome.js';
 
 /**
  * One sink's subscription to a recorder's outcomes, isolated so that the sink

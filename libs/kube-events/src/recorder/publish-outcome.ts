@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { PublishError } from './errors.js';
-import type { KubeEvent, Reporter } from './kube-events.interfaces.js';
+import type { PublishError } from '../errors.js';
+import type { KubeEvent, Reporter } from '../kube-events.interfaces.js';
 
 /**
  * What became of a publish:

@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { InvalidEventError } from './errors.js';
-import { MAX_FIELD_LENGTH } from './kube-events.constants.js';
-import type { KubeEvent } from './kube-events.interfaces.js';
+import { InvalidEventError } from '../errors.js';
+import { MAX_FIELD_LENGTH } from '../kube-events.constants.js';
+import type { KubeEvent } from '../kube-events.interfaces.js';
 import {
   FIELD_TOO_LONG,
   INVALID_EVENT_TYPE,
@@ -9,7 +9,7 @@ import {
   MISSING_RESOURCE,
   MISSING_RESOURCE_TYPE,
   REQUIRED_FIELD,
-} from './kube-events.messages.js';
+} from '../kube-events.messages.js';
 import { truncateNote } from './note-truncation.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { EventRecorder } from './event-recorder.js';
-import { DUPLICATE_RECORDER } from './kube-events.messages.js';
+import { EventRecorder } from '../recorder/event-recorder.js';
+import { DUPLICATE_RECORDER } from '../kube-events.messages.js';
 import { recorderNameOf } from './kube-events.tokens.js';
 
 /** A recorder's name: `null` for the default one. */

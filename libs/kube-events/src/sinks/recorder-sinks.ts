@@ -1,8 +1,8 @@
 import { Logger, type FactoryProvider, type InjectionToken, type OnModuleDestroy } from '@nestjs/common';
-import type { EventRecorder } from './event-recorder.js';
+import type { EventRecorder } from '../recorder/event-recorder.js';
 import type { EventSink } from './event-sink.js';
-import { DEFAULT_SINK_MAX_IN_FLIGHT } from './kube-events.constants.js';
-import type { KubeEventsMetrics } from './kube-events-metrics.js';
+import { DEFAULT_SINK_MAX_IN_FLIGHT } from '../kube-events.constants.js';
+import type { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { LogEventSink } from './log-event.sink.js';
 import { SinkSubscription } from './sink-subscription.js';
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { EventSink } from './event-sink.js';
-import type { PublishOutcome } from './publish-outcome.js';
+import type { PublishOutcome } from '../recorder/publish-outcome.js';
 
 /**
  * The built-in structured log sink, switched on by the `logEvents` option:

@@ -1,41 +1,15 @@
 import { Subject, type Observable } from 'rxjs';
-import { InvalidEventError, PublishApiError, PublishTimeoutError, type PublishError } from './errors.js';
-import type { EventSink } from './event-sink.js';
-import { KUBE_EVENTS_METRICS } from './kube-events.constants.js';
+import { InvalidEventError, PublishApiError, PublishTimeoutError, type PublishError } from '../errors.js';
+import type { EventSink } from '../sinks/event-sink.js';
+import { KUBE_EVENTS_METRICS } from '../kube-events.constants.js';
+import type {
+  KubeEventsMetricName,
+  KubeEventsMetricsBackend,
+  KubeEventsMetricsSnapshot,
+  KubeEventsMetricUpdate,
+} from './kube-events-metrics.interfaces.js';
 import { loadPrometheusBackend } from './prometheus-metrics.js';
-import type { PublishOutcome } from './publish-outcome.js';
-
-/** The name of one of the library's metrics; see {@link KUBE_EVENTS_METRICS}. */
-export type KubeEventsMetricName = (typeof KUBE_EVENTS_METRICS)[keyof typeof KUBE_EVENTS_METRICS];
-
-/**
- * One change to a metric, as sent to Prometheus: a counter's increment, or
- * one observation (in seconds) of the publish duration histogram.
- */
-export interface KubeEventsMetricUpdate {
-  readonly metric: KubeEventsMetricName;
-  /** Always `controller`; `cause` on the failed counter, `outcome` on the histogram. */
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-/** One controller's metrics since the application started. */
-export interface KubeEventsMetricsSnapshot {
-  readonly controller: string;
-  readonly created: number;
-  readonly patched: number;
-  readonly coalesced: number;
-  readonly dropped: number;
-  /** Failed writes and invalid events, by cause: `timeout`, `invalid`, `unreachable`, the HTTP status code, or `error`. */
-  readonly failed: Readonly<Record<string, number>>;
-  /** Publishes timed (created, patched and failed), and their total duration. */
-  readonly publishDuration: { readonly count: number; readonly sumSeconds: number };
-}
-
-/** Where metric updates go besides the snapshot: prom-client when it is installed. */
-export interface KubeEventsMetricsBackend {
-  record(update: KubeEventsMetricUpdate): void;
-}
+import type { PublishOutcome } from '../recorder/publish-outcome.js';
 
 type MutableSnapshot = { -readonly [K in keyof KubeEventsMetricsSnapshot]: KubeEventsMetricsSnapshot[K] } & {
   failed: Record<string, number>;

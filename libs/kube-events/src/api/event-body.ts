@@ -1,6 +1,6 @@
 import { V1MicroTime, type EventsV1Event, type KubernetesObject } from '@kubernetes/client-node';
 import { eventName } from './event-name.js';
-import type { KubeEvent, Reporter } from './kube-events.interfaces.js';
+import type { KubeEvent, Reporter } from '../kube-events.interfaces.js';
 
 /** Namespace of the Events about cluster-scoped objects, one of the two the API server allows. */
 const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';

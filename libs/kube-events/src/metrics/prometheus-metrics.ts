@@ -1,6 +1,6 @@
 import type { Counter, Histogram, Registry } from 'prom-client';
-import { KUBE_EVENTS_METRICS, PUBLISH_DURATION_BUCKETS } from './kube-events.constants.js';
-import type { KubeEventsMetricName, KubeEventsMetricsBackend, KubeEventsMetricUpdate } from './kube-events-metrics.js';
+import { KUBE_EVENTS_METRICS, PUBLISH_DURATION_BUCKETS } from '../kube-events.constants.js';
+import type { KubeEventsMetricName, KubeEventsMetricsBackend, KubeEventsMetricUpdate } from './kube-events-metrics.interfaces.js';
 
 type PromClient = typeof import('prom-client');
 

@@ -1,4 +1,4 @@
-import type { PublishOutcome } from './publish-outcome.js';
+import type { PublishOutcome } from '../recorder/publish-outcome.js';
 
 /**
  * Receives every outcome of a recorder's publishes: a webhook, an audit

@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { KubeEvent } from './kube-events.interfaces.js';
+import type { KubeEvent } from '../kube-events.interfaces.js';
 import type { TokenBucket } from './token-bucket.js';
 
 /** What a repeat must match, besides the series key, to raise the series' Event. */
