@@ -81,13 +81,17 @@ describe('EventRecorder against an API server', () => {
 
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 3']);
     const [created] = server.events();
-    const patches = server.writes().slice(1);
+    const [post, ...patches] = server.writes();
+    let seen = (post.response as StoredEvent).metadata.resourceVersion;
     for (const patch of patches) {
       expect(patch.path).toBe(`${EVENTS}/ns-a/events/${created.metadata.name}`);
       expect(patch.contentType).toBe('application/merge-patch+json');
-      const body = patch.body as Pick<StoredEvent, 'series'>;
-      expect(Object.keys(body)).toEqual(['series']);
+      const body = patch.body as Pick<StoredEvent, 'series' | 'metadata'>;
+      expect(Object.keys(body)).toEqual(['metadata', 'series']);
+      // The resourceVersion last seen is the precondition: a late or foreign write makes it fail, not go backwards.
+      expect(body.metadata).toEqual({ resourceVersion: seen });
       expect(body.series?.lastObservedTime).toMatch(MICRO_TIME);
+      seen = (patch.response as StoredEvent).metadata.resourceVersion;
     }
     expect(server.events()).toHaveLength(1);
     expect(created.series?.count).toBe(3);
@@ -160,36 +164,41 @@ describe('EventRecorder against an API server', () => {
     expect(server.seriesWrites()).toEqual(['POST', 'POST', 'PATCH 2', 'PATCH 2', 'POST']);
   });
 
-  it('rejects with PublishTimeoutError near the timeout, aborts the request, and the next publish succeeds', async () => {
+  it('rejects with PublishTimeoutError near the timeout, aborts the request, and keeps the occurrence queued', async () => {
     const recorder = recorderWith({ timeout: 300 });
     server.hangNext('POST');
     const started = Date.now();
     const error = await recorder.publish(configMap('app-config'), failed).catch((e: unknown) => e);
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(PublishTimeoutError);
-    expect((error as PublishTimeoutError).timeoutMs).toBe(300);
+    expect(error).toMatchObject({ timeoutMs: 300, queued: true, message: expect.stringContaining('stays queued') });
     expect(elapsed).toBeGreaterThanOrEqual(290);
     expect(elapsed).toBeLessThan(1_500);
     await server.waitForAborted();
 
+    // The queued occurrence is created by a retry under the same name; the next publish patches it.
+    await server.waitForRequests(2, 'POST');
     await recorder.publish(configMap('app-config'), failed);
-    expect(server.seriesWrites()).toEqual(['POST', 'POST']);
+    expect(server.seriesWrites()).toEqual(['POST', 'POST', 'PATCH 2']);
+    expect(server.writes()[1].path).toBe(server.writes()[0].path);
+    expect((server.writes()[1].body as StoredEvent).metadata.name).toBe((server.writes()[0].body as StoredEvent).metadata.name);
     expect(server.events()).toHaveLength(1);
   });
 
-  it('counts a publish that comes while a write hangs, and writes it once that write is aborted', async () => {
+  it('makes a publish that comes while a write hangs wait for it, and counts both once the hung write is retried', async () => {
     const recorder = recorderWith({ timeout: 300 });
     await recorder.publish(configMap('app-config'), failed);
     server.hangNext('PATCH');
     const hung = recorder.publish(configMap('app-config'), failed);
     await server.waitForRequests(2);
-    // Folded into the series' next write: it resolves at once, whatever the hung write does.
-    await expect(recorder.publish(configMap('app-config'), failed)).resolves.toBeUndefined();
-    await expect(hung).rejects.toBeInstanceOf(PublishTimeoutError);
-    await recorder.flush();
-    // The aborted patch is not counted (its caller was told it timed out); the folded one is.
-    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
-    expect(server.events()[0].series?.count).toBe(2);
+    const waiting = recorder.publish(configMap('app-config'), failed);
+    await expect(hung).rejects.toMatchObject({ name: 'PublishTimeoutError', queued: true });
+    await waiting.catch(() => undefined);
+    await server.waitForRequests(4);
+    // The aborted patch is sent again with the same precondition, then the waiting occurrence raises it.
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 2', 'PATCH 3']);
+    await recorder.publish(configMap('app-config'), failed);
+    expect(server.events()[0].series?.count).toBe(4);
   });
 
   it('creates the Event again within the same publish when the patch answers 404', async () => {
@@ -202,13 +211,22 @@ describe('EventRecorder against an API server', () => {
     expect(server.writes()[3].path).toBe(`${EVENTS}/ns-a/events/${server.events()[1].metadata.name}`);
   });
 
-  it('rejects with PublishApiError on a 500 and leaves the series as it was', async () => {
+  it('retries a write answered 500 and resolves once it is written', async () => {
     const recorder = recorderWith();
     await recorder.publish(configMap('app-config'), failed);
     server.failNext(500, 'PATCH', 'InternalError');
+    await recorder.publish(configMap('app-config'), failed);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
+    expect(server.events()[0].series?.count).toBe(2);
+  });
+
+  it('rejects with PublishApiError on a refusal and leaves the series as it was', async () => {
+    const recorder = recorderWith();
+    await recorder.publish(configMap('app-config'), failed);
+    server.failNext(422, 'PATCH', 'Invalid');
     const error = await recorder.publish(configMap('app-config'), failed).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PublishApiError);
-    expect(error).toMatchObject({ statusCode: 500, reason: 'InternalError' });
+    expect(error).toMatchObject({ statusCode: 422, reason: 'Invalid', queued: false });
     await recorder.publish(configMap('app-config'), failed);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
     expect(server.events()[0].series?.count).toBe(2);

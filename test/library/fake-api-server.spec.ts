@@ -496,6 +496,374 @@ describe('FakeApiServer', () => {
     });
   });
 
+  /**
+   * The write-path scenarios, spoken to in plain HTTP (`fetch`), so what the
+   * client sees on the wire is shown without client-node in between.
+   */
+  describe('write path over plain HTTP', () => {
+    const collection = () => `${server.url}/apis/events.k8s.io/v1/namespaces/ns-a/events`;
+    const item = (name: string) => `${collection()}/${name}`;
+
+    function rawEvent(name: string): Record<string, unknown> {
+      return {
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: { name },
+        eventTime: '2026-01-02T03:04:05.123000Z',
+        type: 'Normal',
+        reason: 'Mirrored',
+        action: 'Reconcile',
+        note: 'copied 3 keys',
+        regarding: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-config', namespace: 'ns-a', uid: 'uid-1' },
+        reportingController: 'example.com/config-mirror',
+        reportingInstance: 'config-mirror-0',
+      };
+    }
+
+    const post = (name: string, signal?: AbortSignal) =>
+      fetch(collection(), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rawEvent(name)), signal });
+
+    const patch = (name: string, body: unknown) =>
+      fetch(item(name), { method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify(body) });
+
+    const seriesPatch = (name: string, count: number, resourceVersion?: string) =>
+      patch(name, {
+        ...(resourceVersion !== undefined && { metadata: { resourceVersion } }),
+        series: { count, lastObservedTime: '2026-01-02T03:04:06.000000Z' },
+      });
+
+    async function createdNamed(name: string): Promise<string> {
+      const response = await post(name);
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    }
+
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    describe('loseAnswerNext', () => {
+      it('applies the create, then resets the connection with no answer', async () => {
+        server.loseAnswerNext('POST');
+
+        const error = await rejection(post('lost-1'));
+
+        // undici's TypeError comes from another realm than Jest's: match its name, not toBeInstanceOf.
+        expect(error).toMatchObject({ name: 'TypeError', message: 'fetch failed', cause: { code: 'ECONNRESET' } });
+        const stored = server.event('ns-a', 'lost-1');
+        expect(stored?.metadata.resourceVersion).toMatch(/^\d+$/);
+        expect(server.requests[0]).toMatchObject({
+          verb: 'create',
+          status: 201,
+          answerCut: 'reset',
+          aborted: false,
+          applied: { namespace: 'ns-a', name: 'lost-1', resourceVersion: stored?.metadata.resourceVersion, seriesCount: 1 },
+        });
+        expect(server.log()).toEqual(['create ns-a → 201, answer lost']);
+        expect(server.pendingScenarios).toBe(0);
+
+        // The server is fine afterwards: a retry of the same name meets the Event the lost answer created.
+        const retry = await post('lost-1');
+        expect(retry.status).toBe(409);
+        expect(server.events('ns-a')).toHaveLength(1);
+      });
+
+      it('applies a patch, then loses its answer', async () => {
+        await createdNamed('lost-2');
+        server.loseAnswerNext('PATCH');
+
+        await expect(seriesPatch('lost-2', 2)).rejects.toMatchObject({ name: 'TypeError', cause: { code: 'ECONNRESET' } });
+
+        expect(server.seriesCount('ns-a', 'lost-2')).toBe(2);
+        expect(server.requests[1]).toMatchObject({ verb: 'patch', status: 200, answerCut: 'reset', applied: { seriesCount: 2 } });
+      });
+    });
+
+    describe('truncateAnswerNext', () => {
+      it('sends the 201 and its headers with half the body, announcing the whole: reading the body fails', async () => {
+        server.truncateAnswerNext('POST');
+
+        const response = await post('cut-1');
+
+        expect(response.status).toBe(201);
+        expect(response.headers.get('content-type')).toBe('application/json');
+        await expect(response.text()).rejects.toMatchObject({ name: 'TypeError', message: 'terminated', cause: { code: 'UND_ERR_SOCKET' } });
+        expect(server.event('ns-a', 'cut-1')).toBeDefined();
+        expect(server.requests[0]).toMatchObject({ status: 201, answerCut: 'truncated', applied: { name: 'cut-1', seriesCount: 1 } });
+        expect(server.log()).toEqual(['create ns-a → 201, answer truncated']);
+        // The next request gets a whole answer.
+        expect((await fetch(item('cut-1'))).status).toBe(200);
+      });
+
+      it("contentLength 'sent': a complete response whose JSON does not parse", async () => {
+        await createdNamed('cut-2');
+        server.truncateAnswerNext('PATCH', { contentLength: 'sent' });
+
+        const response = await seriesPatch('cut-2', 2);
+
+        expect(response.status).toBe(200);
+        expect(response.headers.get('connection')).toBe('close');
+        const text = await response.text();
+        const whole = JSON.stringify(server.requests[1]?.response);
+        expect(text).toBe(whole.slice(0, Math.floor(whole.length / 2)));
+        expect(() => JSON.parse(text)).toThrow(SyntaxError);
+        expect(server.seriesCount('ns-a', 'cut-2')).toBe(2);
+      });
+    });
+
+    it('what client-node makes of a lost and of a truncated answer', async () => {
+      const body = eventBody({ metadata: { name: 'via-client-1' } });
+      server.loseAnswerNext('POST').truncateAnswerNext('POST').truncateAnswerNext('POST', { contentLength: 'sent' });
+
+      const lost = await rejection(api.createNamespacedEvent({ namespace: 'ns-a', body }));
+      const cut = await rejection(api.createNamespacedEvent({ namespace: 'ns-a', body: { ...body, metadata: { name: 'via-client-2' } } }));
+      const unparsable = await rejection(api.createNamespacedEvent({ namespace: 'ns-a', body: { ...body, metadata: { name: 'via-client-3' } } }));
+
+      expect(lost).toMatchObject({ name: 'TypeError', message: 'fetch failed', cause: { code: 'ECONNRESET' } });
+      expect(cut).toMatchObject({ name: 'TypeError', message: 'terminated', cause: { code: 'UND_ERR_SOCKET' } });
+      expect(unparsable).toMatchObject({ name: 'SyntaxError' });
+      expect(server.events('ns-a').map((event) => event.metadata.name)).toEqual(['via-client-1', 'via-client-2', 'via-client-3']);
+    });
+
+    describe('failNext with Retry-After, failNextTimes', () => {
+      it('answers a 429 as the real server does: TooManyRequests, Retry-After 1 by default', async () => {
+        server.failNext(429, 'POST');
+
+        const response = await post('busy-1');
+
+        expect(response.status).toBe(429);
+        expect(response.headers.get('retry-after')).toBe('1');
+        expect(await response.json()).toEqual({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'Too many requests, please try again later.',
+          reason: 'TooManyRequests',
+          details: { retryAfterSeconds: 1 },
+          code: 429,
+        });
+        expect(server.event('ns-a', 'busy-1')).toBeUndefined();
+      });
+
+      it('sends the Retry-After asked for, on a 429 or a 503', async () => {
+        server.failNext(429, 'POST', { retryAfterSeconds: 4 }).failNext(503, 'POST', { retryAfterSeconds: 2 });
+
+        const tooMany = await post('busy-2');
+        const unavailable = await post('busy-2');
+
+        expect(tooMany.headers.get('retry-after')).toBe('4');
+        expect(await tooMany.json()).toMatchObject({ reason: 'TooManyRequests', details: { retryAfterSeconds: 4 } });
+        expect(unavailable.status).toBe(503);
+        expect(unavailable.headers.get('retry-after')).toBe('2');
+        expect(await unavailable.json()).toEqual({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'the server is currently unable to handle the request',
+          reason: 'ServiceUnavailable',
+          details: { retryAfterSeconds: 2 },
+          code: 503,
+        });
+      });
+
+      it('sends no Retry-After on a plain 503, nor on a 429 with retryAfterSeconds 0', async () => {
+        server.failNext(503, 'POST').failNext(429, 'POST', { retryAfterSeconds: 0, message: 'slow down' });
+
+        const unavailable = await post('busy-3');
+        const tooMany = await post('busy-3');
+
+        expect(unavailable.headers.get('retry-after')).toBeNull();
+        expect(await unavailable.json()).toEqual(expect.not.objectContaining({ details: expect.anything() }));
+        expect(tooMany.headers.get('retry-after')).toBeNull();
+        expect(await tooMany.json()).toMatchObject({ reason: 'TooManyRequests', message: 'slow down', code: 429 });
+      });
+
+      it('failNextTimes: the next n matching requests fail, others pass, then it answers normally', async () => {
+        server.failNextTimes(3, 503, 'POST', { retryAfterSeconds: 1 });
+
+        const statuses: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          statuses.push((await post('outage-1')).status);
+          statuses.push((await fetch(collection())).status); // a list is not matched
+        }
+        statuses.push((await post('outage-1')).status);
+
+        expect(statuses).toEqual([503, 200, 503, 200, 503, 200, 201]);
+        expect(server.pendingScenarios).toBe(0);
+        expect(server.countHistory('ns-a', 'outage-1')).toEqual([1]);
+      });
+    });
+
+    describe('outage', () => {
+      it('without a status, resets every connection until it is over, applying nothing', async () => {
+        server.outage(150);
+
+        await expect(post('down-1')).rejects.toMatchObject({ name: 'TypeError', cause: { code: 'ECONNRESET' } });
+        await expect(fetch(collection())).rejects.toMatchObject({ name: 'TypeError', cause: { code: 'ECONNRESET' } });
+        expect(server.events()).toEqual([]);
+        expect(server.requests.map((request) => [request.verb, request.status, request.answerCut])).toEqual([
+          ['create', undefined, 'reset'],
+          ['list', undefined, 'reset'],
+        ]);
+        expect(server.log()).toEqual(['create ns-a → reset', 'list ns-a → reset']);
+
+        await sleep(160);
+        expect((await post('down-1')).status).toBe(201);
+      });
+
+      it('with a status, answers it (and its Retry-After) to the matching requests only, and uses no scenario', async () => {
+        await createdNamed('down-2');
+        server.failNext(500, 'PATCH').outage(10_000, { status: 503, retryAfterSeconds: 2, match: 'PATCH' });
+
+        const during = await seriesPatch('down-2', 2);
+        const read = await fetch(item('down-2'));
+        server.endOutage();
+        const afterwards = await seriesPatch('down-2', 2);
+
+        expect(during.status).toBe(503);
+        expect(during.headers.get('retry-after')).toBe('2');
+        expect(await during.json()).toMatchObject({ reason: 'ServiceUnavailable', details: { retryAfterSeconds: 2 } });
+        expect(read.status).toBe(200);
+        expect(afterwards.status).toBe(500); // the failNext scripted before the outage
+        expect(server.seriesCount('ns-a', 'down-2')).toBe(1);
+      });
+
+      it('reset() ends it', async () => {
+        server.outage(10_000);
+        server.reset();
+
+        expect((await post('down-3')).status).toBe(201);
+      });
+    });
+
+    describe('seriesCount, countHistory', () => {
+      it('records the count the server held after each applied write, a no-op patch included', async () => {
+        await createdNamed('hist-1');
+        await seriesPatch('hist-1', 2);
+        await seriesPatch('hist-1', 3);
+        await seriesPatch('hist-1', 3); // changes nothing, but was applied
+        server.failNext(500, 'PATCH');
+        await seriesPatch('hist-1', 4); // not applied
+        await seriesPatch('hist-1', 1); // 422: not applied
+
+        expect(server.seriesCount('ns-a', 'hist-1')).toBe(3);
+        expect(server.countHistory('ns-a', 'hist-1')).toEqual([1, 2, 3, 3]);
+        expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 3', 'PATCH 3', 'PATCH 4', 'PATCH 1']);
+        expect(server.requests.map((request) => request.applied?.seriesCount)).toEqual([1, 2, 3, 3, undefined, undefined]);
+        expect(server.seriesCount('ns-a', 'missing')).toBeUndefined();
+        expect(server.countHistory('ns-a', 'missing')).toEqual([]);
+      });
+
+      it('keeps the order in which writes were applied, so a late write that lowers the count shows', async () => {
+        await createdNamed('hist-2');
+        server.delayNext(100, 'PATCH');
+
+        const late = seriesPatch('hist-2', 2);
+        await server.waitForRequests(1, 'PATCH');
+        expect((await seriesPatch('hist-2', 3)).status).toBe(200);
+        expect((await late).status).toBe(200);
+
+        expect(server.countHistory('ns-a', 'hist-2')).toEqual([1, 3, 2]);
+        expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 3']);
+      });
+    });
+
+    describe('preconditions and reads', () => {
+      it('answers 409 Conflict to a merge patch with a stale metadata.resourceVersion, and applies it with the current one', async () => {
+        const first = await createdNamed('rv-1');
+        const second = (await (await seriesPatch('rv-1', 2, first)).json()) as { metadata: { resourceVersion: string } };
+
+        const stale = await seriesPatch('rv-1', 3, first);
+
+        expect(stale.status).toBe(409);
+        expect(await stale.json()).toEqual({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message:
+            'Operation cannot be fulfilled on events.events.k8s.io "rv-1": the object has been modified; please apply your changes to the latest version and try again',
+          reason: 'Conflict',
+          details: { name: 'rv-1', group: 'events.k8s.io', kind: 'events' },
+          code: 409,
+        });
+        expect(server.event('ns-a', 'rv-1')?.metadata.resourceVersion).toBe(second.metadata.resourceVersion);
+        expect(server.countHistory('ns-a', 'rv-1')).toEqual([1, 2]);
+
+        const current = await seriesPatch('rv-1', 3, second.metadata.resourceVersion);
+        expect(current.status).toBe(200);
+        const third = (await current.json()) as { metadata: { resourceVersion: string }; series: { count: number } };
+        expect(third.series.count).toBe(3);
+        expect(Number(third.metadata.resourceVersion)).toBeGreaterThan(Number(second.metadata.resourceVersion));
+      });
+
+      it('answers 409 AlreadyExists to a create of a name that exists', async () => {
+        await createdNamed('dup-1');
+
+        const again = await post('dup-1');
+
+        expect(again.status).toBe(409);
+        expect(await again.json()).toEqual({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'events.events.k8s.io "dup-1" already exists',
+          reason: 'AlreadyExists',
+          details: { name: 'dup-1', group: 'events.k8s.io', kind: 'events' },
+          code: 409,
+        });
+        expect(server.events('ns-a')).toHaveLength(1);
+        expect(server.countHistory('ns-a', 'dup-1')).toEqual([1]);
+      });
+
+      it('GET of one Event returns it with its current metadata.resourceVersion', async () => {
+        const created = await createdNamed('get-1');
+        const patched = (await (await seriesPatch('get-1', 2)).json()) as { metadata: { resourceVersion: string } };
+
+        const response = await fetch(item('get-1'));
+
+        expect(response.status).toBe(200);
+        const event = (await response.json()) as { kind: string; metadata: { name: string; resourceVersion: string }; series: unknown };
+        expect(event).toMatchObject({ kind: 'Event', apiVersion: 'events.k8s.io/v1', metadata: { name: 'get-1', namespace: 'ns-a' } });
+        expect(event.metadata.resourceVersion).toBe(patched.metadata.resourceVersion);
+        expect(event.metadata.resourceVersion).not.toBe(created);
+        expect(event.series).toEqual({ count: 2, lastObservedTime: '2026-01-02T03:04:06.000000Z' });
+        expect(server.verbs()).toEqual(['create', 'patch', 'get']);
+      });
+    });
+
+    describe('delayNext and a client that left', () => {
+      it('applies a POST whose client aborted after 50 ms when the delay ends (a late write)', async () => {
+        server.delayNext(300, 'POST', { applyIfAborted: true });
+        const started = Date.now();
+
+        await expect(post('late-1', AbortSignal.timeout(50))).rejects.toMatchObject({ name: 'TimeoutError' });
+        await server.waitForAborted(1);
+        expect(server.event('ns-a', 'late-1')).toBeUndefined();
+
+        const [write] = await server.waitForRequests(1, (request) => request.applied !== undefined);
+        const appliedAfter = Date.now() - started;
+
+        expect(appliedAfter).toBeGreaterThanOrEqual(290);
+        expect(server.event('ns-a', 'late-1')).toBeDefined();
+        expect(write).toMatchObject({ delayedMs: 300, aborted: true, status: 201, applied: { name: 'late-1' } });
+        expect(server.countHistory('ns-a', 'late-1')).toEqual([1]);
+      });
+
+      it('drops it with applyIfAborted: false', async () => {
+        server.delayNext(100, 'POST', { applyIfAborted: false });
+
+        await expect(post('late-2', AbortSignal.timeout(30))).rejects.toMatchObject({ name: 'TimeoutError' });
+        await sleep(150);
+
+        expect(server.event('ns-a', 'late-2')).toBeUndefined();
+        expect(server.requests[0]).toMatchObject({ aborted: true, delayedMs: 100 });
+        expect(server.requests[0]?.status).toBeUndefined();
+      });
+    });
+  });
+
   it('close() ends hung requests, so nothing stays open', async () => {
     const other = await FakeApiServer.start();
     const otherApi = other.kubeConfig().makeApiClient(EventsV1Api);

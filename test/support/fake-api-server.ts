@@ -1,7 +1,8 @@
 /**
  * A scenario-driven fake kube-apiserver for `events.k8s.io/v1` Events, for the
  * tests a real control plane cannot script: a request that never gets an
- * answer, a 404 or 500 on exactly one request, a slow answer.
+ * answer, a 404 or 500 on exactly one request, a slow answer, a write that
+ * was applied but whose answer was lost or cut short, an outage.
  *
  * It answers like kube-apiserver (create with `generateName`, JSON merge
  * patch, get, list, delete), validates like it (MicroTime decoding, the
@@ -20,6 +21,7 @@
  * // ... run the code under test ...
  * expect(server.verbs()).toEqual(['create', 'patch', 'create']);
  * expect(server.aborted).toBe(1);
+ * expect(server.countHistory('ns-a', name)).toEqual([1, 2, 3]);
  * await server.close();
  *
  * Where it differs from kube-apiserver, on purpose or for brevity:
@@ -30,6 +32,10 @@
  *   field selectors or event TTL (use {@link FakeApiServer.expireEvents}).
  * - Error messages follow the Go sources closely but not byte for byte
  *   (Go's `%#v` rendering of structs is approximated).
+ * - An injected 429 is a `Status` (as `apierrors.NewTooManyRequests` gives);
+ *   the real max-in-flight and priority-and-fairness filters answer theirs as
+ *   `text/plain` "Too many requests, please try again later.". Both carry
+ *   `Retry-After`.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -70,6 +76,71 @@ export interface RecordedRequest {
   delayedMs?: number;
   /** The client closed the connection before an answer was written. */
   aborted: boolean;
+  /**
+   * The write reached the store (a create, or a patch that changed the Event
+   * or not), whatever became of its answer. Unset for a write that failed or
+   * was not applied, and for reads.
+   */
+  applied?: AppliedWrite;
+  /**
+   * The server cut the answer: `'reset'` — the connection was reset with no
+   * answer at all ({@link FakeApiServer.loseAnswerNext}, an
+   * {@link FakeApiServer.outage} without a status; `status` says what the
+   * answer would have been, and is unset when the request was not handled);
+   * `'truncated'` — the status line and headers were sent with half the body
+   * ({@link FakeApiServer.truncateAnswerNext}).
+   */
+  answerCut?: 'reset' | 'truncated';
+}
+
+/** A write as the store took it: see {@link RecordedRequest.applied} and {@link FakeApiServer.countHistory}. */
+export interface AppliedWrite {
+  readonly namespace: string;
+  readonly name: string;
+  /** The Event's `metadata.resourceVersion` after the write. */
+  readonly resourceVersion: string;
+  /** The Event's `series.count` after the write; 1 when it has no series. */
+  readonly seriesCount: number;
+}
+
+/** How {@link FakeApiServer.failNext} and its kin shape the failure. */
+export interface FailOptions {
+  /** The Status `reason`. @default the real server's reason for the code (`TooManyRequests` for 429, `ServiceUnavailable` for 503, ...) */
+  reason?: string;
+  /** The Status `message`. @default the real server's message for the reason */
+  message?: string;
+  /**
+   * Sends `Retry-After: <n>` and `details.retryAfterSeconds: n`, as
+   * kube-apiserver does for any Status carrying `retryAfterSeconds`. `0` sends
+   * neither.
+   * @default 1 for a 429 (the real server always sends it), none otherwise
+   */
+  retryAfterSeconds?: number;
+}
+
+/** How {@link FakeApiServer.truncateAnswerNext} cuts the answer. */
+export interface TruncateOptions {
+  /**
+   * `'full'`: `Content-Length` announces the whole body, half of it is sent
+   * and the connection is closed, so reading the body fails (undici's fetch:
+   * `TypeError: terminated`). `'sent'`: `Content-Length` matches the half
+   * that is sent (with `Connection: close`), so the response is complete but
+   * its JSON does not parse (`SyntaxError`).
+   * @default 'full'
+   */
+  contentLength?: 'full' | 'sent';
+}
+
+/** What {@link FakeApiServer.outage} answers. */
+export interface OutageOptions extends FailOptions {
+  /**
+   * The status every matching request gets (a Status like
+   * {@link FakeApiServer.failNext}'s). Without it the connection is reset as
+   * soon as the request has arrived, as if the server were unreachable.
+   */
+  status?: number;
+  /** The requests the outage affects. @default all */
+  match?: RequestMatch;
 }
 
 /** Picks requests: an HTTP method (`'POST'`), a verb (`'create'`), or a predicate. */
@@ -175,7 +246,9 @@ const DEFAULT_WAIT_MS = 2_000;
 
 type Scenario =
   | { kind: 'hang'; match?: RequestMatch }
-  | { kind: 'fail'; match?: RequestMatch; status: number; reason?: string; message?: string }
+  | { kind: 'fail'; match?: RequestMatch; status: number; options: FailOptions }
+  | { kind: 'loseAnswer'; match?: RequestMatch }
+  | { kind: 'truncateAnswer'; match?: RequestMatch; contentLength: 'full' | 'sent' }
   | { kind: 'delay'; match?: RequestMatch; ms: number; applyIfAborted: boolean }
   | { kind: 'respond'; match?: RequestMatch; reply: (request: RecordedRequest) => ScriptedReply };
 
@@ -205,6 +278,9 @@ export class FakeApiServer {
   private readonly namespaces?: ReadonlySet<string>;
   private readonly terminating: ReadonlySet<string>;
   private scenarios: Scenario[] = [];
+  private outage_?: { until: number; options: OutageOptions };
+  /** Applied writes, in the order the store took them (not arrival order: see {@link delayNext}). */
+  private readonly appliedWrites: AppliedWrite[] = [];
   private resourceVersion = 1000;
   private closing = false;
   private url_ = '';
@@ -299,6 +375,28 @@ export class FakeApiServer {
     });
   }
 
+  /**
+   * The series count of one Event as the server holds it: its `series.count`,
+   * 1 when it has no series, `undefined` when there is no such Event.
+   */
+  seriesCount(namespace: string, name: string): number | undefined {
+    const event = this.store.get(key(namespace, name));
+    return event && (event.series?.count ?? 1);
+  }
+
+  /**
+   * The series count stored on one Event after each write the store took
+   * (create, patch, even a patch that changed nothing), in the order they were
+   * applied — a late write lands where it was applied, not where it arrived.
+   * So `[1, 2, 2, 4]` shows a count sent twice and a jump, `[1, 3, 2]` a
+   * count that went backwards. An Event deleted and created again under the
+   * same name continues its history. Unlike {@link seriesWrites} (what was
+   * sent), this is what the server held.
+   */
+  countHistory(namespace: string, name: string): number[] {
+    return this.appliedWrites.filter((write) => write.namespace === namespace && write.name === name).map((write) => write.seriesCount);
+  }
+
   /** One line per recorded request, `create ns-a → 201`, `patch ns-a/x.bcdfg → hung, aborted`: for failure messages. */
   log(): string[] {
     return this.requests.map(describeRequest);
@@ -344,11 +442,75 @@ export class FakeApiServer {
 
   /**
    * The next request that `match` picks is answered `status` with a Status body
-   * like the real server's for that code (reason and message can be given), and
-   * is not applied.
+   * like the real server's for that code, and is not applied. The reason and
+   * message can be given, positionally or as {@link FailOptions} (which can
+   * also set `Retry-After`).
+   *
+   * @example
+   * server.failNext(403, 'POST', 'Forbidden', 'no create for you');
+   * server.failNext(429, 'PATCH', { retryAfterSeconds: 2 }); // Retry-After: 2
    */
-  failNext(status: number, match?: RequestMatch, reason?: string, message?: string): this {
-    this.scenarios.push({ kind: 'fail', match, status, reason, message });
+  failNext(status: number, match?: RequestMatch, reason?: string | FailOptions, message?: string): this {
+    const options = typeof reason === 'object' ? { ...reason } : { reason, message };
+    this.scenarios.push({ kind: 'fail', match, status, options });
+    return this;
+  }
+
+  /**
+   * The next `times` requests that `match` picks are answered as
+   * {@link failNext} answers one (e.g. a 503 outage of three requests):
+   * `times` consecutive `failNext` scenarios.
+   */
+  failNextTimes(times: number, status: number, match?: RequestMatch, options: FailOptions = {}): this {
+    for (let i = 0; i < times; i++) this.failNext(status, match, options);
+    return this;
+  }
+
+  /**
+   * The next request that `match` picks is applied as usual (the Event is
+   * created or patched), then the connection is reset with no answer at all:
+   * the server applied it but the answer was lost. The client sees a network
+   * error (undici's fetch: `TypeError: fetch failed`, cause `ECONNRESET` or
+   * `other side closed`). A request that fails (a 409, a 422) loses its
+   * failure the same way.
+   */
+  loseAnswerNext(match?: RequestMatch): this {
+    this.scenarios.push({ kind: 'loseAnswer', match });
+    return this;
+  }
+
+  /**
+   * The next request that `match` picks is applied and answered with its
+   * usual status and headers, but only the first half of its JSON body is sent
+   * before the connection is closed, so the client cannot read it: see
+   * {@link TruncateOptions} for the two ways to cut it.
+   */
+  truncateAnswerNext(match?: RequestMatch, options: TruncateOptions = {}): this {
+    this.scenarios.push({ kind: 'truncateAnswer', match, contentLength: options.contentLength ?? 'full' });
+    return this;
+  }
+
+  /**
+   * For the next `ms` milliseconds (by `Date.now()`, so Jest's fake clock
+   * drives it) every request that `options.match` picks is answered
+   * `options.status` (a Status as {@link failNext} gives, with its
+   * {@link FailOptions}), or, without a status, has its connection reset as
+   * soon as it has arrived (the server is unreachable). Such requests are
+   * recorded, not applied, and use no scenario. Afterwards the server answers
+   * normally again. A new outage replaces the current one.
+   *
+   * @example
+   * server.outage(200);                                         // resets
+   * server.outage(1_000, { status: 503, retryAfterSeconds: 1 }); // 503s
+   */
+  outage(ms: number, options: OutageOptions = {}): this {
+    this.outage_ = { until: Date.now() + ms, options: { ...options } };
+    return this;
+  }
+
+  /** Ends an {@link outage} before its time. */
+  endOutage(): this {
+    this.outage_ = undefined;
     return this;
   }
 
@@ -395,11 +557,13 @@ export class FakeApiServer {
     );
   }
 
-  /** Forgets requests, stored Events and unused scenarios. resourceVersions keep increasing. */
+  /** Forgets requests, stored Events, count histories, unused scenarios and any outage. resourceVersions keep increasing. */
   reset(): void {
     this.requests.splice(0);
     this.store.clear();
+    this.appliedWrites.splice(0);
     this.scenarios = [];
+    this.outage_ = undefined;
     this.notify();
   }
 
@@ -422,8 +586,9 @@ export class FakeApiServer {
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let record: RecordedRequest | undefined;
     let clientGone = false;
+    let cutByServer = false;
     res.once('close', () => {
-      if (res.writableFinished || this.closing) return;
+      if (res.writableFinished || this.closing || cutByServer) return;
       clientGone = true;
       if (record) {
         record.aborted = true;
@@ -463,6 +628,17 @@ export class FakeApiServer {
     this.requests.push(record);
     this.notify();
 
+    const outage = this.currentOutage(record);
+    if (outage) {
+      if (outage.status !== undefined) {
+        this.send(res, record, injectedFailure(record, outage.status, outage));
+      } else {
+        cutByServer = true;
+        this.resetConnection(res, record);
+      }
+      return;
+    }
+
     const scenario = this.takeScenario(record);
     switch (scenario?.kind) {
       case 'hang':
@@ -470,7 +646,19 @@ export class FakeApiServer {
         this.notify();
         return;
       case 'fail':
-        this.send(res, record, injectedFailure(record, scenario.status, scenario.reason, scenario.message));
+        this.send(res, record, injectedFailure(record, scenario.status, scenario.options));
+        return;
+      case 'loseAnswer': {
+        const answer = this.handle(record, route);
+        cutByServer = true;
+        record.status = answer.status;
+        record.response = answer.body;
+        this.resetConnection(res, record);
+        return;
+      }
+      case 'truncateAnswer':
+        cutByServer = true;
+        this.sendTruncated(res, record, this.handle(record, route), scenario.contentLength);
         return;
       case 'respond': {
         const reply = scenario.reply(record);
@@ -559,6 +747,7 @@ export class FakeApiServer {
       },
     });
     this.store.set(key(namespace, name), stored);
+    this.recordApplied(request, stored);
     return { status: 201, body: structuredClone(stored), headers: warningHeaders(unknownFields) };
   }
 
@@ -605,7 +794,9 @@ export class FakeApiServer {
       updated.metadata.resourceVersion = this.nextResourceVersion();
       this.store.set(key(namespace, name), updated);
     }
-    return { status: 200, body: structuredClone(this.store.get(key(namespace, name))), headers: warningHeaders(unknownFields) };
+    const stored = this.store.get(key(namespace, name))!;
+    this.recordApplied(request, stored);
+    return { status: 200, body: structuredClone(stored), headers: warningHeaders(unknownFields) };
   }
 
   private get(namespace: string, name: string): Reply {
@@ -641,6 +832,55 @@ export class FakeApiServer {
   private nextResourceVersion(): string {
     this.resourceVersion += 1;
     return String(this.resourceVersion);
+  }
+
+  private recordApplied(request: RecordedRequest, stored: StoredEvent): void {
+    const write: AppliedWrite = {
+      namespace: stored.metadata.namespace,
+      name: stored.metadata.name,
+      resourceVersion: stored.metadata.resourceVersion,
+      seriesCount: stored.series?.count ?? 1,
+    };
+    request.applied = write;
+    this.appliedWrites.push(write);
+  }
+
+  private currentOutage(request: RecordedRequest): OutageOptions | undefined {
+    if (!this.outage_) return undefined;
+    if (Date.now() >= this.outage_.until) {
+      this.outage_ = undefined;
+      return undefined;
+    }
+    return matches(this.outage_.options.match, request) ? this.outage_.options : undefined;
+  }
+
+  /** Resets the request's connection (TCP RST) without writing anything. */
+  private resetConnection(res: ServerResponse, request: RecordedRequest): void {
+    request.answerCut = 'reset';
+    this.notify();
+    const socket = res.socket ?? res.req.socket;
+    if (!socket || socket.destroyed) return;
+    if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+    else socket.destroy();
+  }
+
+  /** Sends the status and headers of `answer` and half its body, then closes the connection. */
+  private sendTruncated(res: ServerResponse, request: RecordedRequest, { status, body, headers }: Reply, contentLength: 'full' | 'sent'): void {
+    request.status = status;
+    request.response = body;
+    request.answerCut = 'truncated';
+    this.notify();
+    if (res.destroyed || res.writableEnded) return;
+    const payload = Buffer.from(body === undefined ? '' : JSON.stringify(body), 'utf8');
+    const half = payload.subarray(0, Math.floor(payload.length / 2));
+    const common = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers };
+    if (contentLength === 'sent') {
+      res.writeHead(status, { ...common, 'Content-Length': String(half.length), Connection: 'close' });
+      res.end(half);
+      return;
+    }
+    res.writeHead(status, { ...common, 'Content-Length': String(payload.length) });
+    res.write(half, () => res.socket?.destroy());
   }
 
   private takeScenario(request: RecordedRequest): Scenario | undefined {
@@ -713,8 +953,9 @@ function matches(match: RequestMatch | undefined, request: RecordedRequest): boo
 
 function describeRequest(request: RecordedRequest): string {
   const target = `${request.namespace ?? '*'}${request.name ? `/${request.name}` : ''}`;
-  const outcome = request.status !== undefined ? String(request.status) : request.hung ? 'hung' : 'pending';
-  return `${request.verb} ${target} → ${outcome}${request.aborted ? ', aborted' : ''}`;
+  const outcome = request.status !== undefined ? String(request.status) : request.hung ? 'hung' : request.answerCut ?? 'pending';
+  const cut = request.status !== undefined && request.answerCut ? `, answer ${request.answerCut === 'reset' ? 'lost' : 'truncated'}` : '';
+  return `${request.verb} ${target} → ${outcome}${cut}${request.aborted ? ', aborted' : ''}`;
 }
 
 function key(namespace: string, name: string): string {
@@ -818,7 +1059,26 @@ const DEFAULT_REASONS: Record<number, string> = {
   504: 'Timeout',
 };
 
-function injectedFailure(request: RecordedRequest, code: number, reason = DEFAULT_REASONS[code] ?? 'Unknown', message?: string): Reply {
+/**
+ * A Status like the real server's for `code`; with `retryAfterSeconds` (1 by
+ * default for a 429) it carries `details.retryAfterSeconds` and the
+ * `Retry-After` header, as apiserver's responsewriters add the header for any
+ * Status with `retryAfterSeconds`.
+ */
+function injectedFailure(request: RecordedRequest, code: number, options: FailOptions = {}): Reply {
+  const reason = options.reason ?? DEFAULT_REASONS[code] ?? 'Unknown';
+  const retryAfterSeconds = options.retryAfterSeconds ?? (code === 429 ? 1 : 0);
+  const answer = injectedStatus(request, code, reason, options.message);
+  if (retryAfterSeconds <= 0) return answer;
+  const status = answer.body as Status;
+  return {
+    status: answer.status,
+    body: { ...status, details: { ...status.details, retryAfterSeconds } },
+    headers: { ...answer.headers, 'Retry-After': String(retryAfterSeconds) },
+  };
+}
+
+function injectedStatus(request: RecordedRequest, code: number, reason: string, message?: string): Reply {
   const name = request.name ?? '';
   const resource = { ...(name ? { name } : {}), group: GROUP, kind: 'events' };
   const named = name ? `${RESOURCE} "${name}"` : RESOURCE;
@@ -848,15 +1108,11 @@ function injectedFailure(request: RecordedRequest, code: number, reason = DEFAUL
     case 'Invalid':
       return reply(code, invalid('Event', name, [fieldInvalid('metadata', '', message ?? injected)]));
     case 'TooManyRequests':
-      return {
-        status: code,
-        body: failure(code, reason, message ?? 'Too many requests, please try again later.', { retryAfterSeconds: 1 }),
-        headers: { 'Retry-After': '1' },
-      };
+      return reply(code, failure(code, reason, message ?? 'Too many requests, please try again later.'));
     case 'InternalError':
       return reply(code, failure(code, reason, `Internal error occurred: ${message ?? injected}`, { causes: [{ message: message ?? injected }] }));
     case 'ServiceUnavailable':
-      return reply(code, failure(code, reason, message ?? 'the server is currently unable to handle the request', {}));
+      return reply(code, failure(code, reason, message ?? 'the server is currently unable to handle the request'));
     case 'Timeout':
       return reply(
         code,

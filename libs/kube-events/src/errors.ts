@@ -1,15 +1,44 @@
+/** What a {@link PublishError} may add to a standard `ErrorOptions`. */
+export interface PublishErrorOptions extends ErrorOptions {
+  /** The occurrence is still queued and will be written later: see {@link PublishError.queued}. */
+  queued?: boolean;
+}
+
 /** Base of every error a publish rejects with. */
 export class PublishError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  /**
+   * Whether the occurrence stays queued and will be written later (its
+   * count is not lost), as after a timeout while the API server is slow or
+   * unreachable. `false` when it was refused or dropped.
+   */
+  readonly queued: boolean;
+
+  constructor(message: string, options?: PublishErrorOptions) {
     super(message, options);
     this.name = new.target.name;
+    this.queued = options?.queued ?? false;
   }
 }
 
-/** The publish did not settle within the recorder's timeout; its request was aborted. */
+/**
+ * The publish did not settle within the recorder's timeout. When
+ * {@link PublishError.queued}, its occurrence stays queued and is written
+ * later; the `cause` is the last failed write, if any.
+ */
 export class PublishTimeoutError extends PublishError {
-  constructor(readonly timeoutMs: number) {
-    super(`Publishing the Event did not finish within ${timeoutMs} ms; the request was aborted.`);
+  constructor(
+    readonly timeoutMs: number,
+    options?: PublishErrorOptions,
+  ) {
+    super(
+      `Publishing the Event did not finish within ${timeoutMs} ms` +
+        (options?.queued
+          ? `; the occurrence stays queued and will be written when the API server answers` +
+            (options.cause instanceof Error ? ` (last write: ${options.cause.message})` : '') +
+            '.'
+          : '; the request was aborted.'),
+      options,
+    );
   }
 }
 
@@ -21,10 +50,26 @@ export class PublishApiError extends PublishError {
     readonly statusCode?: number,
     /** The `reason` of the server's Status, for instance `Forbidden` or `Invalid`. */
     readonly reason?: string,
-    options?: ErrorOptions,
+    options?: PublishErrorOptions & {
+      /** The server's `Retry-After`, in milliseconds. */
+      retryAfterMs?: number;
+      /** No answer could be read, so the server may have applied the write. */
+      mayHaveApplied?: boolean;
+    },
   ) {
     super(message, options);
+    this.retryAfterMs = options?.retryAfterMs;
+    this.mayHaveApplied = options?.mayHaveApplied ?? false;
   }
+
+  /** How long the server asked the client to wait before the next write (`Retry-After`), in milliseconds. */
+  readonly retryAfterMs?: number;
+  /**
+   * No answer could be read (the connection broke, or the body was cut),
+   * so the server may have applied the write: the recorder checks before
+   * writing again, and never writes it twice.
+   */
+  readonly mayHaveApplied: boolean;
 }
 
 /** The Event was refused before any request: it names the field at fault. */

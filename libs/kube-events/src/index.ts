@@ -25,7 +25,7 @@ export { InjectEventRecorder } from './module/inject-event-recorder.decorator.js
 export { PublishesFailures, type PublishesFailuresOptions } from './publishes-failures/publishes-failures.decorator.js';
 export { InvalidEventError, PublishApiError, PublishError, PublishTimeoutError } from './errors.js';
 export { truncateNote } from './api/note-truncation.js';
-export type { EventsWriter, SeriesPatch } from './api/events-api.js';
+export type { EventsWriter, SeriesPatch, StoredEventState } from './api/events-api.js';
 export type { PublishOutcome, PublishOutcomeKind } from './recorder/publish-outcome.js';
 export type { EventSink } from './sinks/event-sink.js';
 export { KubeEventsSink, type KubeEventsSinkOptions } from './sinks/kube-events-sink.decorator.js';

@@ -3,9 +3,26 @@ import { MAX_FIELD_LENGTH } from './kube-events.constants.js';
 export const REQUIRED_FIELD = (field: string) => `${field} is required and must be a non-empty string.`;
 export const FIELD_TOO_LONG = (field: string, bytes: number) =>
   `${field} must be at most ${MAX_FIELD_LENGTH} bytes (UTF-8), got ${bytes}.`;
-export const INVALID_EVENT_TYPE = (type: unknown) => `type must be 'Normal' or 'Warning', got ${JSON.stringify(type)}.`;
+export const INVALID_EVENT_TYPE = (type: unknown) => `type must be 'Normal' or 'Warning', got ${describeValue(type)}.`;
 export const INVALID_NOTE = (note: unknown) => `note must be a string when given, got ${typeof note}.`;
 export const MISSING_RESOURCE = () => 'resource is required: the object the Event is about.';
+export const NOT_AN_OBJECT = (field: string, shape: string, value: unknown) =>
+  `${field} must be an object ${shape}, got ${describeValue(value)}.`;
+export const NOT_A_STRING = (field: string, value: unknown) => `${field} must be a string when given, got ${describeValue(value)}.`;
+export const NOT_A_DNS_LABEL = (field: string, value: string) =>
+  `${field} must be a DNS label, as namespace names are (at most 63 characters of a-z, 0-9 and '-', ` +
+  `starting and ending with a letter or digit), got ${describeValue(value)}.`;
+export const UNKNOWN_REFERENCE_FIELD = (key: string) =>
+  `related has a field ${describeValue(key)} that an object reference does not have: it may only have ` +
+  `apiVersion, kind, name, namespace, uid, resourceVersion and fieldPath, all strings.`;
+export const NOT_AN_ANNOTATION_KEY = (field: string, key: string) =>
+  `${field}: the key ${describeValue(key)} is not a qualified name, which the API server requires of annotation keys ` +
+  `([dns-subdomain/]name, name ≤ 63 characters of [A-Za-z0-9_.-] starting and ending alphanumeric, ` +
+  `e.g. "example.com/trace-id").`;
+export const ANNOTATION_NOT_A_STRING = (field: string, value: unknown) =>
+  `${field} must be a string (annotation values are strings), got ${describeValue(value)}.`;
+export const ANNOTATIONS_TOO_LARGE = (bytes: number, limit: number) =>
+  `annotations must total at most ${limit} bytes (256 KiB of keys and values, in UTF-8), got ${bytes}.`;
 export const MISSING_RESOURCE_TYPE = (field: 'apiVersion' | 'kind', name?: string) =>
   `resource.${field} is missing${name ? ` on ${JSON.stringify(name)}` : ''}: \`kubectl describe\` finds Events by kind, ` +
   `so this Event would never be shown. List items and informer objects often lack it; ` +
@@ -29,17 +46,27 @@ export const REQUEST_SCOPED_SKIPPED = (provider: string) =>
 export const FAILURE_NOT_PUBLISHED = (method: string) => `Could not publish the failure of ${method} as an Event`;
 export const NO_RESOURCE_ARGUMENT = (method: string) =>
   `@PublishesFailures on ${method}: the reconciled object is not an object with metadata; no Event was published.`;
+/** Why queued occurrences were given up. */
+export type DropCause = 'full' | 'evicted' | 'expired' | 'flush';
+const DROP_CAUSES: Record<DropCause, string> = {
+  full: 'too many occurrences are waiting to be written (writeControl.maxPending)',
+  evicted: 'their series holds 8 distinct events waiting to be written, and this was the oldest',
+  expired: 'their write kept failing for longer than the series window',
+  flush: 'flush() ran out of time before they could be written',
+};
 export const OCCURRENCES_DROPPED = (
   count: number,
   resource: { kind?: string; metadata?: { namespace?: string; name?: string } },
   event: { reason: string },
+  cause: DropCause,
   error?: unknown,
 ) =>
   `Dropped ${count} occurrence(s) of ${event.reason} about ${resource.kind ?? 'object'} ` +
-  `${[resource.metadata?.namespace, resource.metadata?.name].filter(Boolean).join('/')}: ` +
-  (error === undefined
-    ? 'too many occurrences are waiting to be written (writeControl.maxPending).'
-    : `their write kept failing (${error instanceof Error ? error.message : String(error)}).`);
+  `${[resource.metadata?.namespace, resource.metadata?.name].filter(Boolean).join('/')}: ${DROP_CAUSES[cause]}` +
+  (error === undefined ? '.' : ` (last error: ${error instanceof Error ? error.message : String(error)}).`);
+export const SERVER_UNREACHABLE = (since: Date, detail: string) =>
+  `The API server has been unreachable since ${since.toISOString()} (${detail}); ` +
+  'the occurrence is queued and will be written when the server answers again.';
 export const SINK_FAILED = (sink: string, error: unknown, failures: number) =>
   `Sink ${sink} failed to handle an outcome (${failures} failure(s) so far): ` +
   `${error instanceof Error ? error.stack ?? error.message : String(error)}`;
@@ -65,8 +92,36 @@ export const NO_MATCHING_EVENT = (expected: string, recorded: readonly string[],
 export const UNEXPECTED_EVENT = (expected: string, found: string) =>
   `Expected no Event matching ${expected}, but one was recorded: ${found}`;
 export const LOWER_COUNT_HINT =
-  'An Event matches all but its count: if the publishes were concurrent, `await recorder.flush()` first, ' +
-  'so that occurrences folded into the next write are written.';
+  'An Event matches all but its count: if a publish is still running (the failure of a synchronous ' +
+  '@PublishesFailures method is published in the background), `await recorder.flush()` first.';
 export const DUPLICATE_RECORDER = (name: string | null) =>
   `Two recorders are registered as ${name === null ? 'the default recorder' : JSON.stringify(name)}: ` +
   `give each KubeEventsModule.forRoot (or KubeEventsTestingModule.forRoot) its own name.`;
+
+/**
+ * A short description of any value for a validation message; never throws,
+ * whatever it is given (BigInt, symbol, circular object).
+ */
+function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return value.length > 80 ? `${JSON.stringify(value.slice(0, 80))}… (${value.length} characters)` : JSON.stringify(value);
+    case 'bigint':
+      return `${value}n (a BigInt)`;
+    case 'symbol':
+      return `${String(value)} (a symbol)`;
+    case 'function':
+      return 'a function';
+    case 'undefined':
+      return 'undefined';
+    case 'object': {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) return 'an array';
+      const constructor = (Object.getPrototypeOf(value) as { constructor?: unknown } | null)?.constructor;
+      const name = typeof constructor === 'function' && constructor !== Object ? constructor.name : '';
+      return name ? `an instance of ${name}` : 'an object';
+    }
+    default:
+      return `${String(value)} (a ${typeof value})`;
+  }
+}

@@ -1,6 +1,16 @@
 import { V1MicroTime, type EventsV1Event, type KubernetesObject } from '@kubernetes/client-node';
-import { eventName } from './event-name.js';
 import type { KubeEvent, Reporter } from '../kube-events.interfaces.js';
+
+/** What a create fixes before its first attempt, so that a retry sends the same Event. */
+export interface EventCreation {
+  /** Client-chosen (see `eventName`), so that a retried create cannot make a second Event. */
+  readonly name: string;
+  readonly namespace: string;
+  /** In epoch milliseconds. */
+  readonly eventTime: number;
+  /** Occurrences the Event carries from the start. */
+  readonly count: number;
+}
 
 /** Namespace of the Events about cluster-scoped objects, one of the two the API server allows. */
 const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
@@ -15,17 +25,16 @@ export function eventBody(
   resource: KubernetesObject,
   event: KubeEvent,
   reporter: Required<Reporter>,
-  now: number,
-  count = 1,
+  { name, namespace, eventTime, count }: EventCreation,
 ): EventsV1Event {
   const metadata = resource.metadata ?? {};
-  const observed = new V1MicroTime(now);
+  const observed = new V1MicroTime(eventTime);
   return {
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
     metadata: {
-      name: eventName(metadata.name, reporter.controller, now),
-      namespace: eventNamespace(resource),
+      name,
+      namespace,
       annotations: event.annotations,
     },
     // A plain Date is sent with 3 fractional digits, which the server refuses; MicroTime needs 6.

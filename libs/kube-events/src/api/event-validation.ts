@@ -3,32 +3,109 @@ import { InvalidEventError } from '../errors.js';
 import { MAX_FIELD_LENGTH } from '../kube-events.constants.js';
 import type { KubeEvent } from '../kube-events.interfaces.js';
 import {
+  ANNOTATION_NOT_A_STRING,
+  ANNOTATIONS_TOO_LARGE,
   FIELD_TOO_LONG,
   INVALID_EVENT_TYPE,
   INVALID_NOTE,
   MISSING_RESOURCE,
   MISSING_RESOURCE_TYPE,
+  NOT_A_DNS_LABEL,
+  NOT_A_STRING,
+  NOT_AN_ANNOTATION_KEY,
+  NOT_AN_OBJECT,
   REQUIRED_FIELD,
+  UNKNOWN_REFERENCE_FIELD,
 } from '../kube-events.messages.js';
+import { isQualifiedName } from '../module/options-validation.js';
 import { truncateNote } from './note-truncation.js';
 
+/** The API server's limit on an object's annotations: keys and values, in UTF-8 bytes. */
+const MAX_ANNOTATIONS_BYTES = 256 * 1024;
+
+/** A DNS-1123 label, the rule for namespace names; its 63-character limit is checked apart. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_LABEL_MAX = 63;
+
+/** The fields of an `ObjectReference`, all strings. */
+const REFERENCE_FIELDS: ReadonlySet<string> = new Set([
+  'apiVersion',
+  'kind',
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'fieldPath',
+]);
+
+const EVENT_SHAPE = '{ type, reason, action, note? }';
+const RESOURCE_SHAPE = '{ apiVersion, kind, metadata }';
+const METADATA_SHAPE = '{ name?, namespace?, uid?, resourceVersion? }';
+const REFERENCE_SHAPE = '{ apiVersion?, kind?, name?, namespace?, uid?, resourceVersion?, fieldPath? } of strings';
+const ANNOTATIONS_SHAPE = '{ "<qualified name>": "<string>" }';
+
+type Fields = Record<string, unknown>;
+
 /**
- * Checks what the API server would refuse, before any request, and returns
- * the event as it will be written (note truncated).
+ * Checks what the API server would refuse, and every value of the wrong
+ * JavaScript type, before any request, and returns the event as it will be
+ * written (note truncated). Never throws anything but `InvalidEventError`,
+ * whatever it is given.
  * @throws InvalidEventError naming the field at fault
  */
 export function validateEvent(resource: KubernetesObject, event: KubeEvent): KubeEvent {
-  if (!resource || typeof resource !== 'object') throw new InvalidEventError('resource', MISSING_RESOURCE());
-  const name = resource.metadata?.name;
-  if (!resource.apiVersion) throw new InvalidEventError('resource.apiVersion', MISSING_RESOURCE_TYPE('apiVersion', name));
-  if (!resource.kind) throw new InvalidEventError('resource.kind', MISSING_RESOURCE_TYPE('kind', name));
-  if (!event || typeof event !== 'object') throw new InvalidEventError('event', REQUIRED_FIELD('event'));
+  checkResource(resource);
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+    throw new InvalidEventError('event', NOT_AN_OBJECT('event', EVENT_SHAPE, event));
+  }
   if (event.type !== 'Normal' && event.type !== 'Warning') throw new InvalidEventError('type', INVALID_EVENT_TYPE(event.type));
   checkShortText('reason', event.reason);
   checkShortText('action', event.action);
   if (event.note !== undefined && typeof event.note !== 'string') throw new InvalidEventError('note', INVALID_NOTE(event.note));
+  if (event.related !== undefined) checkRelated(event.related);
+  if (event.annotations !== undefined) checkAnnotations(event.annotations);
   const note = event.note === undefined ? undefined : truncateNote(event.note);
   return note === event.note ? event : { ...event, note };
+}
+
+function checkResource(resource: KubernetesObject): void {
+  if (resource === undefined || resource === null) throw new InvalidEventError('resource', MISSING_RESOURCE());
+  if (typeof resource !== 'object' || Array.isArray(resource)) {
+    throw new InvalidEventError('resource', NOT_AN_OBJECT('resource', RESOURCE_SHAPE, resource));
+  }
+  const metadata: unknown = resource.metadata;
+  let name: string | undefined;
+  if (metadata !== undefined) {
+    if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
+      throw new InvalidEventError('resource.metadata', NOT_AN_OBJECT('resource.metadata', METADATA_SHAPE, metadata));
+    }
+    const { namespace, uid, resourceVersion } = metadata as Fields;
+    name = optionalString('resource.metadata.name', (metadata as Fields).name);
+    optionalString('resource.metadata.uid', uid);
+    optionalString('resource.metadata.resourceVersion', resourceVersion);
+    checkNamespace('resource.metadata.namespace', namespace);
+  }
+  const { apiVersion, kind } = resource as Fields;
+  if (apiVersion === undefined || apiVersion === '') {
+    throw new InvalidEventError('resource.apiVersion', MISSING_RESOURCE_TYPE('apiVersion', name));
+  }
+  if (typeof apiVersion !== 'string') throw new InvalidEventError('resource.apiVersion', NOT_A_STRING('resource.apiVersion', apiVersion));
+  if (kind === undefined || kind === '') throw new InvalidEventError('resource.kind', MISSING_RESOURCE_TYPE('kind', name));
+  if (typeof kind !== 'string') throw new InvalidEventError('resource.kind', NOT_A_STRING('resource.kind', kind));
+}
+
+/** A string, or `undefined` for an absent field; anything else is refused. */
+function optionalString(field: string, value: unknown): string | undefined {
+  if (value !== undefined && typeof value !== 'string') throw new InvalidEventError(field, NOT_A_STRING(field, value));
+  return value as string | undefined;
+}
+
+/** A namespace, when given and not empty, must be a DNS label: the API server takes nothing else. */
+function checkNamespace(field: string, value: unknown): void {
+  const namespace = optionalString(field, value);
+  if (namespace && (namespace.length > DNS_LABEL_MAX || !DNS_LABEL.test(namespace))) {
+    throw new InvalidEventError(field, NOT_A_DNS_LABEL(field, namespace));
+  }
 }
 
 function checkShortText(field: 'reason' | 'action', value: unknown): void {
@@ -38,4 +115,88 @@ function checkShortText(field: 'reason' | 'action', value: unknown): void {
     const bytes = Buffer.byteLength(value);
     if (bytes > MAX_FIELD_LENGTH) throw new InvalidEventError(field, FIELD_TOO_LONG(field, bytes));
   }
+}
+
+/**
+ * Whether `value` is written as a JSON object of its own enumerable fields:
+ * not an array, nor something with its own JSON form (a `Date`), nor a
+ * collection whose entries JSON would drop (`Map`, `Set`).
+ */
+function isRecord(value: unknown): value is Fields {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as Fields).toJSON !== 'function' &&
+    !(value instanceof Map) &&
+    !(value instanceof Set)
+  );
+}
+
+/**
+ * `related` is written as an `ObjectReference`: string fields only. Any other
+ * field is refused, so a circular or non-JSON value never reaches
+ * `JSON.stringify`. Fields set to `undefined` are absent, as in JSON.
+ */
+function checkRelated(related: unknown): void {
+  if (!isRecord(related)) throw new InvalidEventError('related', NOT_AN_OBJECT('related', REFERENCE_SHAPE, related));
+  for (const key of Object.keys(related)) {
+    const value = related[key];
+    if (value === undefined) continue;
+    if (!REFERENCE_FIELDS.has(key)) throw new InvalidEventError('related', UNKNOWN_REFERENCE_FIELD(key));
+    if (typeof value !== 'string') throw new InvalidEventError(`related.${key}`, NOT_A_STRING(`related.${key}`, value));
+  }
+  checkNamespace('related.namespace', related.namespace);
+}
+
+/**
+ * Annotation keys already found valid. Callers use a handful of constant
+ * keys, so remembering them spares the regular expressions on every publish;
+ * bounded, so keys made up per publish cannot grow it without limit.
+ */
+const validAnnotationKeys = new Set<string>();
+const VALID_ANNOTATION_KEYS_MAX = 256;
+
+/** The API server's rule for annotation keys: a qualified name once lower-cased. */
+function isAnnotationKey(key: string): boolean {
+  if (validAnnotationKeys.has(key)) return true;
+  if (!isQualifiedName(key.toLowerCase())) return false;
+  if (validAnnotationKeys.size < VALID_ANNOTATION_KEYS_MAX) validAnnotationKeys.add(key);
+  return true;
+}
+
+/**
+ * Annotations as the API server validates them: each key a qualified name
+ * (case aside: the server lower-cases it first), each value a string, keys
+ * and values together at most 256 KiB of UTF-8. Keys set to `undefined`
+ * are absent, as in JSON.
+ */
+function checkAnnotations(annotations: unknown): void {
+  const prototype: unknown = isRecord(annotations) ? Object.getPrototypeOf(annotations) : undefined;
+  if (prototype !== Object.prototype && prototype !== null) {
+    throw new InvalidEventError('annotations', NOT_AN_OBJECT('annotations', ANNOTATIONS_SHAPE, annotations));
+  }
+  const entries = annotations as Fields;
+  // UTF-16 code units: each is at least one UTF-8 byte and at most three.
+  let units = 0;
+  for (const key of Object.keys(entries)) {
+    const value = entries[key];
+    if (value === undefined) continue;
+    if (!isAnnotationKey(key)) {
+      const field = `annotations[${JSON.stringify(key)}]`;
+      throw new InvalidEventError(field, NOT_AN_ANNOTATION_KEY(field, key));
+    }
+    if (typeof value !== 'string') {
+      const field = `annotations[${JSON.stringify(key)}]`;
+      throw new InvalidEventError(field, ANNOTATION_NOT_A_STRING(field, value));
+    }
+    units += key.length + value.length;
+  }
+  if (units * 3 <= MAX_ANNOTATIONS_BYTES) return;
+  let bytes = 0;
+  for (const key of Object.keys(entries)) {
+    const value = entries[key];
+    if (value !== undefined) bytes += Buffer.byteLength(key) + Buffer.byteLength(value as string);
+  }
+  if (bytes > MAX_ANNOTATIONS_BYTES) throw new InvalidEventError('annotations', ANNOTATIONS_TOO_LARGE(bytes, MAX_ANNOTATIONS_BYTES));
 }

@@ -9,26 +9,46 @@ import {
   type ObservableMiddleware,
 } from '@kubernetes/client-node';
 import { PublishApiError } from '../errors.js';
+import { describeUnreachable } from './unreachable-cause.js';
 
-/** The fields of `series` that a patch updates. */
+/** An Event as the API server holds it, as far as a series needs to know. */
+export interface StoredEventState {
+  readonly name: string;
+  readonly namespace: string;
+  /** The precondition of the next patch: a patch with another one is refused (409 Conflict). */
+  readonly resourceVersion?: string;
+  /** The series count: 1 for an Event without a series. */
+  readonly count: number;
+}
+
+/** What a series patch changes: the count, and when the last occurrence was seen. */
 export interface SeriesPatch {
   count: number;
   /** A `V1MicroTime`: the server refuses any precision but six fractional digits. */
   lastObservedTime: Date;
-}
-
-/** Where a recorder writes Events: the API server, or a stand-in that answers in memory. */
-export interface EventsWriter {
-  /** Creates the Event and returns its name. */
-  create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<string>;
-  /** Raises the series of an existing Event. */
-  patchSeries(namespace: string, name: string, series: SeriesPatch, signal: AbortSignal): Promise<void>;
+  /** Sent as `metadata.resourceVersion`, so that the patch applies only to the Event as last seen. */
+  resourceVersion?: string;
 }
 
 /**
- * The two requests a recorder sends, over client-node's `EventsV1Api` (so
- * every KubeConfig authentication works), each abortable through a signal.
- * Server refusals become {@link PublishApiError}; an abort rethrows as is.
+ * Where a recorder writes Events: the API server, or a stand-in that answers
+ * in memory. Refusals reject with {@link PublishApiError} (status code and
+ * the server's reason); an aborted request rejects with the signal's reason.
+ */
+export interface EventsWriter {
+  /** Creates the Event (its name chosen by the client) and returns it as stored. */
+  create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState>;
+  /** Reads one Event. */
+  read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState>;
+  /** Raises the series of an existing Event (JSON merge patch), with `resourceVersion` as a precondition when given. */
+  patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState>;
+}
+
+/**
+ * The requests a recorder sends, over client-node's `EventsV1Api` (so every
+ * KubeConfig authentication works), each abortable through a signal. An
+ * answer that cannot be read (a broken connection, a cut body) rejects with
+ * a {@link PublishApiError} that says the write may have been applied.
  */
 export class EventsApi implements EventsWriter {
   private readonly api: EventsV1Api;
@@ -37,38 +57,59 @@ export class EventsApi implements EventsWriter {
     this.api = kubeConfig.makeApiClient(EventsV1Api);
   }
 
-  /** Creates the Event and returns the name the server generated. */
-  async create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<string> {
-    try {
-      const created = await this.api.createNamespacedEvent({ namespace, body }, withSignal(signal));
-      return created.metadata!.name!;
-    } catch (error) {
-      throw toPublishError(error, signal);
-    }
+  create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState> {
+    return this.send(signal, [], (options) => this.api.createNamespacedEvent({ namespace, body }, options));
   }
 
-  /** Raises the series of an existing Event with a JSON merge patch. */
-  async patchSeries(namespace: string, name: string, series: SeriesPatch, signal: AbortSignal): Promise<void> {
+  read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState> {
+    return this.send(signal, [], (options) => this.api.readNamespacedEvent({ namespace, name }, options));
+  }
+
+  patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState> {
+    const { resourceVersion, ...series } = patch;
+    const body = resourceVersion === undefined ? { series } : { metadata: { resourceVersion }, series };
+    return this.send(signal, [MERGE_PATCH], (options) => this.api.patchNamespacedEvent({ namespace, name, body }, options));
+  }
+
+  private async send(
+    signal: AbortSignal,
+    extra: ObservableMiddleware[],
+    request: (options: ReturnType<typeof requestOptions>) => Promise<EventsV1Event>,
+  ): Promise<StoredEventState> {
+    const answer: { status?: number } = {};
     try {
-      await this.api.patchNamespacedEvent({ namespace, name, body: { series } }, withSignal(signal, MERGE_PATCH));
+      return storedState(await request(requestOptions(signal, answer, extra)));
     } catch (error) {
-      throw toPublishError(error, signal);
+      throw toPublishError(error, signal, answer.status);
     }
   }
 }
 
 const MERGE_PATCH = setHeaderMiddleware('Content-Type', PatchStrategy.MergePatch);
 
-/** Per-request options that make the request abortable through `signal`. */
-function withSignal(signal: AbortSignal, ...extra: ObservableMiddleware[]) {
-  const abortable: ObservableMiddleware = {
+/** Per-request options: abortable through `signal`, and noting the status of the answer before its body is read. */
+function requestOptions(signal: AbortSignal, answer: { status?: number }, extra: ObservableMiddleware[]) {
+  const observed: ObservableMiddleware = {
     pre: (context) => {
       context.setSignal(signal);
       return new Observable(Promise.resolve(context));
     },
-    post: (response) => new Observable(Promise.resolve(response)),
+    post: (response) => {
+      answer.status = response.httpStatusCode;
+      return new Observable(Promise.resolve(response));
+    },
   };
-  return { middleware: [abortable, ...extra], middlewareMergeStrategy: 'append' as const };
+  return { middleware: [observed, ...extra], middlewareMergeStrategy: 'append' as const };
+}
+
+function storedState(event: EventsV1Event): StoredEventState {
+  const metadata = event.metadata ?? {};
+  return {
+    name: metadata.name ?? '',
+    namespace: metadata.namespace ?? '',
+    resourceVersion: metadata.resourceVersion,
+    count: event.series?.count ?? 1,
+  };
 }
 
 interface StatusBody {
@@ -76,7 +117,7 @@ interface StatusBody {
   reason?: string;
 }
 
-function toPublishError(error: unknown, signal: AbortSignal): unknown {
+function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: number | undefined): unknown {
   // Aborted by the recorder's timeout: the reason is its PublishTimeoutError.
   if (signal.aborted) return signal.reason ?? error;
   if (error instanceof ApiException) {
@@ -84,10 +125,22 @@ function toPublishError(error: unknown, signal: AbortSignal): unknown {
     const message = status.message ?? `HTTP ${error.code}`;
     return new PublishApiError(`The API server refused the Event (${error.code}): ${message}`, error.code, status.reason, {
       cause: error,
+      retryAfterMs: retryAfterMs(error.headers),
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new PublishApiError(`The API server could not be reached: ${message}`, undefined, undefined, { cause: error });
+  const detail = error instanceof Error ? error.message : String(error);
+  if (answeredStatus !== undefined) {
+    return new PublishApiError(
+      `The API server answered ${answeredStatus} but its answer could not be read (${detail}); the write may have been applied.`,
+      answeredStatus,
+      undefined,
+      { cause: error, mayHaveApplied: true },
+    );
+  }
+  return new PublishApiError(`The API server could not be reached: ${describeUnreachable(error)}`, undefined, undefined, {
+    cause: error,
+    mayHaveApplied: true,
+  });
 }
 
 function parseStatus(body: unknown): StatusBody {
@@ -99,4 +152,14 @@ function parseStatus(body: unknown): StatusBody {
     }
   }
   return (body ?? {}) as StatusBody;
+}
+
+/** `Retry-After` in seconds (the API server's form) or as an HTTP date, in milliseconds. */
+function retryAfterMs(headers: Record<string, string> | undefined): number | undefined {
+  const value = headers?.['retry-after'] ?? headers?.['Retry-After'];
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1_000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }

@@ -2,24 +2,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Subject, type Observable } from 'rxjs';
-import { loadDefaultKubeConfig } from '../module/default-kube-config.js';
-import { validateEvent } from '../api/event-validation.js';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
+import { validateEvent } from '../api/event-validation.js';
 import { PublishApiError, PublishError, PublishTimeoutError } from '../errors.js';
 import type { KubeEvent, KubeEventsModuleOptions, Reporter, ResolvedRecorderOptions } from '../kube-events.interfaces.js';
-import { OCCURRENCES_DROPPED } from '../kube-events.messages.js';
+import { OCCURRENCES_DROPPED, SERVER_UNREACHABLE, type DropCause } from '../kube-events.messages.js';
+import { loadDefaultKubeConfig } from '../module/default-kube-config.js';
 import { resolveRecorderOptions } from '../module/options-validation.js';
-import type { PublishOutcome, PublishOutcomeKind } from './publish-outcome.js';
-import { SeriesStore, type EventIdentity, type FoldedOccurrences, type Series } from './series-store.js';
+import { AwaitedPublish } from './awaited-publish.js';
 import { monotonicNow } from './monotonic-clock.js';
-import { identityOf, sameIdentity, SeriesWriter, type Written } from './series-writer.js';
+import { seriesKeyOf, type Occurrence } from './occurrence.js';
+import { outcomeOf, type OutcomeDetails, type PublishOutcome, type PublishOutcomeKind } from './publish-outcome.js';
+import { isUnreachable } from './retry-backoff.js';
+import { SeriesStore, type Batch, type Series } from './series-store.js';
+import { SeriesWriter } from './series-writer.js';
 import { WriteBudget } from './write-budget.js';
+import type { WritePlan, WriteResult } from './write-plan.js';
+import { WriteScheduler } from './write-scheduler.js';
 
-/** How often the write of folded occurrences is tried before they are dropped. */
-const FOLDED_WRITE_TRIES = 3;
-
-/** Distinct events folded at most per series; past it the oldest is dropped, so one noisy object cannot use up `maxPending`. */
-const MAX_FOLDED_PER_SERIES = 8;
+/** Writes one publish may take when an Event changed or expired under it (read, then write again), before it counts as a failure. */
+const MAX_WRITES_PER_ATTEMPT = 4;
 
 /**
  * Publishes `events.k8s.io/v1` Events on behalf of one controller.
@@ -27,26 +29,32 @@ const MAX_FOLDED_PER_SERIES = 8;
  * Repeats fold into series: a publish equal to the series' last Event
  * (type, reason, action, note, related, annotations) within `seriesWindow`
  * of its last write raises `series.count` with a JSON merge patch instead of
- * creating an object. One write per series is in flight at a time.
+ * creating an object. One write per series is in flight at a time;
+ * occurrences that arrive meanwhile, or while a write budget is spent, are
+ * written together by the series' next write.
  *
- * When a publish resolves: once its occurrence is written, when it can be
- * written at once; otherwise (a write of the same series is in flight, or
- * the object's or the recorder's write budget is spent) at once, with the
- * occurrence counted locally and folded into the series' next write, which
- * is sent as soon as the object's budget allows and at the latest
- * `maxDelay` later (then as the recorder-wide budget allows). Either way it
- * settles within `timeout`; a timed-out request is aborted. Folded
- * occurrences are dropped only past `maxPending` (or 8 distinct events in
- * one series), after their write failed three times, or when `flush()` runs
- * out of time, and are then counted and logged.
+ * **When a publish settles.** It resolves once its occurrence is counted on
+ * the API server, by its own write or by the write that carried it with
+ * others. It rejects with the error of that write when the server refused
+ * it, or with {@link PublishTimeoutError} once `timeout` has passed; an
+ * occurrence still queued then stays queued and is written later (the
+ * error's `queued` says so). While the server is unreachable, publishes are
+ * queued and rejected at once with an error that says since when.
+ *
+ * **Writes are idempotent.** Creates carry a name chosen by the client, so a
+ * retried create that had landed answers 409 AlreadyExists and is read back;
+ * patches carry the `resourceVersion` last seen as a precondition, so a late
+ * or foreign write makes the next one read the Event and count from it. A
+ * failed write is retried with a doubling backoff (no sooner than the
+ * server's `Retry-After`) while its series is current.
  *
  * `kubectl describe <object>` lists the Events under the object: `Type`,
  * `Reason`, `Age` (with the series count, `x3 over 2m`), `From`
  * (`reporter.controller`) and `Message` (the note).
  *
- * RBAC: `create` and `patch` on `events` in API group `events.k8s.io`, in
- * every namespace the controller publishes about, and in `default` for
- * cluster-scoped objects.
+ * RBAC: `create`, `get` and `patch` on `events` in API group
+ * `events.k8s.io`, in every namespace the controller publishes about, and
+ * in `default` for cluster-scoped objects.
  *
  * @example
  * const recorder = new EventRecorder({ reporter: { controller: 'example.com/widget-controller' } });
@@ -60,14 +68,14 @@ export class EventRecorder implements OnApplicationShutdown {
   private readonly outcomes = new Subject<PublishOutcome>();
   private readonly options: ResolvedRecorderOptions;
   private readonly store: SeriesStore;
-  private readonly budget: WriteBudget;
-  /** Series holding folded occurrences. */
-  private readonly withFolded = new Set<Series>();
-  private foldedEntries = 0;
-  /** Series whose folded occurrences wait only for the recorder-wide budget, in order, behind one timer. */
-  private readonly awaitingBudget = new Set<Series>();
-  private budgetTimer: NodeJS.Timeout | undefined;
+  private readonly scheduler: WriteScheduler;
   private readonly writer: SeriesWriter;
+  /** The write in flight of each series that has one. */
+  private readonly inFlight = new Map<Series, Promise<void>>();
+  /** Series that `flush()` is writing itself, whatever the budgets. */
+  private readonly draining = new Set<Series>();
+  /** Since when (epoch ms) writes have found no server, and why; unset once one answers. */
+  private unreachable: { since: number; error: PublishApiError } | undefined;
   private readonly logger = new Logger('EventRecorder');
 
   /**
@@ -77,12 +85,12 @@ export class EventRecorder implements OnApplicationShutdown {
   constructor(options: KubeEventsModuleOptions, writer?: EventsWriter) {
     this.options = resolveRecorderOptions(options);
     this.reporter = Object.freeze({ ...this.options.reporter });
-    this.store = new SeriesStore(this.options.seriesWindow, this.options.maxSeries);
-    this.budget = new WriteBudget(this.options.writeControl, monotonicNow());
+    const { seriesWindow, maxSeries, writeControl, timeout } = this.options;
+    this.store = new SeriesStore({ window: seriesWindow, maxSeries, maxPending: writeControl.maxPending, controller: this.reporter.controller });
+    const budget = new WriteBudget(writeControl, monotonicNow());
+    this.scheduler = new WriteScheduler(budget, (series) => void this.write(series));
     const api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
-    this.writer = new SeriesWriter(api, this.store, this.options.reporter, this.options.timeout, (series) =>
-      this.scheduleFolded(series),
-    );
+    this.writer = new SeriesWriter(api, this.options.reporter, timeout);
     this.outcomes$ = this.outcomes.asObservable();
   }
 
@@ -98,10 +106,11 @@ export class EventRecorder implements OnApplicationShutdown {
 
   /**
    * Publishes an Event about `resource`, or raises the count of its series.
+   * Resolves once the occurrence is counted on the API server.
    *
    * @throws InvalidEventError before any request, naming the bad field
-   * @throws PublishTimeoutError when the write did not settle within `timeout`
-   * @throws PublishApiError when the API server refused it or could not be reached
+   * @throws PublishTimeoutError when it was not written within `timeout` (`queued`: it will be)
+   * @throws PublishApiError when the API server refused it, or is unreachable (`queued`: it will be written when it answers)
    */
   publish(resource: KubernetesObject, event: KubeEvent): Promise<void> {
     return this.record(resource, event, false);
@@ -110,7 +119,7 @@ export class EventRecorder implements OnApplicationShutdown {
   /** Forgets every series of `resource`: its next publish creates a new Event. */
   forget(resource: KubernetesObject): void {
     const uid = resource?.metadata?.uid;
-    if (uid) this.store.forget(uid, undefined, monotonicNow());
+    if (typeof uid === 'string' && uid) this.store.forget(uid, undefined, monotonicNow());
   }
 
   /**
@@ -124,243 +133,141 @@ export class EventRecorder implements OnApplicationShutdown {
   /** Forgets the failure series of `resource` only, as after a successful reconcile. */
   forgetFailures(resource: KubernetesObject): void {
     const uid = resource?.metadata?.uid;
-    if (uid) this.store.forget(uid, true, monotonicNow());
+    if (typeof uid === 'string' && uid) this.store.forget(uid, true, monotonicNow());
   }
 
   /**
-   * Writes every folded occurrence now, whatever the budgets, and waits for
-   * the writes in flight. Bounded: occurrences still folded `timeout` after
-   * the call are dropped (counted and logged), so it takes at most about
-   * twice `timeout`.
+   * Writes every queued occurrence now, whatever the budgets, retrying
+   * failed writes (after their backoff) until `timeout` has passed, and
+   * waits for the writes in flight. What is still queued then is dropped,
+   * counted and logged; it takes at most about twice `timeout`. For
+   * shutdown: an awaited publish is on the server already.
    */
   async flush(): Promise<void> {
     const deadline = monotonicNow() + this.options.timeout;
-    const settled = [...this.writer.inFlight].map((write) => write.catch(() => undefined));
-    await Promise.all([...[...this.withFolded].map((series) => this.drain(series, deadline)), ...settled]);
+    await Promise.all([...this.store.withWork].map((series) => this.drain(series, deadline)));
   }
 
-  /** Writes what is folded before the application exits, so that the counts on the server are exact. */
+  /** Writes what is queued before the application exits, so that the counts on the server are exact. */
   async onApplicationShutdown(): Promise<void> {
     await this.flush();
     this.outcomes.complete();
   }
 
-  private async record(resource: KubernetesObject, event: KubeEvent, failure: boolean): Promise<void> {
-    const startedAt = monotonicNow();
-    let valid: KubeEvent;
+  private record(resource: KubernetesObject, event: KubeEvent, failure: boolean): Promise<void> {
+    const publishedAt = monotonicNow();
+    let occurrence: Occurrence;
     try {
-      valid = validateEvent(resource, event);
+      occurrence = { resource, event: validateEvent(resource, event), failure, publishedAt };
     } catch (error) {
-      this.emit('failed', resource, event, failure, 1, startedAt, undefined, error);
-      throw error;
+      this.emit('failed', { resource, event, failure, publishedAt }, { count: 1, error, now: publishedAt });
+      return Promise.reject(error);
     }
-    const uid = resource.metadata?.uid;
-    if (!uid) return this.writeUntracked(resource, valid, failure, startedAt);
-    const key = `${failure ? 'failure' : 'publish'}\0${uid}\0${valid.reason}\0${valid.action}`;
-    const series = this.store.acquire(key, uid, failure, startedAt);
-    const identity = identityOf(valid);
-    // Series already waiting in line for the recorder-wide budget go first.
-    const writable = !series.writing && !series.folded.length && !this.awaitingBudget.size;
-    if (writable && this.budget.tryTake(series.object, startedAt)) {
-      return this.writeNow(series, resource, valid, identity, startedAt);
+    const key = seriesKeyOf(occurrence);
+    const series = key === undefined ? this.store.untracked(failure) : this.store.acquire(key, resource.metadata!.uid!, failure, publishedAt);
+    let batch: Batch | undefined;
+    const awaited = new AwaitedPublish(
+      this.options.timeout,
+      () => new PublishTimeoutError(this.options.timeout, { queued: true, cause: batch?.lastError }),
+    );
+    const enqueued = this.store.enqueue(series, occurrence, awaited);
+    if (enqueued.evicted) this.drop(enqueued.evicted, 'evicted');
+    batch = enqueued.batch;
+    if (!batch) {
+      this.dropOccurrence(occurrence, awaited, 'full');
+      return awaited.promise;
     }
-    this.fold(series, resource, valid, identity, startedAt);
+    if (enqueued.joined) this.emit('coalesced', occurrence, { count: batch.occurrences, now: publishedAt });
+    if (this.unreachable) awaited.reject(this.unreachableError());
+    if (!this.draining.has(series)) this.scheduler.schedule(series);
+    return awaited.promise;
   }
 
-  /** Writes one occurrence and settles with its write. */
-  private async writeNow(series: Series, resource: KubernetesObject, event: KubeEvent, identity: EventIdentity, startedAt: number) {
-    try {
-      const written = await this.writer.run(series, (signal) => this.writer.write(series, resource, event, identity, 1, signal));
-      this.emit(written.kind, resource, event, series.failure, written.count, startedAt, written);
-    } catch (error) {
-      this.emit('failed', resource, event, series.failure, 1, startedAt, undefined, error);
-      throw error;
-    }
+  /** Sends the series' next write, and any the server's answer calls for, then schedules the next one. */
+  private async write(series: Series): Promise<void> {
+    const started = this.store.startWrite(series, monotonicNow());
+    if (!started) return;
+    const run = this.attempt(series, started.batch, started.plan);
+    this.inFlight.set(series, run);
+    await run;
+    this.inFlight.delete(series);
+    if (!this.draining.has(series)) this.scheduler.schedule(series);
   }
 
-  /** Counts an occurrence that cannot be written now into the series' next write. */
-  private fold(series: Series, resource: KubernetesObject, event: KubeEvent, identity: EventIdentity, now: number): void {
-    const last = series.folded.at(-1);
-    let entry: FoldedOccurrences;
-    if (last && sameIdentity(last.identity, identity)) {
-      entry = last;
-      entry.occurrences++;
-    } else {
-      if (this.foldedEntries >= this.options.writeControl.maxPending) {
-        this.drop(resource, event, series.failure, 1, now);
+  private async attempt(series: Series, batch: Batch, plan: WritePlan): Promise<void> {
+    for (let writes = 1; ; writes++) {
+      let result: WriteResult;
+      try {
+        result = await this.writer.send(batch.first, plan);
+      } catch (error) {
+        return this.failed(series, batch, error instanceof PublishError ? error : new PublishError(String(error), { cause: error }));
+      }
+      this.unreachable = undefined;
+      const settled = this.store.settle(series, batch, result, monotonicNow());
+      if (settled.kind === 'written') {
+        const written = { name: settled.event.name, namespace: settled.event.namespace };
+        this.emit(settled.created ? 'created' : 'patched', batch.first, { count: settled.count, written, now: monotonicNow() });
+        for (const waiter of batch.waiters) waiter.resolve();
         return;
       }
-      if (series.folded.length >= MAX_FOLDED_PER_SERIES) this.dropFolded(series, series.folded[0]);
-      entry = { resource, event, identity, occurrences: 1, firstAt: now, tries: 0, notBefore: 0 };
-      series.folded.push(entry);
-      series.busy++;
-      this.foldedEntries++;
-      this.withFolded.add(series);
+      if (writes >= MAX_WRITES_PER_ATTEMPT) {
+        return this.failed(series, batch, new PublishApiError(`The Event kept changing under the recorder's writes (${writes} tries).`, 409, 'Conflict'));
+      }
+      plan = settled.plan;
     }
-    this.emit('coalesced', resource, event, series.failure, entry.occurrences, now);
-    this.scheduleFolded(series);
   }
 
-  /**
-   * Writes the series' oldest folded entry as soon as the budgets allow: a
-   * timer of its own while its object's budget holds it back, else a place
-   * in the line for the recorder-wide budget, which one timer serves.
-   */
-  private scheduleFolded(series: Series, atHeadOfLine = false): void {
-    if (series.writing || series.flushTimer || !series.folded.length || this.awaitingBudget.has(series)) return;
-    const entry = series.folded[0];
+  private failed(series: Series, batch: Batch, error: PublishError): void {
     const now = monotonicNow();
-    const waited = now - entry.firstAt;
-    const objectWait = Math.max(entry.notBefore - now, this.budget.msUntilObjectWrite(series.object, waited, now));
-    if (objectWait > 0) {
-      series.flushTimer = setTimeout(() => {
-        series.flushTimer = undefined;
-        this.scheduleFolded(series);
-      }, objectWait);
-      series.flushTimer.unref();
-    } else if ((atHeadOfLine || !this.awaitingBudget.size) && this.budget.tryTakeFolded(series.object, waited, now)) {
-      void this.writeFolded(series);
-    } else {
-      this.awaitingBudget.add(series);
-      this.armBudgetTimer();
-    }
+    this.emit('failed', batch.first, { count: batch.occurrences, error, now });
+    if (isUnreachable(error)) this.unreachable ??= { since: Date.now(), error: error as PublishApiError };
+    else this.unreachable = undefined;
+    const verdict = this.store.fail(series, batch, error, now);
+    if (verdict.kind === 'refused') for (const waiter of batch.waiters) waiter.reject(error);
+    else if (verdict.kind === 'expired') this.drop(batch, 'expired', error);
+    else if (this.unreachable) for (const waiter of batch.waiters) waiter.reject(this.unreachableError());
   }
 
-  private armBudgetTimer(): void {
-    if (this.budgetTimer || !this.awaitingBudget.size) return;
-    const wait = Math.max(1, this.budget.msUntilRecorderWrite(monotonicNow()));
-    this.budgetTimer = setTimeout(() => {
-      this.budgetTimer = undefined;
-      for (const series of this.awaitingBudget) {
-        if (this.budget.msUntilRecorderWrite(monotonicNow()) > 0) break;
-        this.awaitingBudget.delete(series);
-        this.scheduleFolded(series, true);
-      }
-      this.armBudgetTimer();
-    }, wait);
-    this.budgetTimer.unref();
-  }
-
-  /**
-   * Writes the series' oldest folded entry. A failed write is tried again
-   * later (at most three times, on errors that may pass), then dropped; when
-   * `final`, as on shutdown, it is dropped at once.
-   */
-  private async writeFolded(series: Series, final = false): Promise<void> {
-    const entry = series.folded.shift();
-    if (!entry) return;
-    // The bookkeeping runs inside the write, so that it is done before the next write is scheduled.
-    await this.writer.run(series, async (signal) => {
-      try {
-        const written = await this.writer.write(series, entry.resource, entry.event, entry.identity, entry.occurrences, signal);
-        this.foldedDone(series);
-        this.emit(written.kind, entry.resource, entry.event, series.failure, written.count, entry.firstAt, written);
-      } catch (error) {
-        this.emit('failed', entry.resource, entry.event, series.failure, entry.occurrences, entry.firstAt, undefined, error);
-        if (!final && isWorthRetrying(error) && ++entry.tries < FOLDED_WRITE_TRIES) {
-          entry.notBefore = monotonicNow() + this.options.writeControl.maxDelay;
-          series.folded.unshift(entry);
-        } else {
-          this.foldedDone(series);
-          this.drop(entry.resource, entry.event, series.failure, entry.occurrences, entry.firstAt, error);
-        }
-      }
-    }).catch(() => undefined);
-  }
-
-  /** Writes what the series has folded, whatever the budgets, until `deadline`; drops what is left then. */
+  /** Writes what the series has queued, whatever the budgets, until `deadline`; drops what is left then. */
   private async drain(series: Series, deadline: number): Promise<void> {
-    clearTimeout(series.flushTimer);
-    series.flushTimer = undefined;
-    this.awaitingBudget.delete(series);
-    // A write that settles may start the next folded one itself: wait for that too.
-    while (series.folded.length || series.writing) {
-      if (series.writing) await series.writing.catch(() => undefined);
-      else if (monotonicNow() < deadline) await this.writeFolded(series, true);
-      else for (const entry of [...series.folded]) this.dropFolded(series, entry);
-    }
-  }
-
-  /** Gives up a folded entry that is not being written. */
-  private dropFolded(series: Series, entry: FoldedOccurrences): void {
-    series.folded.splice(series.folded.indexOf(entry), 1);
-    this.foldedDone(series);
-    this.drop(entry.resource, entry.event, series.failure, entry.occurrences, entry.firstAt);
-  }
-
-  /** Accounts for a folded entry that was written or given up. */
-  private foldedDone(series: Series): void {
-    series.busy--;
-    this.foldedEntries--;
-    if (!series.folded.length) {
-      this.withFolded.delete(series);
-      this.awaitingBudget.delete(series);
-    }
-  }
-
-  /** Creates an Event about an object without a uid: no series, so it waits for the recorder's budget instead of folding. */
-  private async writeUntracked(resource: KubernetesObject, event: KubeEvent, failure: boolean, startedAt: number): Promise<void> {
+    this.draining.add(series);
+    this.scheduler.cancel(series);
     try {
-      const written = await this.writer.run(undefined, async (signal) => {
-        while (!this.budget.tryTake(undefined, monotonicNow())) {
-          await sleep(this.budget.msUntilRecorderWrite(monotonicNow()), undefined, { signal });
-        }
-        return this.writer.create(resource, event, 1, signal);
-      });
-      this.emit('created', resource, event, failure, 1, startedAt, written);
-    } catch (error) {
-      this.emit('failed', resource, event, failure, 1, startedAt, undefined, error);
-      throw error;
+      while (series.queue.length) {
+        const inFlight = this.inFlight.get(series);
+        const now = monotonicNow();
+        if (inFlight) await inFlight;
+        else if (now >= deadline) for (const batch of this.store.dropQueued(series)) this.drop(batch, 'flush');
+        else if (series.retryAt > now) await sleep(Math.min(series.retryAt, deadline) - now);
+        else await this.write(series);
+      }
+    } finally {
+      this.draining.delete(series);
     }
   }
 
-  private drop(resource: KubernetesObject, event: KubeEvent, failure: boolean, count: number, since: number, error?: unknown) {
-    this.logger.warn(OCCURRENCES_DROPPED(count, resource, event, error));
-    this.emit('dropped', resource, event, failure, count, since, undefined, error);
+  /** Gives up a batch: its occurrences are counted and logged, and its waiters told. */
+  private drop(batch: Batch, cause: DropCause, error?: unknown): void {
+    const { first, occurrences } = batch;
+    this.logger.warn(OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error));
+    this.emit('dropped', first, { count: occurrences, error, now: monotonicNow() });
+    const dropped = new PublishError(OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error), { cause: error });
+    for (const waiter of batch.waiters) waiter.reject(dropped);
   }
 
-  private emit(
-    kind: PublishOutcomeKind,
-    resource: KubernetesObject,
-    event: KubeEvent,
-    failure: boolean,
-    count: number,
-    since: number,
-    written?: Written,
-    error?: unknown,
-  ): void {
-    if (!this.outcomes.observed) return;
-    const metadata = resource?.metadata;
-    this.outcomes.next({
-      kind,
-      reporter: this.reporter,
-      regarding: {
-        apiVersion: resource?.apiVersion,
-        kind: resource?.kind,
-        name: metadata?.name,
-        namespace: metadata?.namespace,
-        uid: metadata?.uid,
-      },
-      event,
-      failure,
-      count,
-      eventName: written?.name,
-      namespace: written?.namespace,
-      error: error === undefined ? undefined : asPublishError(error),
-      durationMs: Math.round(monotonicNow() - since),
-    });
+  private dropOccurrence(occurrence: Occurrence, awaited: AwaitedPublish, cause: DropCause): void {
+    const message = OCCURRENCES_DROPPED(1, occurrence.resource, occurrence.event, cause);
+    this.logger.warn(message);
+    this.emit('dropped', occurrence, { count: 1, now: occurrence.publishedAt });
+    awaited.reject(new PublishError(message));
   }
-}
 
-/** Server errors, throttling, timeouts and unreachable servers may pass; refusals will not. */
-function isWorthRetrying(error: unknown): boolean {
-  if (error instanceof PublishTimeoutError) return true;
-  if (!(error instanceof PublishApiError)) return false;
-  const status = error.statusCode;
-  return status === undefined || status === 429 || status >= 500;
-}
+  private unreachableError(): PublishApiError {
+    const { since, error } = this.unreachable!;
+    return new PublishApiError(SERVER_UNREACHABLE(new Date(since), error.message), undefined, undefined, { queued: true, cause: error });
+  }
 
-function asPublishError(error: unknown): PublishError {
-  if (error instanceof PublishError) return error;
-  return new PublishError(error instanceof Error ? error.message : String(error), { cause: error });
+  private emit(kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails): void {
+    if (this.outcomes.observed) this.outcomes.next(outcomeOf(kind, this.reporter, occurrence, details));
+  }
 }

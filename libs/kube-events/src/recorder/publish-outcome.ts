@@ -1,15 +1,16 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { PublishError } from '../errors.js';
+import { PublishError } from '../errors.js';
 import type { KubeEvent, Reporter } from '../kube-events.interfaces.js';
+import type { Occurrence } from './occurrence.js';
 
 /**
  * What became of a publish:
  * - `created`: a new Event was written;
  * - `patched`: the series' Event was raised to `count`;
- * - `coalesced`: the occurrence was counted locally and folded into the series' next write;
- * - `failed`: the write was refused or timed out (`error` says why), or the event was invalid;
- * - `dropped`: `count` occurrences were given up: no room was left for folded occurrences,
- *   or their write kept failing.
+ * - `coalesced`: the occurrence joined others waiting for one write of its series;
+ * - `failed`: a write was refused or failed (`error` says why; a transient failure is retried), or the event was invalid;
+ * - `dropped`: `count` occurrences were given up: no room was left for queued occurrences,
+ *   their write kept failing past the series window, or `flush()` ran out of time.
  */
 export type PublishOutcomeKind = 'created' | 'patched' | 'coalesced' | 'failed' | 'dropped';
 
@@ -38,4 +39,42 @@ export interface PublishOutcome {
   readonly error?: PublishError;
   /** Milliseconds from the publish (for folded occurrences, the first of them) to the server's answer. */
   readonly durationMs: number;
+}
+
+/** What an outcome adds to the occurrence it is about. */
+export interface OutcomeDetails {
+  readonly count: number;
+  /** The Event written to. */
+  readonly written?: { readonly name: string; readonly namespace: string };
+  readonly error?: unknown;
+  /** Now, on the monotonic clock. */
+  readonly now: number;
+}
+
+/** Builds the outcome of `kind` for an occurrence (for a batch, its first). */
+export function outcomeOf(
+  kind: PublishOutcomeKind,
+  reporter: Readonly<Required<Reporter>>,
+  occurrence: Occurrence,
+  { count, written, error, now }: OutcomeDetails,
+): PublishOutcome {
+  const { resource, event, failure, publishedAt } = occurrence;
+  const metadata = resource?.metadata;
+  return {
+    kind,
+    reporter,
+    regarding: { apiVersion: resource?.apiVersion, kind: resource?.kind, name: metadata?.name, namespace: metadata?.namespace, uid: metadata?.uid },
+    event,
+    failure,
+    count,
+    eventName: written?.name,
+    namespace: written?.namespace,
+    error: error === undefined ? undefined : asPublishError(error),
+    durationMs: Math.round(now - publishedAt),
+  };
+}
+
+function asPublishError(error: unknown): PublishError {
+  if (error instanceof PublishError) return error;
+  return new PublishError(error instanceof Error ? error.message : String(error), { cause: error });
 }

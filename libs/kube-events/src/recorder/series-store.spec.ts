@@ -1,71 +1,166 @@
+import { PublishApiError, PublishTimeoutError } from '../errors.js';
+import { AwaitedPublish } from './awaited-publish.js';
+import type { Occurrence } from './occurrence.js';
 import { SeriesStore, type Series } from './series-store.js';
 
 const WINDOW = 1_000;
 
-function written(series: Series, publishedAt: number): void {
-  const identity = { type: 'Normal', note: undefined, related: undefined, annotations: undefined };
-  series.event = { name: `${series.object.uid}.abcde`, namespace: 'default', count: 1, publishedAt, ...identity };
+function storeOf(maxSeries = 10, maxPending = 100): SeriesStore {
+  return new SeriesStore({ window: WINDOW, maxSeries, maxPending, controller: 'widgets' });
 }
 
-/** Acquires a series and finishes its publish at `now`. */
+function occurrence(uid: string, now: number, note = 'n'): Occurrence {
+  return {
+    resource: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uid, namespace: 'default', uid } },
+    event: { type: 'Warning', reason: 'Failed', action: 'Sync', note },
+    failure: false,
+    publishedAt: now,
+  };
+}
+
+const waiters: AwaitedPublish[] = [];
+function waiter(): AwaitedPublish {
+  const awaited = new AwaitedPublish(60_000, () => new Error('timed out'));
+  awaited.promise.catch(() => undefined);
+  waiters.push(awaited);
+  return awaited;
+}
+afterEach(() => waiters.splice(0).forEach((awaited) => awaited.resolve()));
+
+/** Publishes one occurrence at `now` and writes it (a create answered with `count`). */
 function publish(store: SeriesStore, uid: string, now: number, failure = false): Series {
   const series = store.acquire(`${failure}/${uid}`, uid, failure, now);
-  written(series, now);
+  store.enqueue(series, occurrence(uid, now), waiter());
+  const { batch, plan } = store.startWrite(series, now)!;
+  store.settle(series, batch, { kind: 'created', state: { name: plan.name, namespace: 'default', resourceVersion: '1', count: plan.count } }, now);
   return series;
 }
 
 describe('SeriesStore', () => {
-  it('returns the same series for the same key while it is current', () => {
-    const store = new SeriesStore(WINDOW, 10);
-    const first = publish(store, 'a', 0);
-    expect(store.acquire('false/a', 'a', false, 500)).toBe(first);
+  describe('bounds', () => {
+    it('returns the same series for the same key while it is current', () => {
+      const store = storeOf();
+      const first = publish(store, 'a', 0);
+      expect(store.acquire('false/a', 'a', false, 500)).toBe(first);
+    });
+
+    it('drops series past their window when a later publish comes', () => {
+      const store = storeOf();
+      publish(store, 'a', 0);
+      publish(store, 'b', 100);
+      publish(store, 'c', 1_050);
+      expect(store.size).toBe(2); // a expired at 1000; b is still current
+      publish(store, 'd', 1_200);
+      expect(store.size).toBe(2);
+    });
+
+    it('never drops a series with queued occurrences, even when expired or over the cap', () => {
+      const store = storeOf(1);
+      const busy = store.acquire('false/a', 'a', false, 0);
+      store.enqueue(busy, occurrence('a', 0), waiter());
+      publish(store, 'b', 5_000);
+      expect(store.acquire('false/a', 'a', false, 5_001)).toBe(busy);
+    });
+
+    it('evicts the least recently used idle series past the cap', () => {
+      const store = storeOf(2);
+      const a = publish(store, 'a', 0);
+      publish(store, 'b', 1);
+      store.acquire('false/a', 'a', false, 2); // a is used again: b is now the oldest
+      publish(store, 'c', 3);
+      expect(store.size).toBe(2);
+      expect(store.acquire('false/a', 'a', false, 4)).toBe(a);
+      expect(store.acquire('false/b', 'b', false, 5).event).toBeUndefined();
+    });
+
+    it('forgets only the failure series of an object when asked', () => {
+      const store = storeOf();
+      const published = publish(store, 'a', 0, false);
+      publish(store, 'a', 0, true);
+      store.forget('a', true, 1);
+      expect(store.size).toBe(1);
+      expect(store.acquire('false/a', 'a', false, 1)).toBe(published);
+      expect(store.acquire('true/a', 'a', true, 1).event).toBeUndefined();
+    });
+
+    it('refuses a new batch past maxPending, but lets a repeat join a waiting one', () => {
+      const store = storeOf(10, 1);
+      const a = store.acquire('false/a', 'a', false, 0);
+      expect(store.enqueue(a, occurrence('a', 0), waiter()).batch).toBeDefined();
+      expect(store.enqueue(a, occurrence('a', 1), waiter())).toMatchObject({ joined: true });
+      const b = store.acquire('false/b', 'b', false, 2);
+      expect(store.enqueue(b, occurrence('b', 2), waiter()).batch).toBeUndefined();
+    });
   });
 
-  it('drops series past their window when a later publish comes', () => {
-    const store = new SeriesStore(WINDOW, 10);
-    publish(store, 'a', 0);
-    publish(store, 'b', 100);
-    publish(store, 'c', 1_050);
-    expect(store.size).toBe(2); // a expired at 1000; b is still current
-    publish(store, 'd', 1_200);
-    expect(store.size).toBe(2);
-  });
+  describe('writes', () => {
+    it('patches the count of a repeat with the resourceVersion last seen as precondition', () => {
+      const store = storeOf();
+      const series = publish(store, 'a', 0);
+      store.enqueue(series, occurrence('a', 10), waiter());
+      store.enqueue(series, occurrence('a', 11), waiter());
+      expect(store.startWrite(series, 12)!.plan).toMatchObject({ kind: 'patch', resourceVersion: '1', count: 3 });
+    });
 
-  it('never drops a busy series, even when expired or over the cap', () => {
-    const store = new SeriesStore(WINDOW, 1);
-    const busy = store.acquire('false/a', 'a', false, 0);
-    busy.busy = 1; // a write in flight
-    publish(store, 'b', 5_000);
-    expect(store.acquire('false/a', 'a', false, 5_001)).toBe(busy);
-  });
+    it('keeps occurrences that arrive during a write for the next one, and a retry sends the same write', () => {
+      const store = storeOf();
+      const series = publish(store, 'a', 0);
+      store.enqueue(series, occurrence('a', 10), waiter());
+      const first = store.startWrite(series, 10)!;
+      store.enqueue(series, occurrence('a', 11), waiter());
+      expect(series.queue).toHaveLength(2);
+      expect(store.fail(series, first.batch, new PublishTimeoutError(100), 20)).toEqual({ kind: 'retry' });
+      expect(series.retryAt).toBeGreaterThan(20);
+      expect(store.startWrite(series, 30)!.plan).toBe(first.plan);
+    });
 
-  it('evicts the least recently used idle series past the cap', () => {
-    const store = new SeriesStore(WINDOW, 2);
-    const a = publish(store, 'a', 0);
-    publish(store, 'b', 1);
-    store.acquire('false/a', 'a', false, 2); // a is used again: b is now the oldest
-    publish(store, 'c', 3);
-    expect(store.size).toBe(2);
-    expect(store.acquire('false/a', 'a', false, 4)).toBe(a);
-    expect(store.acquire('false/b', 'b', false, 5).event).toBeUndefined();
-  });
+    it('after a write that may have applied, counts a conflict whose count includes it as landed', () => {
+      const store = storeOf();
+      const series = publish(store, 'a', 0);
+      store.enqueue(series, occurrence('a', 10), waiter());
+      const { batch } = store.startWrite(series, 10)!;
+      store.fail(series, batch, new PublishApiError('reset', undefined, undefined, { mayHaveApplied: true }), 11);
+      store.startWrite(series, 12);
+      const settled = store.settle(series, batch, { kind: 'conflict', state: { name: 'x', namespace: 'default', resourceVersion: '2', count: 2 } }, 13);
+      expect(settled).toMatchObject({ kind: 'written', count: 2 });
+      expect(series.event).toMatchObject({ count: 2, resourceVersion: '2' });
+    });
 
-  it('forgets only the failure series of an object when asked', () => {
-    const store = new SeriesStore(WINDOW, 10);
-    const published = publish(store, 'a', 0, false);
-    publish(store, 'a', 0, true);
-    store.forget('a', true, 1);
-    expect(store.size).toBe(1);
-    expect(store.acquire('false/a', 'a', false, 1)).toBe(published);
-    expect(store.acquire('true/a', 'a', true, 1).event).toBeUndefined();
-  });
+    it('on a conflict with a foreign change, patches the count found plus what it carries', () => {
+      const store = storeOf();
+      const series = publish(store, 'a', 0);
+      store.enqueue(series, occurrence('a', 10), waiter());
+      const { batch } = store.startWrite(series, 10)!;
+      const settled = store.settle(series, batch, { kind: 'conflict', state: { name: 'x', namespace: 'default', resourceVersion: '7', count: 10 } }, 11);
+      expect(settled).toMatchObject({ kind: 'again', plan: { kind: 'patch', resourceVersion: '7', count: 11 } });
+    });
 
-  it('forgets every series of an object', () => {
-    const store = new SeriesStore(WINDOW, 10);
-    publish(store, 'a', 0, false);
-    publish(store, 'a', 0, true);
-    publish(store, 'b', 0);
-    store.forget('a', undefined, 1);
-    expect(store.size).toBe(1);
+    it('creates a new Event when the patched one is gone', () => {
+      const store = storeOf();
+      const series = publish(store, 'a', 0);
+      store.enqueue(series, occurrence('a', 10), waiter());
+      const { batch } = store.startWrite(series, 10)!;
+      expect(store.settle(series, batch, { kind: 'gone' }, 11)).toMatchObject({ kind: 'again', plan: { kind: 'create', count: 1 } });
+    });
+
+    it('gives up a refused batch, and a failing one past the series window', () => {
+      const store = storeOf();
+      const series = store.acquire('false/a', 'a', false, 0);
+      store.enqueue(series, occurrence('a', 0), waiter());
+      const refused = store.startWrite(series, 0)!;
+      expect(store.fail(series, refused.batch, new PublishApiError('forbidden', 403), 1)).toEqual({ kind: 'refused' });
+      expect(series.queue).toHaveLength(0);
+      store.enqueue(series, occurrence('a', 2), waiter());
+      const stale = store.startWrite(series, 2)!;
+      expect(store.fail(series, stale.batch, new PublishApiError('unavailable', 503), WINDOW + 10)).toEqual({ kind: 'expired' });
+      expect(store.withWork.size).toBe(0);
+    });
+
+    it('starts a new Event when the note differs', () => {
+      const store = storeOf();
+      const series = publish(store, 'a', 0);
+      store.enqueue(series, occurrence('a', 10, 'other'), waiter());
+      expect(store.startWrite(series, 10)!.plan).toMatchObject({ kind: 'create', count: 1 });
+    });
   });
 });

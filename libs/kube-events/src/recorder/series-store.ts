@@ -1,37 +1,43 @@
-import type { KubernetesObject } from '@kubernetes/client-node';
-import type { KubeEvent } from '../kube-events.interfaces.js';
+import { eventNamespace } from '../api/event-body.js';
+import { eventName } from '../api/event-name.js';
+import { PublishApiError, type PublishError } from '../errors.js';
+import type { AwaitedPublish } from './awaited-publish.js';
+import { identityOf, type Occurrence } from './occurrence.js';
+import { isTransient, mayHaveApplied, retryDelay } from './retry-backoff.js';
 import type { TokenBucket } from './token-bucket.js';
+import type { StoredEvent, WritePlan, WriteResult } from './write-plan.js';
 
-/** What a repeat must match, besides the series key, to raise the series' Event. */
-export interface EventIdentity {
-  readonly type: string;
-  readonly note: string | undefined;
-  /** `related` and `annotations` as JSON, compared as strings. */
-  readonly related: string | undefined;
-  readonly annotations: string | undefined;
-}
+/** Queued writes one series may hold; past it the oldest waiting one is given up, so one noisy object cannot use up `maxPending`. */
+const MAX_BATCHES_PER_SERIES = 8;
 
 /** The Event a series last wrote, which repeats patch. */
-export interface SeriesEvent extends EventIdentity {
+export interface SeriesEvent {
   readonly name: string;
   readonly namespace: string;
+  /** What a repeat must match to raise it (see `identityOf`). */
+  readonly identity: string;
+  /** The count on the server, as last seen. */
   count: number;
-  /** When the series was last written (created or patched), in epoch ms. */
+  /** The precondition of the next patch. */
+  resourceVersion: string | undefined;
+  /** When it was last written (created or patched), on the monotonic clock. */
   publishedAt: number;
 }
 
-/** Occurrences counted locally, to be written together in the series' next write. */
-export interface FoldedOccurrences {
-  readonly resource: KubernetesObject;
-  readonly event: KubeEvent;
-  readonly identity: EventIdentity;
+/** Occurrences of one event in one series, written together by one write. */
+export interface Batch {
+  readonly identity: string;
+  /** The first of them: what the Event says. */
+  readonly first: Occurrence;
   occurrences: number;
-  /** When the first of them was published, in epoch ms. */
-  readonly firstAt: number;
-  /** Failed writes of these occurrences so far. */
-  tries: number;
-  /** No write before this time, after a failed one (epoch ms). */
-  notBefore: number;
+  /** The publishes awaiting this write, oldest first. */
+  readonly waiters: AwaitedPublish[];
+  /** The write it goes out as, fixed at its first attempt so that a retry is the same write. */
+  plan: WritePlan | undefined;
+  /** An attempt got no answer that could be read: it may be on the server already. */
+  uncertain: boolean;
+  /** Why its last attempt failed. */
+  lastError: PublishError | undefined;
 }
 
 /** What is tracked about one object: its series, and its write budget. */
@@ -44,27 +50,69 @@ export interface TrackedObject {
 
 /** One series: repeats of one Event about one object, written one at a time. */
 export interface Series {
-  readonly key: string;
-  readonly object: TrackedObject;
+  /** `undefined` for the Event of an object without a uid, which no later publish repeats. */
+  readonly key: string | undefined;
+  readonly object: TrackedObject | undefined;
   readonly failure: boolean;
   event: SeriesEvent | undefined;
-  /** Occurrences waiting to be written, oldest first; one entry per distinct event. */
-  readonly folded: FoldedOccurrences[];
-  /** The write in flight, if any: at most one per series. */
-  writing: Promise<unknown> | undefined;
-  /** When the folded occurrences are next looked at. */
-  flushTimer: NodeJS.Timeout | undefined;
-  /** Writes in flight and folded entries; a busy series is never dropped. */
-  busy: number;
+  /** Occurrences waiting to be written, oldest first; the first may be in flight. */
+  readonly queue: Batch[];
+  /** A write is in flight (at most one per series). */
+  writing: boolean;
+  /** Failed writes in a row, for the backoff. */
+  failures: number;
+  /** No write before this (monotonic ms): the backoff after a failure, or the server's `Retry-After`. */
+  retryAt: number;
+}
+
+/** What became of an occurrence given to {@link SeriesStore.enqueue}. */
+export interface Enqueued {
+  /** The batch that carries it; `undefined` when there was no room (`maxPending`). */
+  readonly batch: Batch | undefined;
+  /** It joined occurrences already waiting: one write carries them all. */
+  readonly joined: boolean;
+  /** A batch given up to make room in its series (its waiters are not settled yet). */
+  readonly evicted?: Batch;
+}
+
+/** What a write did to its series. */
+export type Settled =
+  /** The batch is on the server: the series' Event holds `count`. */
+  | { readonly kind: 'written'; readonly created: boolean; readonly count: number; readonly event: SeriesEvent }
+  /** The Event changed or is gone: this write goes out next, at once. */
+  | { readonly kind: 'again'; readonly plan: WritePlan };
+
+/** What a failed write leaves. */
+export type Failed =
+  /** Queued still, tried again after `retryAt`. */
+  | { readonly kind: 'retry' }
+  /** Refused, or past its series window: the batch is given up. */
+  | { readonly kind: 'refused' | 'expired' };
+
+export interface SeriesStoreOptions {
+  /** How long repeats fold into one series, from its last write (ms). */
+  readonly window: number;
+  readonly maxSeries: number;
+  /** Batches waiting across every series. */
+  readonly maxPending: number;
+  /** Names Events about objects without a name. */
+  readonly controller: string;
 }
 
 /**
- * The series a recorder tracks, bounded in time and in number. A `Map` keeps
- * insertion order, and every use moves a series to the end, so the front
- * holds the least recently used ones: expiry and eviction only look there,
- * which keeps each publish amortised O(1) however many series are tracked.
+ * The series a recorder tracks, and the only code that changes them: what
+ * an occurrence joins, which write goes out next, and what a write's answer
+ * means for the count.
+ *
+ * Bounded in time and in number. A `Map` keeps insertion order, and every
+ * use moves a series to the end, so the front holds the least recently used
+ * ones: expiry and eviction only look there, which keeps each publish
+ * amortised O(1) however many series are tracked. A series with queued
+ * occurrences is never dropped.
  */
 export class SeriesStore {
+  /** Series with occurrences queued, forgotten ones and those of objects without a uid included. */
+  readonly withWork = new Set<Series>();
   private readonly series = new Map<string, Series>();
   private readonly objects = new Map<string, TrackedObject>();
   /**
@@ -73,12 +121,11 @@ export class SeriesStore {
    * budget. Bounded like the series, and a refilled one is not kept.
    */
   private readonly spentBudgets = new Map<string, TokenBucket>();
+  private pendingBatches = 0;
 
-  constructor(
-    private readonly window: number,
-    private readonly maxSeries: number,
-  ) {}
+  constructor(private readonly options: SeriesStoreOptions) {}
 
+  /** Series tracked for their next repeat. */
   get size(): number {
     return this.series.size;
   }
@@ -95,21 +142,98 @@ export class SeriesStore {
         this.spentBudgets.delete(uid);
         this.objects.set(uid, object);
       }
-      series = { key, object, failure, event: undefined, folded: [], writing: undefined, flushTimer: undefined, busy: 0 };
+      series = newSeries(key, object, failure);
       object.series.push(series);
     }
     this.series.set(key, series);
     return series;
   }
 
-  /** Whether a repeat published now may patch the series' last Event. */
-  isCurrent(event: SeriesEvent, now: number): boolean {
-    return now - event.publishedAt <= this.window;
+  /** A series of one Event about an object without a uid: never tracked, so never repeated. */
+  untracked(failure: boolean): Series {
+    return newSeries(undefined, undefined, failure);
+  }
+
+  /** Queues an occurrence in its series: with the last batch when it repeats it and is not sent yet, else in a batch of its own. */
+  enqueue(series: Series, occurrence: Occurrence, waiter: AwaitedPublish): Enqueued {
+    const identity = identityOf(occurrence.event);
+    const last = series.queue.at(-1);
+    if (last && !last.plan && last.identity === identity) {
+      last.occurrences++;
+      last.waiters.push(waiter);
+      return { batch: last, joined: true };
+    }
+    if (this.pendingBatches >= this.options.maxPending) return { batch: undefined, joined: false };
+    const evicted = series.queue.length >= MAX_BATCHES_PER_SERIES ? this.removeBatch(series, 1) : undefined;
+    const batch: Batch = { identity, first: occurrence, occurrences: 1, waiters: [waiter], plan: undefined, uncertain: false, lastError: undefined };
+    series.queue.push(batch);
+    this.pendingBatches++;
+    this.withWork.add(series);
+    return { batch, joined: false, evicted };
+  }
+
+  /** Takes the series' next write, unless one is in flight or nothing is queued. */
+  startWrite(series: Series, now: number): { batch: Batch; plan: WritePlan } | undefined {
+    const batch = series.queue[0];
+    if (series.writing || !batch) return undefined;
+    batch.plan ??= this.planFor(series, batch, now);
+    series.writing = true;
+    return { batch, plan: batch.plan };
+  }
+
+  /** Applies a write's answer to the series. */
+  settle(series: Series, batch: Batch, result: WriteResult, now: number): Settled {
+    const plan = batch.plan!;
+    if (result.kind === 'gone') {
+      // Expired on the server: the occurrences start a new Event.
+      series.event = undefined;
+      batch.plan = this.planFor(series, batch, now);
+      return { kind: 'again', plan: batch.plan };
+    }
+    if (result.kind === 'conflict' && plan.kind === 'patch') {
+      // Changed since last seen: by a late write of this batch, or by someone else.
+      const landed = batch.uncertain && result.state.count >= plan.count;
+      if (!landed) {
+        batch.plan = { ...plan, resourceVersion: result.state.resourceVersion, count: result.state.count + batch.occurrences };
+        return { kind: 'again', plan: batch.plan };
+      }
+    }
+    const event = this.written(series, batch, result.state, now);
+    this.removeBatch(series, 0);
+    series.writing = false;
+    series.failures = 0;
+    series.retryAt = 0;
+    return { kind: 'written', created: plan.kind === 'create', count: event.count, event };
+  }
+
+  /** Applies a failed write: a transient failure keeps the batch queued for a retry after a backoff. */
+  fail(series: Series, batch: Batch, error: PublishError, now: number): Failed {
+    series.writing = false;
+    batch.lastError = error;
+    if (!isTransient(error)) {
+      this.removeBatch(series, 0);
+      return { kind: 'refused' };
+    }
+    if (mayHaveApplied(error)) batch.uncertain = true;
+    if (now - batch.first.publishedAt > this.options.window) {
+      this.removeBatch(series, 0);
+      return { kind: 'expired' };
+    }
+    series.failures++;
+    series.retryAt = now + retryDelay(series.failures, error instanceof PublishApiError ? error.retryAfterMs : undefined);
+    return { kind: 'retry' };
+  }
+
+  /** Gives up every batch of the series that is not in flight, as when `flush()` runs out of time. */
+  dropQueued(series: Series): Batch[] {
+    const dropped: Batch[] = [];
+    while (series.queue.length > (series.writing ? 1 : 0)) dropped.push(this.removeBatch(series, series.queue.length - 1)!);
+    return dropped.reverse();
   }
 
   /**
    * Forgets the series of one object: all of them, or only its failure or
-   * publish series.
+   * publish series. Occurrences they hold are still written, to their Event.
    */
   forget(uid: string, failure: boolean | undefined, now: number): void {
     const object = this.objects.get(uid);
@@ -119,6 +243,47 @@ export class SeriesStore {
     }
   }
 
+  /** The write for a batch about to go out for the first time: a patch of the series' Event when it repeats it, else a create. */
+  private planFor(series: Series, batch: Batch, now: number): WritePlan {
+    const last = series.event;
+    if (last && last.identity === batch.identity && this.isCurrent(last, now)) {
+      return { kind: 'patch', namespace: last.namespace, name: last.name, resourceVersion: last.resourceVersion, count: last.count + batch.occurrences };
+    }
+    const { resource } = batch.first;
+    return {
+      kind: 'create',
+      namespace: eventNamespace(resource),
+      name: eventName(resource.metadata?.name, this.options.controller, Date.now()),
+      eventTime: Date.now(),
+      count: batch.occurrences,
+    };
+  }
+
+  private written(series: Series, batch: Batch, state: StoredEvent, now: number): SeriesEvent {
+    const plan = batch.plan!;
+    const event =
+      plan.kind === 'patch' && series.event?.name === plan.name
+        ? series.event
+        : { name: plan.name, namespace: plan.namespace, identity: batch.identity, count: 0, resourceVersion: undefined, publishedAt: now };
+    event.count = state.count;
+    event.resourceVersion = state.resourceVersion;
+    event.publishedAt = now;
+    series.event = event;
+    return event;
+  }
+
+  private isCurrent(event: SeriesEvent, now: number): boolean {
+    return now - event.publishedAt <= this.options.window;
+  }
+
+  private removeBatch(series: Series, index: number): Batch | undefined {
+    const [batch] = series.queue.splice(index, 1);
+    if (!batch) return undefined;
+    this.pendingBatches--;
+    if (!series.queue.length) this.withWork.delete(series);
+    return batch;
+  }
+
   /**
    * Drops expired series from the least recently used end, stopping at the
    * first live or busy one, then evicts idle series until there is room for
@@ -126,24 +291,28 @@ export class SeriesStore {
    */
   private dropStale(now: number): void {
     for (const series of this.series.values()) {
-      if (series.busy || (series.event && this.isCurrent(series.event, now))) break;
+      if (series.queue.length || (series.event && this.isCurrent(series.event, now))) break;
       this.remove(series, now);
     }
-    if (this.series.size < this.maxSeries) return;
+    if (this.series.size < this.options.maxSeries) return;
     for (const series of this.series.values()) {
-      if (!series.busy) this.remove(series, now);
-      if (this.series.size < this.maxSeries) return;
+      if (!series.queue.length) this.remove(series, now);
+      if (this.series.size < this.options.maxSeries) return;
     }
   }
 
   private remove(series: Series, now: number): void {
-    this.series.delete(series.key);
-    const { object } = series;
+    this.series.delete(series.key!);
+    const object = series.object!;
     object.series.splice(object.series.indexOf(series), 1);
     if (object.series.length) return;
     this.objects.delete(object.uid);
     if (!object.budget || object.budget.isFull(now)) return;
     this.spentBudgets.set(object.uid, object.budget);
-    if (this.spentBudgets.size > this.maxSeries) this.spentBudgets.delete(this.spentBudgets.keys().next().value!);
+    if (this.spentBudgets.size > this.options.maxSeries) this.spentBudgets.delete(this.spentBudgets.keys().next().value!);
   }
+}
+
+function newSeries(key: string | undefined, object: TrackedObject | undefined, failure: boolean): Series {
+  return { key, object, failure, event: undefined, queue: [], writing: false, failures: 0, retryAt: 0 };
 }

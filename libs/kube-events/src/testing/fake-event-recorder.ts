@@ -64,13 +64,14 @@ export interface ExpectedEvent {
  * would hold, with each Event's current count. Unlike client-go's
  * FakeRecorder (a bounded channel) it never blocks and never drops.
  *
- * Concurrent identical publishes fold into the series' next write, as in
- * production: `await recorder.flush()` before asserting on counts.
+ * As in production, an awaited publish is written: assert right after it.
+ * Only the failure of a synchronous `@PublishesFailures` method is
+ * published in the background: `await recorder.flush()` before asserting
+ * on it.
  *
  * @example
  * const recorder = new FakeEventRecorder();
  * await reconciler.reconcile(widget).catch(() => undefined);
- * await recorder.flush();
  * recorder.expectEvent({ reason: 'ReconcileFailed', regarding: 'w1', count: 1 });
  */
 export class FakeEventRecorder extends EventRecorder {

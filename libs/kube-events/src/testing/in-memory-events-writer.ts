@@ -1,49 +1,82 @@
 import { randomInt } from 'node:crypto';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { PublishApiError } from '../errors.js';
-import type { EventsWriter, SeriesPatch } from '../api/events-api.js';
+import type { EventsWriter, SeriesPatch, StoredEventState } from '../api/events-api.js';
 
 /** k8s.io/apimachinery's alphabet for generated name suffixes. */
 const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 /**
  * Holds Events in memory as the API server would: a create stores the Event
- * (a `generateName` gets a random suffix), a patch raises its `series`, a
- * patch of an Event that is gone answers 404 (so the recorder creates a new
- * one, as after the server's event TTL). Unbounded, and never waits.
+ * (a `generateName` gets a random suffix) and refuses a name that exists
+ * (409), a patch raises its `series` if its `resourceVersion` precondition
+ * holds (else 409), a patch of an Event that is gone answers 404 (so the
+ * recorder creates a new one, as after the server's event TTL). Unbounded,
+ * and never waits.
  */
 export class InMemoryEventsWriter implements EventsWriter {
   private readonly stored = new Map<string, EventsV1Event>();
+  private resourceVersion = 0;
 
   /** The stored Events, oldest first. */
   get events(): readonly EventsV1Event[] {
     return [...this.stored.values()];
   }
 
-  async create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<string> {
+  async create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState> {
     signal.throwIfAborted();
     const name = body.metadata?.name ?? `${body.metadata?.generateName ?? ''}${randomSuffix()}`;
     const key = `${namespace}/${name}`;
     if (this.stored.has(key)) {
       throw new PublishApiError(`The API server refused the Event (409): events.events.k8s.io "${name}" already exists`, 409, 'AlreadyExists');
     }
-    this.stored.set(key, { ...body, metadata: { ...body.metadata, name, namespace } });
-    return name;
+    const event = { ...body, metadata: { ...body.metadata, name, namespace, resourceVersion: this.nextResourceVersion() } };
+    this.stored.set(key, event);
+    return stateOf(event);
   }
 
-  async patchSeries(namespace: string, name: string, series: SeriesPatch, signal: AbortSignal): Promise<void> {
+  async read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState> {
     signal.throwIfAborted();
+    return stateOf(this.find(namespace, name));
+  }
+
+  async patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState> {
+    signal.throwIfAborted();
+    const event = this.find(namespace, name);
+    const { resourceVersion, ...series } = patch;
+    if (resourceVersion !== undefined && resourceVersion !== event.metadata!.resourceVersion) {
+      throw new PublishApiError(
+        `The API server refused the Event (409): Operation cannot be fulfilled on events.events.k8s.io "${name}": the object has been modified`,
+        409,
+        'Conflict',
+      );
+    }
+    event.series = { ...event.series, ...series };
+    event.metadata!.resourceVersion = this.nextResourceVersion();
+    return stateOf(event);
+  }
+
+  private find(namespace: string, name: string): EventsV1Event {
     const event = this.stored.get(`${namespace}/${name}`);
     if (!event) {
       throw new PublishApiError(`The API server refused the Event (404): events.events.k8s.io "${name}" not found`, 404, 'NotFound');
     }
-    event.series = { ...event.series, ...series };
+    return event;
+  }
+
+  private nextResourceVersion(): string {
+    return String(++this.resourceVersion);
   }
 
   /** Forgets every stored Event. */
   clear(): void {
     this.stored.clear();
   }
+}
+
+function stateOf(event: EventsV1Event): StoredEventState {
+  const { name, namespace, resourceVersion } = event.metadata!;
+  return { name: name!, namespace: namespace!, resourceVersion, count: event.series?.count ?? 1 };
 }
 
 function randomSuffix(): string {

@@ -1,0 +1,33 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeEvent } from '../kube-events.interfaces.js';
+
+/** One publish on its way through the recorder: what it is about, what happened, and when. */
+export interface Occurrence {
+  readonly resource: KubernetesObject;
+  /** As it will be written (validated, note truncated). */
+  readonly event: KubeEvent;
+  /** Published by `@PublishesFailures`: a failure series, which a success forgets. */
+  readonly failure: boolean;
+  /** When it was published, on the monotonic clock. */
+  readonly publishedAt: number;
+}
+
+/**
+ * The series an occurrence belongs to: (failure?, object uid, reason,
+ * action). `undefined` for an object without a uid, which gets an Event of
+ * its own every time.
+ */
+export function seriesKeyOf({ resource, event, failure }: Occurrence): string | undefined {
+  const uid = resource.metadata?.uid;
+  return uid ? `${failure ? 'failure' : 'publish'}\0${uid}\0${event.reason}\0${event.action}` : undefined;
+}
+
+/**
+ * What a repeat must match, besides its series key, to raise the series'
+ * Event rather than create one: type, note, related and annotations. The
+ * object's resourceVersion is not part of it, so an object updated between
+ * two failures stays in one series.
+ */
+export function identityOf(event: KubeEvent): string {
+  return JSON.stringify([event.type, event.note ?? null, event.related ?? null, event.annotations ?? null]);
+}

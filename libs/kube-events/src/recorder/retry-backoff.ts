@@ -1,0 +1,35 @@
+import { PublishApiError, PublishTimeoutError } from '../errors.js';
+
+/**
+ * How failed writes are spaced, as client-go's backoff: doubling from
+ * `initialMs` up to `maxMs`, each delay stretched by up to `jitter` of
+ * itself so that many series do not retry in step. The server's
+ * `Retry-After` is a floor.
+ */
+export const RETRY_BACKOFF = Object.freeze({ initialMs: 200, factor: 2, maxMs: 5_000, jitter: 0.5 });
+
+/** Milliseconds to wait before the next try, after `failures` failed tries in a row. */
+export function retryDelay(failures: number, retryAfterMs = 0): number {
+  const { initialMs, factor, maxMs, jitter } = RETRY_BACKOFF;
+  const base = Math.min(maxMs, initialMs * factor ** Math.max(0, failures - 1));
+  return Math.max(retryAfterMs, base * (1 + Math.random() * jitter));
+}
+
+/** Whether a failed write may succeed later: server errors, throttling, timeouts and unreachable servers; not refusals. */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof PublishTimeoutError) return true;
+  if (!(error instanceof PublishApiError)) return false;
+  const status = error.statusCode;
+  return status === undefined || error.mayHaveApplied || status === 429 || status >= 500;
+}
+
+/** Whether the server may have applied a write that failed this way, so that writing it again must not count it twice. */
+export function mayHaveApplied(error: unknown): boolean {
+  if (error instanceof PublishTimeoutError) return true;
+  return error instanceof PublishApiError && (error.mayHaveApplied || (error.statusCode ?? 0) >= 500);
+}
+
+/** Whether no answer came at all: the server is down or unreachable. */
+export function isUnreachable(error: unknown): boolean {
+  return error instanceof PublishApiError && error.statusCode === undefined;
+}

@@ -1,0 +1,36 @@
+import type { EventCreation } from '../api/event-body.js';
+import type { StoredEventState as StoredEvent } from '../api/events-api.js';
+
+/**
+ * One write of a series, fixed when first sent so that a retry sends the
+ * same write: a create keeps its client-chosen name (a second attempt of a
+ * create that landed answers 409 AlreadyExists), a patch its precondition.
+ */
+export type WritePlan = CreatePlan | PatchPlan;
+
+/** Create an Event carrying `count` occurrences, under a name chosen before its first attempt. */
+export interface CreatePlan extends EventCreation {
+  readonly kind: 'create';
+}
+
+/** Raise the series of an existing Event to `count`, if it is still at `resourceVersion`. */
+export interface PatchPlan {
+  readonly kind: 'patch';
+  readonly namespace: string;
+  readonly name: string;
+  readonly resourceVersion?: string;
+  readonly count: number;
+}
+
+/** What the server holds after a write, and how it got there. */
+export type WriteResult =
+  /** The write was applied. */
+  | { readonly kind: 'created' | 'patched'; readonly state: StoredEvent }
+  /** The create's name exists: an earlier attempt of this create landed. */
+  | { readonly kind: 'exists'; readonly state: StoredEvent }
+  /** The patch's precondition failed: the Event changed since it was last seen; this is it now. */
+  | { readonly kind: 'conflict'; readonly state: StoredEvent }
+  /** The patched Event is gone (the server deletes Events an `--event-ttl` after their last update). */
+  | { readonly kind: 'gone' };
+
+export type { StoredEvent };

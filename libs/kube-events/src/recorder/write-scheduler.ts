@@ -1,0 +1,67 @@
+import { monotonicNow } from './monotonic-clock.js';
+import type { Series } from './series-store.js';
+import type { WriteBudget } from './write-budget.js';
+
+/**
+ * Decides when each series' next write goes out: at once when nothing
+ * holds it back; else on a timer of its own while its backoff or its
+ * object's budget holds it, then in one first-in-first-out line, served by
+ * one timer, for the recorder-wide budget. Owns every timer of the write
+ * path; `send` starts the write.
+ */
+export class WriteScheduler {
+  private readonly timers = new Map<Series, NodeJS.Timeout>();
+  /** Series waiting only for the recorder-wide budget, in order. */
+  private readonly line = new Set<Series>();
+  private lineTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly budget: WriteBudget,
+    private readonly send: (series: Series) => void,
+  ) {}
+
+  /** Sends the series' next write as soon as its backoff and the budgets allow; does nothing while one is in flight or planned. */
+  schedule(series: Series, atHeadOfLine = false): void {
+    const batch = series.queue[0];
+    if (!batch || series.writing || this.timers.has(series) || (!atHeadOfLine && this.line.has(series))) return;
+    const now = monotonicNow();
+    const waited = now - batch.first.publishedAt;
+    const objectWait = series.object ? this.budget.msUntilObjectWrite(series.object, waited, now) : 0;
+    const wait = Math.max(series.retryAt - now, objectWait);
+    if (wait > 0) {
+      const timer = setTimeout(() => {
+        this.timers.delete(series);
+        this.schedule(series);
+      }, wait);
+      timer.unref();
+      this.timers.set(series, timer);
+    } else if ((atHeadOfLine || !this.line.size) && this.budget.tryTakeFolded(series.object, waited, now)) {
+      this.send(series);
+    } else {
+      this.line.add(series);
+      this.armLineTimer();
+    }
+  }
+
+  /** Stops scheduling the series, as when `flush()` writes it itself. */
+  cancel(series: Series): void {
+    clearTimeout(this.timers.get(series));
+    this.timers.delete(series);
+    this.line.delete(series);
+  }
+
+  private armLineTimer(): void {
+    if (this.lineTimer || !this.line.size) return;
+    const wait = Math.max(1, this.budget.msUntilRecorderWrite(monotonicNow()));
+    this.lineTimer = setTimeout(() => {
+      this.lineTimer = undefined;
+      for (const series of this.line) {
+        if (this.budget.msUntilRecorderWrite(monotonicNow()) > 0) break;
+        this.line.delete(series);
+        this.schedule(series, true);
+      }
+      this.armLineTimer();
+    }, wait);
+    this.lineTimer.unref();
+  }
+}
