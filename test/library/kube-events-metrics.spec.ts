@@ -71,27 +71,29 @@ describe('KubeEventsMetrics', () => {
     await recorder.publish(configMap(), failed);
     await recorder.publish(configMap(), failed);
     await Promise.all(Array.from({ length: 4 }, () => recorder.publish(configMap('storm'), failed)));
-    await recorder.flush();
-    server.failNext(500, 'POST');
+    server.failNext(422, 'POST', 'Invalid');
     await expect(recorder.publish(configMap('refused'), failed)).rejects.toThrow();
     server.failNext(403, 'POST');
     await expect(recorder.publish(configMap('forbidden'), failed)).rejects.toThrow();
     await expect(recorder.publish(configMap(), { ...failed, reason: '' })).rejects.toThrow();
     server.hangNext('POST');
     await expect(recorder.publish(configMap('hung'), failed)).rejects.toThrow(/did not finish/);
+    // The timed-out occurrence stays queued: the retry of its create writes it.
+    await recorder.flush();
 
-    expect(await promValues(KUBE_EVENTS_METRICS.created, controller)).toEqual({ kube_events_created_total: 2 });
+    expect(await promValues(KUBE_EVENTS_METRICS.created, controller)).toEqual({ kube_events_created_total: 3 });
     expect(await promValues(KUBE_EVENTS_METRICS.patched, controller)).toEqual({ kube_events_patched_total: 2 });
-    expect(await promValues(KUBE_EVENTS_METRICS.coalesced, controller)).toEqual({ kube_events_coalesced_total: 3 });
+    // Four concurrent publishes: the first is written at once, the second waits for it, the other two join the second.
+    expect(await promValues(KUBE_EVENTS_METRICS.coalesced, controller)).toEqual({ kube_events_coalesced_total: 2 });
     expect(await promValues(KUBE_EVENTS_METRICS.failed, controller)).toEqual({
-      'kube_events_failed_total cause=500': 1,
+      'kube_events_failed_total cause=422': 1,
       'kube_events_failed_total cause=403': 1,
       'kube_events_failed_total cause=invalid': 1,
       'kube_events_failed_total cause=timeout': 1,
     });
     expect(await promValues(KUBE_EVENTS_METRICS.publishDuration, controller)).toEqual({
       'kube_events_publish_duration_seconds_sum outcome=created': expect.any(Number),
-      'kube_events_publish_duration_seconds_count outcome=created': 2,
+      'kube_events_publish_duration_seconds_count outcome=created': 3,
       'kube_events_publish_duration_seconds_sum outcome=patched': expect.any(Number),
       'kube_events_publish_duration_seconds_count outcome=patched': 2,
       'kube_events_publish_duration_seconds_sum outcome=failed': expect.any(Number),
@@ -102,26 +104,27 @@ describe('KubeEventsMetrics', () => {
 
     expect(metrics.snapshot()[controller]).toEqual({
       controller,
-      created: 2,
+      created: 3,
       patched: 2,
-      coalesced: 3,
+      coalesced: 2,
       dropped: 0,
-      failed: { '500': 1, '403': 1, invalid: 1, timeout: 1 },
-      publishDuration: { count: 8, sumSeconds: expect.any(Number) },
+      failed: { '422': 1, '403': 1, invalid: 1, timeout: 1 },
+      publishDuration: { count: 9, sumSeconds: expect.any(Number) },
     });
   });
 
   it('counts dropped occurrences and an unreachable server', async () => {
-    const { controller, recorder, metrics } = await start({ writeControl: { maxPending: 1 } });
-    await Promise.all([
-      recorder.publish(configMap('a'), failed),
-      recorder.publish(configMap('a'), failed),
-      recorder.publish(configMap('b'), failed),
-      recorder.publish(configMap('b'), failed),
+    const { controller, recorder, metrics } = await start({ timeout: 500, writeControl: { maxPending: 1 } });
+    const settled = await Promise.allSettled([
+      recorder.publish(configMap('a'), failed), // written at once
+      recorder.publish(configMap('a'), failed), // waits for it: the one waiting write
+      recorder.publish(configMap('a'), failed), // joins it
+      recorder.publish(configMap('b'), failed), // written at once: a series with nothing queued may start a write
+      recorder.publish(configMap('b'), failed), // would wait too: no room
     ]);
-    await recorder.flush();
+    expect(settled.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
     await server.close();
-    await expect(recorder.publish(configMap('c'), failed)).rejects.toThrow(/could not be reached/);
+    await expect(recorder.publish(configMap('c'), failed)).rejects.toThrow(/unreachable since .*ECONNREFUSED/);
 
     expect(await promValues(KUBE_EVENTS_METRICS.dropped, controller)).toEqual({ kube_events_dropped_total: 1 });
     expect(await promValues(KUBE_EVENTS_METRICS.failed, controller)).toEqual({ 'kube_events_failed_total cause=unreachable': 1 });

@@ -40,10 +40,11 @@ describe('write control', () => {
 
   it('folds what exceeds an object’s budget into one write, sent after the maximum delay', async () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 150 } });
-    for (let i = 0; i < 5; i++) await recorder.publish(object('a'), failed);
-    // Two writes within the burst; the other three resolved at once, counted locally.
+    for (let i = 0; i < 2; i++) await recorder.publish(object('a'), failed);
+    // Two writes within the burst; the other three wait for one write, and resolve with it.
+    const waiting = Array.from({ length: 3 }, () => recorder.publish(object('a'), failed));
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
-    await server.waitForRequests(3);
+    await Promise.all(waiting);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 5']);
     const [, , folded] = server.writes();
     expect(folded.receivedAt.getTime() - server.writes()[1].receivedAt.getTime()).toBeGreaterThanOrEqual(100);
@@ -52,13 +53,14 @@ describe('write control', () => {
   it('keeps writing other objects while one object’s budget is spent', async () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
     await recorder.publish(object('a'), failed);
-    await recorder.publish(object('a'), failed);
+    const waiting = recorder.publish(object('a'), failed);
     await recorder.publish(object('b'), failed);
     expect(server.writes().map((request) => `${request.method} ${(request.body as { regarding?: { name: string } }).regarding?.name ?? ''}`)).toEqual([
       'POST a',
       'POST b',
     ]);
     await recorder.flush();
+    await waiting;
     expect(countOf('a')).toBe(2);
   });
 
@@ -66,16 +68,13 @@ describe('write control', () => {
     const recorder = recorderWith({ writeControl: { qps: 0.5, burst: 2 } });
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
-    for (const name of ['a', 'b', 'c', 'd']) await recorder.publish(object(name), failed);
-    // Two writes in the burst; the next token is two seconds away, so c and d wait, counted.
+    for (const name of ['a', 'b']) await recorder.publish(object(name), failed);
+    // Two writes in the burst; the next token is two seconds away, so c and d wait, queued.
+    const waiting = ['c', 'd'].map((name) => recorder.publish(object(name), failed));
     expect(server.writes()).toHaveLength(2);
-    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.regarding.name}`)).toEqual([
-      'created a',
-      'created b',
-      'coalesced c',
-      'coalesced d',
-    ]);
+    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.regarding.name}`)).toEqual(['created a', 'created b']);
     await recorder.flush();
+    await Promise.all(waiting);
     expect(server.events().map((event) => event.regarding.name).sort()).toEqual(['a', 'b', 'c', 'd']);
   });
 
@@ -83,7 +82,7 @@ describe('write control', () => {
     const recorder = recorderWith();
     const names = Array.from({ length: 200 }, (_, i) => `storm-${i}`);
     await Promise.all(names.flatMap((name) => Array.from({ length: 50 }, () => recorder.publish(object(name), failed))));
-    await recorder.flush();
+    // Every publish resolved: every occurrence is on the server, with no flush().
     expect(server.events()).toHaveLength(200);
     for (const name of names) expect(countOf(name)).toBe(50);
     expect(server.writes().length).toBeLessThanOrEqual(400);
@@ -93,9 +92,7 @@ describe('write control', () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 50 } });
     await recorder.publish(object('a'), failed);
     server.failNext(503, 'PATCH', 'ServiceUnavailable');
-    await recorder.publish(object('a'), failed);
-    await recorder.publish(object('a'), failed);
-    await server.waitForRequests(3);
+    await Promise.all([recorder.publish(object('a'), failed), recorder.publish(object('a'), failed)]);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 3', 'PATCH 3']);
     expect(countOf('a')).toBe(3);
   });
@@ -106,12 +103,16 @@ describe('write control', () => {
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
     await recorder.publish(object('a'), failed); // written
-    await recorder.publish(object('a'), failed); // folded: the one pending entry
-    await recorder.publish(object('a'), failed); // the same event: folded into that entry
-    await recorder.publish(object('a'), { ...failed, note: 'something else' }); // a new entry: no room
-    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual(['created 1', 'coalesced 1', 'coalesced 2', 'dropped 1']);
+    const waiting = [
+      recorder.publish(object('a'), failed), // queued: the one pending write
+      recorder.publish(object('a'), failed), // the same event: joins that write
+    ];
+    const refused = recorder.publish(object('a'), { ...failed, note: 'something else' }); // a new write: no room
+    await expect(refused).rejects.toMatchObject({ name: 'PublishError', queued: false, message: expect.stringMatching(/maxPending/) });
+    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual(['created 1', 'coalesced 2', 'dropped 1']);
     expect(warn).toHaveBeenCalledWith(expect.stringMatching(/Dropped 1 occurrence.*maxPending/));
     await recorder.flush();
+    await Promise.all(waiting);
     expect(countOf('a')).toBe(3);
   });
 
@@ -144,20 +145,26 @@ describe('write control', () => {
   it('writes what is folded when the application shuts down', async () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
     await recorder.publish(object('a'), failed);
-    await recorder.publish(object('a'), failed);
+    const waiting = recorder.publish(object('a'), failed);
     expect(server.seriesWrites()).toEqual(['POST']);
     await recorder.onApplicationShutdown();
+    await waiting;
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
   });
 
   it('wakes one timer, not one per series, while thousands of series wait for the recorder-wide budget', async () => {
     // Writes that cost nothing, so that what is counted is the waiting.
     let writes = 0;
-    const writer: EventsWriter = { create: async () => `event-${writes++}`, patchSeries: async () => undefined };
+    const state = (name: string, count = 1) => ({ name, namespace: 'default', resourceVersion: String(writes), count });
+    const writer: EventsWriter = {
+      create: async (namespace, body) => state(body.metadata!.name!, writes++ && 1),
+      read: async (namespace, name) => state(name),
+      patchSeries: async (namespace, name, patch) => state(name, patch.count),
+    };
     const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, writeControl: { qps: 100, burst: 1 } }, writer);
     const timers = jest.spyOn(globalThis, 'setTimeout');
     const started = performance.now();
-    for (let i = 0; i < 2_000; i++) void recorder.publish(object(`wait-${i}`), failed);
+    const waiting = Array.from({ length: 2_000 }, (_, i) => recorder.publish(object(`wait-${i}`), failed).catch(() => undefined));
     await new Promise((resolve) => setTimeout(resolve, 300));
     const elapsedSeconds = (performance.now() - started) / 1_000;
     const armed = timers.mock.calls.length;
@@ -166,6 +173,7 @@ describe('write control', () => {
     expect(writes).toBeLessThanOrEqual(2 + Math.ceil(100 * elapsedSeconds));
     expect(armed).toBeLessThanOrEqual(2 * (writes + 2) + 10);
     await recorder.flush();
+    await Promise.all(waiting);
     expect(writes).toBe(2_000);
   });
 
@@ -180,7 +188,7 @@ describe('write control', () => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const recorder = recorderWith({ timeout: 200, writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
     await recorder.publish(object('a'), failed);
-    for (let i = 0; i < 6; i++) await recorder.publish(object('a'), { ...failed, note: `attempt ${i}` });
+    for (let i = 0; i < 6; i++) void recorder.publish(object('a'), { ...failed, note: `attempt ${i}` }).catch(() => undefined);
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
     for (let i = 0; i < 10; i++) server.hangNext();
@@ -204,20 +212,23 @@ describe('write control', () => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 10 } });
     await recorder.publish(object('noisy'), failed);
-    for (let i = 0; i < 50; i++) await recorder.publish(object('noisy'), { ...failed, note: `request ${i} failed` });
+    for (let i = 0; i < 50; i++) void recorder.publish(object('noisy'), { ...failed, note: `request ${i} failed` }).catch(() => undefined);
     await recorder.publish(object('quiet'), failed);
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
-    await recorder.publish(object('quiet'), failed);
-    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['coalesced']);
+    const quiet = recorder.publish(object('quiet'), failed);
+    // Queued, not dropped: the noisy series holds at most 8 of the 10 places.
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual([]);
     await recorder.flush();
+    await quiet;
     expect(countOf('quiet')).toBe(2);
   });
 
   it('keeps an object’s spent budget when its failure series is forgotten after a success', async () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
     for (let i = 0; i < 5; i++) {
-      await recorder.publishFailure(object('flapping'), failed);
+      void recorder.publishFailure(object('flapping'), failed).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 20));
       recorder.forgetFailures(object('flapping'));
     }
     // Two writes within the burst; the later failures wait for the budget (or the maximum delay).

@@ -38,9 +38,9 @@ export interface KubeEvent {
 
 /**
  * How a recorder spaces its writes. Occurrences that cannot be written at
- * once (a write of the same series is in flight, or a budget is spent) are
- * counted locally and folded into the series' next write, never dropped
- * while there is room for them.
+ * once (a write of the same series is in flight, or a budget is spent) wait
+ * for the series' next write, which carries them all; their publishes
+ * resolve with it. They are never dropped while there is room for them.
  */
 export interface WriteControlOptions {
   /**
@@ -74,10 +74,12 @@ export interface WriteControlOptions {
    */
   burst?: number;
   /**
-   * How many folded entries (one per distinct event waiting in a series) the
-   * recorder holds; past it, occurrences that cannot be written at once are
-   * dropped, counted and logged. A series holds at most 8 entries, so one
-   * noisy object cannot use up the room of the others.
+   * How many writes may wait behind another write of their series (one per
+   * distinct event; repeats of it join it) or for a retry, across the
+   * recorder. Past it, a publish that would need one more is rejected, and
+   * its occurrence dropped, counted and logged; a series with nothing queued
+   * may always start a write. A series holds at most 8, so one noisy object
+   * cannot use up the room of the others.
    * @default 10000
    */
   maxPending?: number;

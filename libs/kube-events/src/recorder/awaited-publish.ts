@@ -1,21 +1,24 @@
 /**
  * The promise a caller awaits for one publish: it settles with the write
- * that carries the occurrence, or rejects when the timeout passes first
+ * that carries the occurrence, or rejects when its deadline passes first
  * (the occurrence itself stays queued; only the wait ends).
  */
 export class AwaitedPublish {
   readonly promise: Promise<void>;
+  /** What carries the occurrence, once queued: its last failure explains a timeout. */
+  carrier: { readonly lastError: Error | undefined } | undefined;
   private resolvePromise!: () => void;
   private rejectPromise!: (error: unknown) => void;
-  private readonly timer: NodeJS.Timeout;
   private settled = false;
 
-  constructor(timeoutMs: number, timedOut: () => Error) {
+  constructor(
+    /** When the caller stops waiting, on the monotonic clock. */
+    readonly deadline: number,
+  ) {
     this.promise = new Promise<void>((resolve, reject) => {
       this.resolvePromise = resolve;
       this.rejectPromise = reject;
     });
-    this.timer = setTimeout(() => this.reject(timedOut()), timeoutMs);
   }
 
   /** Whether the caller has had its answer. */
@@ -34,7 +37,6 @@ export class AwaitedPublish {
   private settle(): boolean {
     if (this.settled) return false;
     this.settled = true;
-    clearTimeout(this.timer);
     return true;
   }
 }

@@ -11,6 +11,7 @@ import { loadDefaultKubeConfig } from '../module/default-kube-config.js';
 import { resolveRecorderOptions } from '../module/options-validation.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import { monotonicNow } from './monotonic-clock.js';
+import { PublishDeadlines } from './publish-deadlines.js';
 import { seriesKeyOf, type Occurrence } from './occurrence.js';
 import { outcomeOf, type OutcomeDetails, type PublishOutcome, type PublishOutcomeKind } from './publish-outcome.js';
 import { isUnreachable } from './retry-backoff.js';
@@ -70,6 +71,7 @@ export class EventRecorder implements OnApplicationShutdown {
   private readonly store: SeriesStore;
   private readonly scheduler: WriteScheduler;
   private readonly writer: SeriesWriter;
+  private readonly deadlines: PublishDeadlines;
   /** The write in flight of each series that has one. */
   private readonly inFlight = new Map<Series, Promise<void>>();
   /** Series that `flush()` is writing itself, whatever the budgets. */
@@ -91,6 +93,9 @@ export class EventRecorder implements OnApplicationShutdown {
     this.scheduler = new WriteScheduler(budget, (series) => void this.write(series));
     const api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.writer = new SeriesWriter(api, this.options.reporter, timeout);
+    this.deadlines = new PublishDeadlines((awaited) =>
+      awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.lastError })),
+    );
     this.outcomes$ = this.outcomes.asObservable();
   }
 
@@ -165,20 +170,17 @@ export class EventRecorder implements OnApplicationShutdown {
     }
     const key = seriesKeyOf(occurrence);
     const series = key === undefined ? this.store.untracked(failure) : this.store.acquire(key, resource.metadata!.uid!, failure, publishedAt);
-    let batch: Batch | undefined;
-    const awaited = new AwaitedPublish(
-      this.options.timeout,
-      () => new PublishTimeoutError(this.options.timeout, { queued: true, cause: batch?.lastError }),
-    );
-    const enqueued = this.store.enqueue(series, occurrence, awaited);
-    if (enqueued.evicted) this.drop(enqueued.evicted, 'evicted');
-    batch = enqueued.batch;
+    const awaited = new AwaitedPublish(publishedAt + this.options.timeout);
+    const { batch, joined, evicted } = this.store.enqueue(series, occurrence, awaited);
+    if (evicted) this.drop(evicted, 'evicted');
     if (!batch) {
       this.dropOccurrence(occurrence, awaited, 'full');
       return awaited.promise;
     }
-    if (enqueued.joined) this.emit('coalesced', occurrence, { count: batch.occurrences, now: publishedAt });
+    awaited.carrier = batch;
+    if (joined) this.emit('coalesced', occurrence, { count: batch.occurrences, now: publishedAt });
     if (this.unreachable) awaited.reject(this.unreachableError());
+    else this.deadlines.watch(awaited);
     if (!this.draining.has(series)) this.scheduler.schedule(series);
     return awaited.promise;
   }

@@ -20,7 +20,7 @@ function occurrence(uid: string, now: number, note = 'n'): Occurrence {
 
 const waiters: AwaitedPublish[] = [];
 function waiter(): AwaitedPublish {
-  const awaited = new AwaitedPublish(60_000, () => new Error('timed out'));
+  const awaited = new AwaitedPublish(60_000);
   awaited.promise.catch(() => undefined);
   waiters.push(awaited);
   return awaited;
@@ -83,13 +83,16 @@ describe('SeriesStore', () => {
       expect(store.acquire('true/a', 'a', true, 1).event).toBeUndefined();
     });
 
-    it('refuses a new batch past maxPending, but lets a repeat join a waiting one', () => {
+    it('refuses a new batch past maxPending, but lets a repeat join a waiting one and an idle series start a write', () => {
       const store = storeOf(10, 1);
       const a = store.acquire('false/a', 'a', false, 0);
-      expect(store.enqueue(a, occurrence('a', 0), waiter()).batch).toBeDefined();
-      expect(store.enqueue(a, occurrence('a', 1), waiter())).toMatchObject({ joined: true });
-      const b = store.acquire('false/b', 'b', false, 2);
-      expect(store.enqueue(b, occurrence('b', 2), waiter()).batch).toBeUndefined();
+      store.enqueue(a, occurrence('a', 0), waiter());
+      store.startWrite(a, 0); // in flight: takes no waiting room
+      expect(store.enqueue(a, occurrence('a', 1), waiter())).toMatchObject({ joined: false, batch: expect.anything() });
+      expect(store.enqueue(a, occurrence('a', 2), waiter())).toMatchObject({ joined: true });
+      expect(store.enqueue(a, occurrence('a', 3, 'other'), waiter()).batch).toBeUndefined();
+      const b = store.acquire('false/b', 'b', false, 4);
+      expect(store.enqueue(b, occurrence('b', 4), waiter()).batch).toBeDefined();
     });
   });
 

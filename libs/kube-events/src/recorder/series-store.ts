@@ -121,7 +121,8 @@ export class SeriesStore {
    * budget. Bounded like the series, and a refilled one is not kept.
    */
   private readonly spentBudgets = new Map<string, TokenBucket>();
-  private pendingBatches = 0;
+  /** Batches waiting for a write (not in flight), which `maxPending` bounds. */
+  private waitingBatches = 0;
 
   constructor(private readonly options: SeriesStoreOptions) {}
 
@@ -163,11 +164,12 @@ export class SeriesStore {
       last.waiters.push(waiter);
       return { batch: last, joined: true };
     }
-    if (this.pendingBatches >= this.options.maxPending) return { batch: undefined, joined: false };
+    // A series with nothing queued may always start a write: only what waits behind another write takes room.
+    if (series.queue.length && this.waitingBatches >= this.options.maxPending) return { batch: undefined, joined: false };
     const evicted = series.queue.length >= MAX_BATCHES_PER_SERIES ? this.removeBatch(series, 1) : undefined;
     const batch: Batch = { identity, first: occurrence, occurrences: 1, waiters: [waiter], plan: undefined, uncertain: false, lastError: undefined };
     series.queue.push(batch);
-    this.pendingBatches++;
+    this.waitingBatches++;
     this.withWork.add(series);
     return { batch, joined: false, evicted };
   }
@@ -178,6 +180,7 @@ export class SeriesStore {
     if (series.writing || !batch) return undefined;
     batch.plan ??= this.planFor(series, batch, now);
     series.writing = true;
+    this.waitingBatches--;
     return { batch, plan: batch.plan };
   }
 
@@ -199,8 +202,8 @@ export class SeriesStore {
       }
     }
     const event = this.written(series, batch, result.state, now);
-    this.removeBatch(series, 0);
     series.writing = false;
+    this.removeBatch(series, 0, true);
     series.failures = 0;
     series.retryAt = 0;
     return { kind: 'written', created: plan.kind === 'create', count: event.count, event };
@@ -211,14 +214,15 @@ export class SeriesStore {
     series.writing = false;
     batch.lastError = error;
     if (!isTransient(error)) {
-      this.removeBatch(series, 0);
+      this.removeBatch(series, 0, true);
       return { kind: 'refused' };
     }
     if (mayHaveApplied(error)) batch.uncertain = true;
     if (now - batch.first.publishedAt > this.options.window) {
-      this.removeBatch(series, 0);
+      this.removeBatch(series, 0, true);
       return { kind: 'expired' };
     }
+    this.waitingBatches++;
     series.failures++;
     series.retryAt = now + retryDelay(series.failures, error instanceof PublishApiError ? error.retryAfterMs : undefined);
     return { kind: 'retry' };
@@ -276,10 +280,11 @@ export class SeriesStore {
     return now - event.publishedAt <= this.options.window;
   }
 
-  private removeBatch(series: Series, index: number): Batch | undefined {
+  /** Removes a batch from its series; `wasInFlight` when its write just settled, so it took no waiting room. */
+  private removeBatch(series: Series, index: number, wasInFlight = false): Batch | undefined {
     const [batch] = series.queue.splice(index, 1);
     if (!batch) return undefined;
-    this.pendingBatches--;
+    if (!wasInFlight) this.waitingBatches--;
     if (!series.queue.length) this.withWork.delete(series);
     return batch;
   }
