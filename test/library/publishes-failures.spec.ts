@@ -218,4 +218,24 @@ describe('@PublishesFailures', () => {
     }).compile();
     await expect(module.init()).rejects.toThrow(/names the recorder "missing"/);
   });
+
+  it('logs an unreachable server once per outage, not once per failure, and writes the failures when it is back', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    await start(1_000);
+    reconciler.failWith = new SourceMissingError('source missing');
+    await expect(reconciler.reconcile(widget(), 1)).rejects.toThrow('source missing');
+    server.outage(1_500);
+    const started = Date.now();
+    for (let attempt = 2; attempt <= 6; attempt++) await expect(reconciler.reconcile(widget(), attempt)).rejects.toThrow('source missing');
+    // Rejected at once while the server is known to be down, not after the timeout each.
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const unreachable = warn.mock.calls.filter(([line]) => /unreachable since/.test(String(line)));
+    expect(unreachable).toHaveLength(1);
+    expect(unreachable[0][0]).toMatch(/WidgetReconciler\.reconcile.*occurrence is queued/);
+    // The queued failures are written once the server answers again, with no publish to push them.
+    while ((server.events()[0]?.series?.count ?? 1) < 6) await new Promise((resolve) => setTimeout(resolve, 50));
+    await reconciler.reconcile(widget(), 7).catch(() => undefined);
+    expect(server.events()).toHaveLength(1);
+    expect(server.events()[0].series?.count).toBe(7);
+  });
 });

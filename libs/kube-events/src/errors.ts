@@ -44,6 +44,15 @@ export class PublishTimeoutError extends PublishError {
 
 /** The API server refused the Event, or could not be reached. */
 export class PublishApiError extends PublishError {
+  /** How long the server asked the client to wait before the next write (`Retry-After`), in milliseconds. */
+  readonly retryAfterMs?: number;
+  /**
+   * No answer could be read (the connection broke, or the body was cut),
+   * so the server may have applied the write: the recorder checks before
+   * writing again, and never writes it twice.
+   */
+  readonly mayHaveApplied: boolean;
+
   constructor(
     message: string,
     /** HTTP status code, absent when no answer came (connection refused, say). */
@@ -61,15 +70,22 @@ export class PublishApiError extends PublishError {
     this.retryAfterMs = options?.retryAfterMs;
     this.mayHaveApplied = options?.mayHaveApplied ?? false;
   }
+}
 
-  /** How long the server asked the client to wait before the next write (`Retry-After`), in milliseconds. */
-  readonly retryAfterMs?: number;
-  /**
-   * No answer could be read (the connection broke, or the body was cut),
-   * so the server may have applied the write: the recorder checks before
-   * writing again, and never writes it twice.
-   */
-  readonly mayHaveApplied: boolean;
+/**
+ * The API server is unreachable: the last write got no answer at all. The
+ * occurrence is queued ({@link PublishError.queued}) and written when the
+ * server answers again; publishes made meanwhile reject at once with this.
+ */
+export class PublishUnreachableError extends PublishApiError {
+  constructor(
+    message: string,
+    /** Since when writes have found no server. */
+    readonly since: Date,
+    options?: PublishErrorOptions,
+  ) {
+    super(message, undefined, undefined, { ...options, queued: true });
+  }
 }
 
 /** The Event was refused before any request: it names the field at fault. */

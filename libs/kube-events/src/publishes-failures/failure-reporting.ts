@@ -4,8 +4,12 @@ import type { PublishesFailuresOptions } from './publishes-failures.decorator.js
 import type { EventRecorder } from '../recorder/event-recorder.js';
 import { RECONCILE_ACTION, RECONCILE_FAILED_REASON } from '../kube-events.constants.js';
 import { FAILURE_NOT_PUBLISHED, NO_RESOURCE_ARGUMENT } from '../kube-events.messages.js';
+import { PublishUnreachableError } from '../errors.js';
 
 type Method = (...args: unknown[]) => unknown;
+
+/** The outage (its start) each recorder last logged as unreachable. */
+const outageLogged = new WeakMap<EventRecorder, number>();
 
 /**
  * Wraps a reconcile method so that failures become Warning events and a
@@ -20,7 +24,14 @@ export function withFailureEvents(
   logger: Logger,
 ): Method {
   const resourceOf = (args: unknown[]) => reconciledObject(args, options);
-  const notPublished = (problem: unknown) => logger.warn(`${FAILURE_NOT_PUBLISHED(label)}: ${messageOf(problem)}`);
+  const notPublished = (problem: unknown) => {
+    // While the server is down every failure would say so: once per outage and recorder is enough.
+    if (problem instanceof PublishUnreachableError) {
+      if (outageLogged.get(recorder) === problem.since.getTime()) return;
+      outageLogged.set(recorder, problem.since.getTime());
+    }
+    logger.warn(`${FAILURE_NOT_PUBLISHED(label)}: ${messageOf(problem)}`);
+  };
   // Neither may ever replace the reconcile's own outcome: the user's selector and note formatter may throw.
   const report = (error: unknown, args: unknown[]): Promise<void> => {
     try {

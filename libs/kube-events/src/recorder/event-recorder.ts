@@ -4,7 +4,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Subject, type Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
 import { validateEvent } from '../api/event-validation.js';
-import { PublishApiError, PublishError, PublishTimeoutError } from '../errors.js';
+import { PublishApiError, PublishError, PublishTimeoutError, PublishUnreachableError } from '../errors.js';
 import type { KubeEvent, KubeEventsModuleOptions, Reporter, ResolvedRecorderOptions } from '../kube-events.interfaces.js';
 import { OCCURRENCES_DROPPED, SERVER_UNREACHABLE, type DropCause } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../module/default-kube-config.js';
@@ -264,9 +264,9 @@ export class EventRecorder implements OnApplicationShutdown {
     awaited.reject(new PublishError(message));
   }
 
-  private unreachableError(): PublishApiError {
+  private unreachableError(): PublishUnreachableError {
     const { since, error } = this.unreachable!;
-    return new PublishApiError(SERVER_UNREACHABLE(new Date(since), error.message), undefined, undefined, { queued: true, cause: error });
+    return new PublishUnreachableError(SERVER_UNREACHABLE(new Date(since), error.message), new Date(since), { cause: error });
   }
 
   private emit(kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails): void {
