@@ -21,6 +21,9 @@ import { WriteBudget } from './write-budget.js';
 import type { WritePlan, WriteResult } from './write-plan.js';
 import { WriteScheduler } from './write-scheduler.js';
 
+/** How soon `flush()` tries a failed write again, unless the server said when. */
+const FLUSH_RETRY_MS = 100;
+
 /** Writes one publish may take when an Event changed or expired under it (read, then write again), before it counts as a failure. */
 const MAX_WRITES_PER_ATTEMPT = 4;
 
@@ -240,12 +243,22 @@ export class EventRecorder implements OnApplicationShutdown {
         const now = monotonicNow();
         if (inFlight) await inFlight;
         else if (now >= deadline) for (const batch of this.store.dropQueued(series)) this.drop(batch, 'flush');
-        else if (series.retryAt > now) await sleep(Math.min(series.retryAt, deadline) - now);
+        else if (this.retryAtWhileDraining(series) > now) await sleep(Math.min(this.retryAtWhileDraining(series), deadline) - now);
         else await this.write(series);
       }
     } finally {
       this.draining.delete(series);
     }
+  }
+
+  /**
+   * When `flush()` tries a failed write again: soon, since its time is
+   * short, but no sooner than the server's `Retry-After`.
+   */
+  private retryAtWhileDraining(series: Series): number {
+    const lastError = series.queue[0]?.lastError;
+    if (lastError instanceof PublishApiError && lastError.retryAfterMs !== undefined) return series.retryAt;
+    return Math.min(series.retryAt, series.lastFailureAt + FLUSH_RETRY_MS);
   }
 
   /** Gives up a batch: its occurrences are counted and logged, and its waiters told. */

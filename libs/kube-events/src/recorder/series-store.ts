@@ -63,6 +63,8 @@ export interface Series {
   failures: number;
   /** No write before this (monotonic ms): the backoff after a failure, or the server's `Retry-After`. */
   retryAt: number;
+  /** When its last write failed (monotonic ms). */
+  lastFailureAt: number;
 }
 
 /** What became of an occurrence given to {@link SeriesStore.enqueue}. */
@@ -224,6 +226,7 @@ export class SeriesStore {
     }
     this.waitingBatches++;
     series.failures++;
+    series.lastFailureAt = now;
     series.retryAt = now + retryDelay(series.failures, error instanceof PublishApiError ? error.retryAfterMs : undefined);
     return { kind: 'retry' };
   }
@@ -319,5 +322,5 @@ export class SeriesStore {
 }
 
 function newSeries(key: string | undefined, object: TrackedObject | undefined, failure: boolean): Series {
-  return { key, object, failure, event: undefined, queue: [], writing: false, failures: 0, retryAt: 0 };
+  return { key, object, failure, event: undefined, queue: [], writing: false, failures: 0, retryAt: 0, lastFailureAt: 0 };
 }
