@@ -75,6 +75,14 @@ export interface ControlPlane {
   startExtraApiServer(options?: ExtraApiServerOptions): Promise<ControlPlane>;
   /** Kills what this handle started and removes its temp directory; a no-op on shared/external handles. */
   stop(): Promise<void>;
+  /**
+   * Kills this handle's kube-apiserver (SIGKILL, as a crash), leaving etcd
+   * running; {@link startApiServerAgain} brings it back. Only on handles that
+   * started their API server (startControlPlane, startExtraApiServer).
+   */
+  killApiServer(): Promise<void>;
+  /** Starts the killed kube-apiserver again, same flags, port and certificates, and waits until it is ready. */
+  startApiServerAgain(): Promise<void>;
 }
 
 export interface StartControlPlaneOptions {
@@ -174,6 +182,8 @@ export function sharedControlPlane(): ControlPlane {
     kubectl: (args, options) => runKubectl(binDir, kubeconfigPath, args, options),
     startExtraApiServer: (options) => extraApiServer(binDir, etcdUrl, options),
     stop: async () => {},
+    killApiServer: notOwned,
+    startApiServerAgain: notOwned,
   };
 }
 
@@ -445,6 +455,8 @@ interface ApiServer {
   token: string;
   kubeconfigPath: string;
   etcdPrefix: string;
+  /** Starts the same kube-apiserver again (same flags and port); resolves once it is ready. */
+  relaunch(): Promise<ChildProcess>;
 }
 
 async function startApiServer(options: {
@@ -474,10 +486,8 @@ async function startApiServer(options: {
   await writeFile(serviceAccountKey, privateKey, { mode: 0o600 });
 
   const logPath = join(dir, 'kube-apiserver.log');
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const server = `https://127.0.0.1:${port}`;
-    const child = spawnLogged(
+  const launch = (port: number) =>
+    spawnLogged(
       join(binDir, 'kube-apiserver'),
       [
         `--etcd-servers=${etcdUrl}`,
@@ -501,21 +511,26 @@ async function startApiServer(options: {
       logPath,
       dir,
     );
+  // Ready when /readyz answers 200 and namespace default exists (the
+  // bootstrap controller creates it just after the API server starts).
+  const untilReady = async (child: ChildProcess, server: string): Promise<boolean> => {
     const deadline = Date.now() + startTimeoutMs;
-    let ready = false;
     while (!exited(child) && Date.now() < deadline) {
-      // Ready when /readyz answers 200 and namespace default exists (the
-      // bootstrap controller creates it just after the API server starts).
       if (
         (await httpsStatus(`${server}/readyz`, token)) === 200 &&
         (await httpsStatus(`${server}/api/v1/namespaces/default`, token)) === 200
       ) {
-        ready = true;
-        break;
+        return true;
       }
       await sleep(POLL_MS);
     }
-    if (ready) {
+    return false;
+  };
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const server = `https://127.0.0.1:${port}`;
+    const child = launch(port);
+    if (await untilReady(child, server)) {
       const kubeconfigPath = join(dir, 'kubeconfig');
       const caFile = join(certDir, 'apiserver.crt');
       const kubeConfig = new KubeConfig();
@@ -526,7 +541,13 @@ async function startApiServer(options: {
         currentContext: 'kube-events-e2e',
       });
       await writeFile(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
-      return { process: child, server, token, kubeconfigPath, etcdPrefix };
+      const relaunch = async () => {
+        const again = launch(port);
+        if (await untilReady(again, server)) return again;
+        await stopProcess(again);
+        throw startupError('kube-apiserver (started again)', exited(again) ? `it exited with ${again.exitCode ?? again.signalCode}` : 'not ready', logPath);
+      };
+      return { process: child, server, token, kubeconfigPath, etcdPrefix, relaunch };
     }
     await stopProcess(child);
     const log = tail(logPath);
@@ -566,6 +587,18 @@ function ownedHandle(owned: Owned, apiServer: ApiServer, binDir: string, etcdUrl
     kubectl: (args, options) => runKubectl(binDir, apiServer.kubeconfigPath, args, options),
     startExtraApiServer: (options) => extraApiServer(binDir, etcdUrl, options),
     stop: () => stopOwned(owned),
+    killApiServer: async () => {
+      const child = apiServer.process;
+      if (exited(child)) return;
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await gone;
+    },
+    startApiServerAgain: async () => {
+      const killed = apiServer.process;
+      apiServer.process = await apiServer.relaunch();
+      owned.processes[owned.processes.indexOf(killed)] = apiServer.process;
+    },
   };
 }
 
@@ -634,7 +667,13 @@ function existingCluster(kubeconfigPath: string): ControlPlane {
     kubectl: (args, options) => runKubectl(binDir, kubeconfigPath, args, options),
     startExtraApiServer: (options) => extraApiServer(binDir, undefined, options),
     stop: async () => {},
+    killApiServer: notOwned,
+    startApiServerAgain: notOwned,
   };
+}
+
+async function notOwned(): Promise<never> {
+  throw new Error('only a control plane started by this process can kill or restart its API server: use startExtraApiServer()');
 }
 
 function runKubectl(binDir: string, kubeconfigPath: string, args: string[], options: KubectlOptions = {}): Promise<KubectlResult> {

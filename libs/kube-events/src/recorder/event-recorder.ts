@@ -207,7 +207,7 @@ export class EventRecorder implements OnApplicationShutdown {
       } catch (error) {
         return this.failed(series, batch, error instanceof PublishError ? error : new PublishError(String(error), { cause: error }));
       }
-      this.unreachable = undefined;
+      this.answered();
       const settled = this.store.settle(series, batch, result, monotonicNow());
       if (settled.kind === 'written') {
         const written = { name: settled.event.name, namespace: settled.event.namespace };
@@ -226,11 +226,19 @@ export class EventRecorder implements OnApplicationShutdown {
     const now = monotonicNow();
     this.emit('failed', batch.first, { count: batch.occurrences, error, now });
     if (isUnreachable(error)) this.unreachable ??= { since: Date.now(), error: error as PublishApiError };
-    else this.unreachable = undefined;
+    else this.answered();
     const verdict = this.store.fail(series, batch, error, now);
     if (verdict.kind === 'refused') for (const waiter of batch.waiters) waiter.reject(error);
     else if (verdict.kind === 'expired') this.drop(batch, 'expired', error);
     else if (this.unreachable) for (const waiter of batch.waiters) waiter.reject(this.unreachableError());
+  }
+
+  /** The server answered: if it was unreachable, the series backing off may write at once. */
+  private answered(): void {
+    if (!this.unreachable) return;
+    this.unreachable = undefined;
+    this.store.endBackoffs();
+    this.scheduler.rescheduleWaiting();
   }
 
   /** Writes what the series has queued, whatever the budgets, until `deadline`; drops what is left then. */

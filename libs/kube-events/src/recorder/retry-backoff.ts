@@ -4,9 +4,11 @@ import { PublishApiError, PublishTimeoutError } from '../errors.js';
  * How failed writes are spaced, as client-go's backoff: doubling from
  * `initialMs` up to `maxMs`, each delay stretched by up to `jitter` of
  * itself so that many series do not retry in step. The server's
- * `Retry-After` is a floor.
+ * `Retry-After` is a floor. The cap is short so that a recorder notices
+ * soon that an unreachable server is back (then every series retries at
+ * once); the recorder-wide budget bounds what the retries cost.
  */
-export const RETRY_BACKOFF = Object.freeze({ initialMs: 200, factor: 2, maxMs: 5_000, jitter: 0.5 });
+export const RETRY_BACKOFF = Object.freeze({ initialMs: 200, factor: 2, maxMs: 2_000, jitter: 0.5 });
 
 /** Milliseconds to wait before the next try, after `failures` failed tries in a row. */
 export function retryDelay(failures: number, retryAfterMs = 0): number {

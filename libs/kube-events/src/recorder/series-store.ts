@@ -231,6 +231,14 @@ export class SeriesStore {
     return { kind: 'retry' };
   }
 
+  /** Ends the backoff of every series, as when the server answers again after an outage: their retries may go now. */
+  endBackoffs(): void {
+    for (const series of this.withWork) {
+      series.retryAt = 0;
+      series.failures = 0;
+    }
+  }
+
   /** Gives up every batch of the series that is not in flight, as when `flush()` runs out of time. */
   dropQueued(series: Series): Batch[] {
     const dropped: Batch[] = [];

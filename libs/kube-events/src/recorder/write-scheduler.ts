@@ -43,6 +43,13 @@ export class WriteScheduler {
     }
   }
 
+  /** Looks again at every series waiting on a timer of its own, as when their backoffs ended. */
+  rescheduleWaiting(): void {
+    const waiting = [...this.timers.keys()];
+    for (const series of waiting) this.cancel(series);
+    for (const series of waiting) this.schedule(series);
+  }
+
   /** Stops scheduling the series, as when `flush()` writes it itself. */
   cancel(series: Series): void {
     clearTimeout(this.timers.get(series));
