@@ -199,6 +199,23 @@ describe('write control', () => {
     expect(dropped).toBe(6);
   });
 
+  it('ends flush() within its bound during an outage, saying what it could not write', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const recorder = recorderWith({ timeout: 300 });
+    await recorder.publish(object('a'), failed);
+    server.outage(10_000);
+    const queued = await Promise.allSettled([recorder.publish(object('a'), failed), recorder.publish(object('b'), failed)]);
+    expect(queued.map((result) => result.status === 'rejected' && (result.reason as { queued?: boolean }).queued)).toEqual([true, true]);
+    const started = Date.now();
+    await recorder.flush();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const dropped = warn.mock.calls.map(([line]) => String(line)).filter((line) => line.startsWith('Dropped'));
+    expect(dropped.sort()).toEqual([
+      expect.stringMatching(/^Dropped 1 occurrence\(s\) of ReconcileFailed about ConfigMap default\/a: flush\(\) ran out of time .*last error: The API server could not be reached: .*ECONNRESET/),
+      expect.stringMatching(/^Dropped 1 occurrence\(s\) of ReconcileFailed about ConfigMap default\/b: flush\(\) ran out of time .*last error: The API server could not be reached/),
+    ]);
+  });
+
   it('flush() waits for a write already in flight', async () => {
     const recorder = recorderWith();
     server.delayNext(200, 'POST');

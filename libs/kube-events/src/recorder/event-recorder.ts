@@ -270,7 +270,7 @@ export class EventRecorder implements OnApplicationShutdown {
   }
 
   /** Gives up a batch: its occurrences are counted and logged, and its waiters told. */
-  private drop(batch: Batch, cause: DropCause, error?: unknown): void {
+  private drop(batch: Batch, cause: DropCause, error: unknown = batch.lastError): void {
     const { first, occurrences } = batch;
     this.logger.warn(OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error));
     this.emit('dropped', first, { count: occurrences, error, now: monotonicNow() });
