@@ -1,8 +1,10 @@
 // RBAC: the library acting as a ServiceAccount bound to the Role it ships
-// (libs/kube-events/rbac/role.yaml: create and patch on events.k8s.io events, nothing else). Publishing
-// and aggregation work where it is bound; elsewhere the publish rejects with
-// PublishApiError 403 Forbidden, and the recorder keeps working where it is
-// allowed. Each test has fresh namespaces, removed afterwards.
+// (libs/kube-events/rbac/role.yaml: create, get and patch on events.k8s.io
+// events, nothing else; get reads an Event back after a lost answer or a
+// 409 Conflict). Publishing and aggregation work where it is bound;
+// elsewhere the publish rejects with PublishApiError 403 Forbidden, and the
+// recorder keeps working where it is allowed. Each test has fresh namespaces,
+// removed afterwards.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type KubeEvent, PublishApiError } from 'nestjs-kube-events';
@@ -84,7 +86,7 @@ describe('EventRecorder under RBAC', () => {
     expect(after[0].metadata!.name).toBe(event.metadata!.name);
   });
 
-  it('without the binding every publish is 403 Forbidden, and nothing else than create and patch is granted with it', async () => {
+  it('without the binding every publish is 403 Forbidden, and nothing else than create, get and patch is granted with it', async () => {
     const inA = await scratch.configMap('app-config');
     const sa = await serviceAccountKubeConfig(cp, { namespace: scratch.namespace, name: 'unbound' });
     const recorder = scratch.recorder({ kubeConfig: sa.kubeConfig });
@@ -105,8 +107,8 @@ describe('EventRecorder under RBAC', () => {
       },
       () => true,
     );
-    expect(await can('patch')).toBe('yes');
-    for (const verb of ['get', 'list', 'update', 'delete']) expect(await can(verb)).toBe('no');
+    for (const verb of ['get', 'patch']) expect(await can(verb)).toBe('yes');
+    for (const verb of ['list', 'watch', 'update', 'delete']) expect(await can(verb)).toBe('no');
     await recorder.publish(inA, failed);
     expect(await scratch.allEvents()).toHaveLength(1);
   });

@@ -1,20 +1,23 @@
 // Write control against the real kube-apiserver: the scenarios of
 // test/library/write-control.spec.ts that a real server can exercise.
-// Occurrences the recorder cannot write at once are counted locally and
-// folded into the series' next write; whatever the path, the count read back
-// through the API must be exact. Each test has a fresh namespace, removed
-// afterwards.
+// Occurrences the recorder cannot write at once (an object's or the
+// recorder's budget is spent) wait in their series and are written together
+// by its next write; their publishes resolve with that write, so a test reads
+// the server right after awaiting them. Publishes whose write is far off are
+// started without await, and awaited after flush() (shutdown). Whatever the
+// path, the count read back through the API must be exact. Each test has a
+// fresh namespace, removed afterwards.
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EventRecorder, type KubeEvent, KubeEventsModule, type PublishOutcome } from 'nestjs-kube-events';
+import { EventRecorder, type KubeEvent, KubeEventsModule, type PublishOutcome, PublishTimeoutError } from 'nestjs-kube-events';
 import { sharedControlPlane } from '../support/control-plane.js';
-import { CONTROLLER, MICRO_TIME, Scratch } from './support/library-fixtures.js';
+import { CONTROLLER, MICRO_TIME, Scratch, rejectionOf } from './support/library-fixtures.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
-/** One write per object, then nothing for an hour: every further occurrence is folded. */
+/** One write per object, then nothing for an hour: every further occurrence waits the maximum delay (a minute). */
 const oneWritePerObject = { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 };
 
 /** Polls until `done` holds for the Events of the namespace, for at most `limitMs`. */
@@ -38,16 +41,19 @@ describe('write control against the real API server', () => {
     jest.restoreAllMocks();
   });
 
-  it('folds what exceeds an object’s budget into one write, sent after the maximum delay, with the exact count', async () => {
+  it('holds what exceeds an object’s budget for one write, sent after the maximum delay; those publishes resolve with it', async () => {
     const cm = await scratch.configMap('app-config');
     const recorder = scratch.recorder({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 300 } });
+    for (let i = 0; i < 2; i++) await recorder.publish(cm, failed);
+    // Two writes within the burst; the other three wait for one write, and resolve with it.
     const started = Date.now();
-    for (let i = 0; i < 5; i++) await recorder.publish(cm, failed);
-    // Two writes within the burst; the other three resolved at once, counted locally.
+    const waiting = Array.from({ length: 3 }, () => recorder.publish(cm, failed));
     expect((await scratch.allEvents()).map((event) => event.series?.count)).toEqual([2]);
-    const events = await eventually(scratch, ([event]) => event?.series?.count === 5);
-    expect(events.map((event) => event.series?.count)).toEqual([5]);
+    await Promise.all(waiting);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    // Resolved means on the server: read at once, no polling and no flush().
+    const events = await scratch.allEvents();
+    expect(events.map((event) => event.series?.count)).toEqual([5]);
     expect(Date.parse(String(events[0].series!.lastObservedTime)) - Date.parse(String(events[0].eventTime))).toBeGreaterThanOrEqual(250);
   });
 
@@ -55,51 +61,59 @@ describe('write control against the real API server', () => {
     const [a, b] = await Promise.all([scratch.configMap('a'), scratch.configMap('b')]);
     const recorder = scratch.recorder({ writeControl: oneWritePerObject });
     await recorder.publish(a, failed);
-    await recorder.publish(a, failed); // folded
+    const waiting = recorder.publish(a, failed); // a's budget is spent: waits (up to the one-minute maximum delay)
     await recorder.publish(b, failed);
     expect((await scratch.allEvents()).map((event) => [event.regarding?.name, event.series?.count])).toEqual([
       ['a', undefined],
       ['b', undefined],
     ]);
+    // Not awaited on purpose (its write is a minute away): flush() writes it, as at shutdown, and it resolves with that write.
     await recorder.flush();
+    await waiting;
     expect((await scratch.eventsAbout(a)).map((event) => event.series?.count)).toEqual([2]);
   });
 
-  it('spaces writes across objects by the recorder-wide limit, losing none', async () => {
+  it('holds writes across objects to the recorder-wide limit, losing none; each publish resolves with its write', async () => {
     const objects = await Promise.all(['a', 'b', 'c', 'd'].map((name) => scratch.configMap(name)));
-    const recorder = scratch.recorder({ writeControl: { qps: 20, burst: 2 } });
-    for (const object of objects) await recorder.publish(object, failed);
-    const events = await eventually(scratch, (all) => all.length === 4);
-    expect(events.map((event) => [event.regarding?.name, event.series?.count]).sort()).toEqual([
+    const recorder = scratch.recorder({ writeControl: { qps: 5, burst: 2 } });
+    const outcomes: PublishOutcome[] = [];
+    recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
+    for (const object of objects.slice(0, 2)) await recorder.publish(object, failed);
+    // Two writes in the burst; then one every 200 ms, so c and d wait, queued.
+    const waiting = objects.slice(2).map((object) => recorder.publish(object, failed));
+    expect((await scratch.allEvents()).map((event) => event.regarding?.name)).toEqual(['a', 'b']);
+    await Promise.all(waiting);
+    const events = await scratch.allEvents();
+    expect(events.map((event) => [event.regarding?.name, event.series?.count])).toEqual([
       ['a', undefined],
       ['b', undefined],
       ['c', undefined],
       ['d', undefined],
     ]);
-    // eventTime is the time of the write: two more tokens at 20 per second.
-    const times = events.map((event) => Date.parse(String(event.eventTime))).sort((x, y) => x - y);
-    expect(times[3] - times[0]).toBeGreaterThanOrEqual(80);
+    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.regarding.name}`)).toEqual(['created a', 'created b', 'created c', 'created d']);
+    // eventTime is the time of the write: two more tokens at 5 per second.
+    const times = events.map((event) => Date.parse(String(event.eventTime)));
+    expect(times[3] - times[0]).toBeGreaterThanOrEqual(350);
   });
 
   it('gives every object of a storm its exact count: 40 objects × 25 concurrent identical failures', async () => {
     const objects = await Promise.all(Array.from({ length: 40 }, (_, i) => scratch.configMap(`storm-${i}`)));
     const recorder = scratch.recorder();
     await Promise.all(objects.flatMap((object) => Array.from({ length: 25 }, () => recorder.publish(object, failed))));
-    await recorder.flush();
+    // Every publish resolved: every occurrence is on the server, with no flush().
     const events = await scratch.allEvents();
     expect(events).toHaveLength(40);
     expect(new Set(events.map((event) => event.regarding?.uid)).size).toBe(40);
     for (const event of events) expect({ name: event.regarding?.name, count: event.series?.count }).toEqual({ name: event.regarding?.name, count: 25 });
   });
 
-  it('creates an Event that already carries folded occurrences (POST with series.count 2), which the server accepts', async () => {
+  it('creates an Event that already carries held occurrences (POST with series.count 2), which the server accepts', async () => {
     const cm = await scratch.configMap('app-config');
-    const recorder = scratch.recorder({ writeControl: oneWritePerObject });
+    const recorder = scratch.recorder({ writeControl: { ...oneWritePerObject, maxDelay: 300 } });
     const changed = { ...failed, note: 'target namespace ns-b is missing' };
-    await recorder.publish(cm, failed); // written
-    await recorder.publish(cm, changed); // folded: budget spent
-    await recorder.publish(cm, changed); // folded into the same entry
-    await recorder.flush();
+    await recorder.publish(cm, failed); // written: the object's budget is spent
+    // Both wait for the object's budget (the maximum delay), then go out as one create.
+    await Promise.all([recorder.publish(cm, changed), recorder.publish(cm, changed)]);
 
     const events = await scratch.allEvents();
     expect(events.map((event) => [event.note, event.series?.count])).toEqual([
@@ -107,10 +121,27 @@ describe('write control against the real API server', () => {
       ['target namespace ns-b is missing', 2],
     ]);
     expect(String(events[1].series!.lastObservedTime)).toMatch(MICRO_TIME);
-    // And that series goes on from there.
+    // And that series goes on from there (after the maximum delay again).
     await recorder.publish(cm, changed);
-    await recorder.flush();
     expect((await scratch.readEvent(events[1].metadata!.name!))?.series?.count).toBe(3);
+  });
+
+  it('rejects a publish still waiting at its timeout with PublishTimeoutError (queued), and writes it later all the same', async () => {
+    const cm = await scratch.configMap('app-config');
+    const recorder = scratch.recorder({ timeout: 300, writeControl: { ...oneWritePerObject, maxDelay: 1_000 } });
+    const outcomes: PublishOutcome[] = [];
+    recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
+    await recorder.publish(cm, failed); // written: the object's budget is spent
+    const started = Date.now();
+    const error = await rejectionOf(recorder.publish(cm, failed)); // waits a second for the budget: past its timeout
+    expect(error).toBeInstanceOf(PublishTimeoutError);
+    expect(error).toMatchObject({ queued: true, timeoutMs: 300 });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect((await scratch.allEvents()).map((event) => event.series?.count)).toEqual([undefined]);
+    // Still queued: written after the maximum delay, with no flush() and no other publish.
+    const events = await eventually(scratch, ([event]) => event?.series?.count === 2);
+    expect(events.map((event) => event.series?.count)).toEqual([2]);
+    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual(['created 1', 'patched 2']);
   });
 
   it('drops occurrences only past maxPending, and the count on the server is exactly what was kept', async () => {
@@ -120,12 +151,17 @@ describe('write control against the real API server', () => {
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
     await recorder.publish(cm, failed); // written
-    await recorder.publish(cm, failed); // folded: the one pending entry
-    await recorder.publish(cm, failed); // folded into that entry
-    await recorder.publish(cm, { ...failed, note: 'something else' }); // no room: dropped
-    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual(['created 1', 'coalesced 1', 'coalesced 2', 'dropped 1']);
+    const waiting = [
+      recorder.publish(cm, failed), // queued: the one pending write
+      recorder.publish(cm, failed), // the same event: joins that write
+    ];
+    const refused = recorder.publish(cm, { ...failed, note: 'something else' }); // a new write: no room
+    await expect(refused).rejects.toMatchObject({ name: 'PublishError', queued: false, message: expect.stringMatching(/maxPending/) });
+    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual(['created 1', 'coalesced 2', 'dropped 1']);
     expect(warn).toHaveBeenCalledWith(expect.stringMatching(/Dropped 1 occurrence.*maxPending/));
+    // Not awaited on purpose (their write is a minute away): flush() writes them, and they resolve with that write.
     await recorder.flush();
+    await Promise.all(waiting);
 
     const events = await scratch.allEvents();
     expect(events.map((event) => [event.note, event.series?.count])).toEqual([['source missing', 3]]);
@@ -147,7 +183,7 @@ describe('write control against the real API server', () => {
     ]);
   });
 
-  it('writes what is folded when the Nest application shuts down (app.close())', async () => {
+  it('writes what is still waiting when the Nest application shuts down (app.close()), and that publish resolves with it', async () => {
     const cm = await scratch.configMap('app-config');
     const app = await Test.createTestingModule({
       imports: [
@@ -155,14 +191,17 @@ describe('write control against the real API server', () => {
       ],
     }).compile();
     await app.init();
+    let waiting: Promise<void> | undefined;
     try {
       const recorder = app.get(EventRecorder);
       await recorder.publish(cm, failed);
-      await recorder.publish(cm, failed); // folded, for up to a minute
+      // Not awaited on purpose: it waits up to a minute for the object's budget; shutting down writes it.
+      waiting = recorder.publish(cm, failed);
       expect((await scratch.allEvents()).map((event) => event.series?.count)).toEqual([undefined]);
     } finally {
       await app.close();
     }
+    await waiting;
     expect((await scratch.allEvents()).map((event) => event.series?.count)).toEqual([2]);
   });
 });

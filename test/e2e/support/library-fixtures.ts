@@ -71,7 +71,10 @@ export class Scratch {
     return recorder;
   }
 
-  /** Writes what every recorder of this test has folded (occurrences counted locally, not yet written). */
+  /**
+   * Shuts the recorders of this test down: writes what they still hold (publishes not awaited, or
+   * waiting for a budget). Never needed to read what an awaited publish wrote.
+   */
   async flush(): Promise<void> {
     await Promise.all(this.recorders.map((recorder) => recorder.flush()));
   }
@@ -137,7 +140,7 @@ export class Scratch {
   }
 
   /**
-   * Writes what recorders folded, then removes what the test made: Events about cluster-scoped objects in
+   * Writes what recorders still hold (as at shutdown), then removes what the test made: Events about cluster-scoped objects in
    * `default`, ClusterRoles and Nodes, then each namespace with its content. Without
    * kube-controller-manager nothing empties and finalizes a deleted
    * namespace, so this does both, as the namespace controller would.

@@ -1,14 +1,17 @@
 import {
   ApiException,
+  createConfiguration,
   EventsV1Api,
   Observable,
   PatchStrategy,
+  ServerConfiguration,
   setHeaderMiddleware,
   type EventsV1Event,
   type KubeConfig,
   type ObservableMiddleware,
 } from '@kubernetes/client-node';
 import { PublishApiError } from '../errors.js';
+import { PooledAuthentication } from './pooled-authentication.js';
 import { describeUnreachable } from './unreachable-cause.js';
 
 /** An Event as the API server holds it, as far as a series needs to know. */
@@ -42,19 +45,37 @@ export interface EventsWriter {
   read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState>;
   /** Raises the series of an existing Event (JSON merge patch), with `resourceVersion` as a precondition when given. */
   patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState>;
+  /** Lets go of what it holds (connections), once the recorder is done. */
+  close?(): Promise<void>;
 }
 
 /**
  * The requests a recorder sends, over client-node's `EventsV1Api` (so every
- * KubeConfig authentication works), each abortable through a signal. An
- * answer that cannot be read (a broken connection, a cut body) rejects with
- * a {@link PublishApiError} that says the write may have been applied.
+ * KubeConfig authentication works) and one pool of keep-alive connections,
+ * each abortable through a signal. An answer that cannot be read (a broken
+ * connection, a cut body) rejects with a {@link PublishApiError} that says
+ * the write may have been applied.
  */
 export class EventsApi implements EventsWriter {
   private readonly api: EventsV1Api;
+  private readonly authentication: PooledAuthentication;
 
   constructor(kubeConfig: KubeConfig) {
-    this.api = kubeConfig.makeApiClient(EventsV1Api);
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('The KubeConfig has no current cluster: set its current context.');
+    this.authentication = new PooledAuthentication(kubeConfig);
+    // As KubeConfig.makeApiClient does, with the pooled authentication in place of the KubeConfig itself.
+    this.api = new EventsV1Api(
+      createConfiguration({
+        baseServer: new ServerConfiguration(cluster.server, {}),
+        authMethods: { default: this.authentication },
+        middleware: [setHeaderMiddleware('User-Agent', USER_AGENT)],
+      }),
+    );
+  }
+
+  close(): Promise<void> {
+    return this.authentication.close();
   }
 
   create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState> {
@@ -86,6 +107,7 @@ export class EventsApi implements EventsWriter {
 }
 
 const MERGE_PATCH = setHeaderMiddleware('Content-Type', PatchStrategy.MergePatch);
+const USER_AGENT = `nestjs-kube-events (Node.js ${process.version})`;
 
 /** Per-request options: abortable through `signal`, and noting the status of the answer before its body is read. */
 function requestOptions(signal: AbortSignal, answer: { status?: number }, extra: ObservableMiddleware[]) {

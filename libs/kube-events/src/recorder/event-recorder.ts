@@ -73,6 +73,7 @@ export class EventRecorder implements OnApplicationShutdown {
   private readonly options: ResolvedRecorderOptions;
   private readonly store: SeriesStore;
   private readonly scheduler: WriteScheduler;
+  private readonly api: EventsWriter;
   private readonly writer: SeriesWriter;
   private readonly deadlines: PublishDeadlines;
   /** The write in flight of each series that has one. */
@@ -94,8 +95,8 @@ export class EventRecorder implements OnApplicationShutdown {
     this.store = new SeriesStore({ window: seriesWindow, maxSeries, maxPending: writeControl.maxPending, controller: this.reporter.controller });
     const budget = new WriteBudget(writeControl, monotonicNow());
     this.scheduler = new WriteScheduler(budget, (series) => void this.write(series));
-    const api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
-    this.writer = new SeriesWriter(api, this.options.reporter, timeout);
+    this.api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
+    this.writer = new SeriesWriter(this.api, this.options.reporter, timeout);
     this.deadlines = new PublishDeadlines((awaited) =>
       awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.lastError })),
     );
@@ -160,6 +161,7 @@ export class EventRecorder implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.flush();
     this.outcomes.complete();
+    await this.api.close?.();
   }
 
   private record(resource: KubernetesObject, event: KubeEvent, failure: boolean): Promise<void> {

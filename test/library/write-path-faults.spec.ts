@@ -1,0 +1,276 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  EventRecorder,
+  PublishApiError,
+  PublishError,
+  PublishTimeoutError,
+  type KubeEvent,
+  type KubeEventsModuleOptions,
+  type PublishOutcome,
+} from 'nestjs-kube-events';
+import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server.js';
+
+/**
+ * The write path under the faults a network and an API server can produce
+ * (SPEC §5 "When a publish settles", "Writes are idempotent"; §8). Each test
+ * asserts what the server holds in the end: one Event per series, a count
+ * history that never goes backwards, and a final count equal to every
+ * occurrence that resolved or was reported queued. No timing is asserted
+ * beyond "no sooner than Retry-After" (and "promptly" for an unreachable
+ * server, which the brief asks for).
+ */
+
+const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
+
+const object = (name: string): KubernetesObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', uid: `uid-${name}` },
+});
+
+/** What became of one publish: it resolved, or the error it rejected with. */
+type Settled = 'resolved' | PublishError;
+
+const settle = (publish: Promise<void>): Promise<Settled> =>
+  publish.then(
+    () => 'resolved' as const,
+    (error: unknown) => (error instanceof PublishError ? error : new PublishError(`not a PublishError: ${String(error)}`)),
+  );
+
+/** Occurrences the caller was told are (or will be) on the server: resolved, or rejected with `queued: true`. */
+const counted = (results: readonly Settled[]): number => results.filter((result) => result === 'resolved' || result.queued).length;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const patchCount = (request: RecordedRequest): number | undefined =>
+  (request.body as { series?: { count?: number } } | undefined)?.series?.count;
+
+describe('write path under faults', () => {
+  let server: FakeApiServer;
+  const recorders: EventRecorder[] = [];
+
+  const recorderWith = (options: Partial<KubeEventsModuleOptions> = {}) => {
+    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig: server.kubeConfig(), ...options });
+    recorders.push(recorder);
+    return recorder;
+  };
+
+  /** Polls `probe` until it holds; fails with the server's request log after `timeoutMs`. */
+  const until = async (probe: () => boolean, what: string, timeoutMs = 5_000): Promise<void> => {
+    const deadline = Date.now() + timeoutMs;
+    while (!probe()) {
+      if (Date.now() > deadline) throw new Error(`no ${what} after ${timeoutMs} ms; requests: ${JSON.stringify(server.log(), null, 1)}`);
+      await sleep(20);
+    }
+  };
+
+  const eventsAbout = (name: string) => server.events().filter((event) => event.regarding.name === name);
+
+  /** The server holds exactly one Event about `name`, whose count never went backwards and ends at `count`. */
+  const expectOneEvent = (name: string, count: number) => {
+    const events = eventsAbout(name);
+    expect({ events: events.length, log: server.log() }).toEqual({ events: 1, log: expect.anything() });
+    const [event] = events;
+    const history = server.countHistory(event.metadata.namespace, event.metadata.name);
+    expect(history).toEqual([...history].sort((a, b) => a - b));
+    expect({ count: event.series?.count ?? 1, history }).toEqual({ count, history: expect.anything() });
+  };
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+  });
+  afterEach(async () => {
+    await Promise.all(recorders.splice(0).map((recorder) => recorder.flush()));
+    await server.close();
+  });
+
+  it('1. a create applied late: the publish times out queued, the retried create finds it, one Event with the exact count', async () => {
+    const recorder = recorderWith({ timeout: 300 });
+    const name = 'late-create';
+    server.delayNext(400, 'POST', { applyIfAborted: true });
+    const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
+    expect(results[0]).toBeInstanceOf(PublishTimeoutError);
+    expect(results[0]).toMatchObject({ queued: true });
+
+    // The late create lands after the client gave up; the retry must not make a second Event.
+    await until(() => server.requestsFor('POST')[0]?.status !== undefined, 'answer to the late create');
+    await recorder.flush();
+    results.push(await settle(recorder.publish(object(name), failed)));
+
+    expect(results).toEqual([expect.any(PublishTimeoutError), 'resolved']);
+    const creates = server.requestsFor('POST');
+    expect(new Set(creates.map((request) => (request.body as { metadata: { name: string } }).metadata.name)).size).toBe(1);
+    expectOneEvent(name, counted(results));
+    expect(counted(results)).toBe(2);
+  });
+
+  it('2. a patch applied late, after later patches: the count never goes backwards', async () => {
+    const recorder = recorderWith({ timeout: 1_000 });
+    const name = 'late-patch';
+    const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
+    server.delayNext(2_500, 'PATCH', { applyIfAborted: true }); // PATCH 2, answered (and applied) long after the timeout
+    results.push(await settle(recorder.publish(object(name), failed)));
+    expect(results[1]).toBeInstanceOf(PublishTimeoutError);
+    expect(results[1]).toMatchObject({ queued: true });
+
+    // Later publishes carry on (counts 3, 4, 5) while the late PATCH 2 is still on its way.
+    for (let i = 0; i < 3; i++) results.push(await settle(recorder.publish(object(name), failed)));
+    const late = server.requests.find((request) => request.delayedMs !== undefined)!;
+    await until(() => late.status !== undefined, 'answer to the late patch', 5_000);
+    results.push(await settle(recorder.publish(object(name), failed)));
+    await recorder.flush();
+
+    expect(results.every((result) => result === 'resolved' || result.queued)).toBe(true);
+    expectOneEvent(name, counted(results));
+    expect(counted(results)).toBe(6);
+  }, 10_000);
+
+  it.each(['POST', 'PATCH'])('3. an answer lost after the server applied the %s: no duplicate Event, no double count', async (method) => {
+    const recorder = recorderWith();
+    const name = `lost-${method.toLowerCase()}`;
+    const results: Settled[] = [];
+    if (method === 'PATCH') results.push(await settle(recorder.publish(object(name), failed)));
+    server.loseAnswerNext(method);
+    results.push(await settle(recorder.publish(object(name), failed)));
+    const lost = server.requests.find((request) => request.answerCut === 'reset')!;
+    expect(lost.applied).toBeDefined();
+
+    await recorder.flush();
+    results.push(await settle(recorder.publish(object(name), failed)));
+    results.push(await settle(recorder.publish(object(name), failed)));
+
+    expect(results.every((result) => result === 'resolved' || result.queued)).toBe(true);
+    expectOneEvent(name, counted(results));
+    expect(counted(results)).toBe(results.length);
+  });
+
+  it.each([
+    ['POST', 'full'],
+    ['POST', 'sent'],
+    ['PATCH', 'full'],
+    ['PATCH', 'sent'],
+  ] as const)('4. a truncated 2xx body on %s (Content-Length %s): not "unreachable", no duplicate, exact count', async (method, contentLength) => {
+    const recorder = recorderWith();
+    const outcomes: PublishOutcome[] = [];
+    recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
+    const name = `cut-${method.toLowerCase()}-${contentLength}`;
+    const results: Settled[] = [];
+    if (method === 'PATCH') results.push(await settle(recorder.publish(object(name), failed)));
+    server.truncateAnswerNext(method, { contentLength });
+    results.push(await settle(recorder.publish(object(name), failed)));
+    results.push(await settle(recorder.publish(object(name), failed)));
+
+    const cut = server.requests.find((request) => request.answerCut === 'truncated')!;
+    expect(cut.applied).toBeDefined();
+    // The server answered: the write may have applied, the server was reached.
+    const errors = outcomes.filter((outcome) => outcome.kind === 'failed').map((outcome) => outcome.error);
+    expect(errors).toEqual([expect.objectContaining({ statusCode: method === 'POST' ? 201 : 200, mayHaveApplied: true })]);
+    for (const error of errors) expect(error?.message).not.toMatch(/could not be reached|unreachable/i);
+    expect(results.every((result) => result === 'resolved')).toBe(true);
+    expectOneEvent(name, results.length);
+  });
+
+  it('5. 429 with Retry-After: 1: the next write of the series waits for it, and the publish resolves', async () => {
+    const recorder = recorderWith({ timeout: 3_000 });
+    const name = 'throttled';
+    const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
+    server.failNext(429, 'PATCH', { retryAfterSeconds: 1 });
+    results.push(await settle(recorder.publish(object(name), failed)));
+
+    expect(results).toEqual(['resolved', 'resolved']);
+    const patches = server.requestsFor('PATCH');
+    expect(patches.map((request) => request.status)).toEqual([429, 200]);
+    expect(patches[1].receivedAt.getTime() - patches[0].receivedAt.getTime()).toBeGreaterThanOrEqual(950);
+    expectOneEvent(name, 2);
+  });
+
+  it('6. 503s during flush(): flush retries, and the server counts every publish that resolved or was queued', async () => {
+    // One write per object, then everything folds and waits (up to a minute) for flush().
+    const recorder = recorderWith({ timeout: 2_000, writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
+    const name = 'flush-503';
+    const publishes = Array.from({ length: 30 }, () => settle(recorder.publish(object(name), failed)));
+    expect(await publishes[0]).toBe('resolved');
+    expect(server.seriesWrites()).toEqual(['POST']);
+
+    server.failNextTimes(3, 503, 'PATCH');
+    await recorder.flush();
+    const results = await Promise.all(publishes);
+
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 30', 'PATCH 30', 'PATCH 30', 'PATCH 30']);
+    expect(results.every((result) => result === 'resolved' || result.queued)).toBe(true);
+    expectOneEvent(name, counted(results));
+    expect(counted(results)).toBe(30);
+  }, 10_000);
+
+  it('7. concurrent identical publishes: one Event, no count sent twice', async () => {
+    const recorder = recorderWith();
+    const name = 'concurrent';
+    const results = await Promise.all(Array.from({ length: 50 }, () => settle(recorder.publish(object(name), failed))));
+    // A second wave, arriving one by one while writes are in flight (some of them slow).
+    server.delayNext(50, 'PATCH');
+    const wave: Promise<Settled>[] = [];
+    for (let i = 0; i < 50; i++) {
+      wave.push(settle(recorder.publish(object(name), failed)));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    results.push(...(await Promise.all(wave)));
+
+    expect(results.every((result) => result === 'resolved')).toBe(true);
+    expect(server.requestsFor('POST')).toHaveLength(1);
+    const answered = server.requestsFor('PATCH').filter((request) => request.status === 200).map(patchCount);
+    expect(answered).toEqual([...new Set(answered)]);
+    expectOneEvent(name, 100);
+  });
+
+  it('8. an outage longer than three retries: publishes reject at once, queued; afterwards the queue is written unprompted', async () => {
+    const timeout = 1_000;
+    const recorder = recorderWith({ timeout });
+    const results = new Map<string, Settled[]>([
+      ['outage-a', [await settle(recorder.publish(object('outage-a'), failed))]],
+      ['outage-b', []],
+    ]);
+
+    server.outage(4_000); // every request's connection is reset
+    for (const name of ['outage-a', 'outage-a', 'outage-b', 'outage-a']) {
+      const started = Date.now();
+      const result = await settle(recorder.publish(object(name), failed));
+      const elapsed = Date.now() - started;
+      expect(result).toBeInstanceOf(PublishApiError);
+      expect(result).not.toBeInstanceOf(PublishTimeoutError);
+      expect(result).toMatchObject({ queued: true, message: expect.stringMatching(/unreachable since/) });
+      // It names the cause: the connection was reset, or closed by the other side.
+      expect((result as PublishError).message).toMatch(/ECONNRESET|socket|closed|reset|terminated/i);
+      expect(elapsed).toBeLessThan(timeout / 2);
+      results.get(name)!.push(result);
+    }
+    expect(eventsAbout('outage-b')).toHaveLength(0);
+
+    // No new publish: the queued occurrences are written once the server answers again.
+    const expected = (name: string) => counted(results.get(name)!);
+    await until(
+      () => server.seriesCount('default', eventsAbout('outage-a')[0]?.metadata.name ?? '') === expected('outage-a') && eventsAbout('outage-b').length === 1,
+      'queued occurrences written after the outage',
+      15_000,
+    );
+    expectOneEvent('outage-a', 4);
+    expectOneEvent('outage-b', 1);
+    expect(expected('outage-a')).toBe(4);
+    expect(expected('outage-b')).toBe(1);
+  }, 25_000);
+
+  it('9. a Retry-After longer than the timeout: the publish times out queued, the retry waits for it, the occurrence lands', async () => {
+    const recorder = recorderWith({ timeout: 500 });
+    const name = 'throttled-long';
+    const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
+    server.failNext(429, 'PATCH', { retryAfterSeconds: 2 });
+    results.push(await settle(recorder.publish(object(name), failed)));
+
+    expect(results[1]).toBeInstanceOf(PublishTimeoutError);
+    expect(results[1]).toMatchObject({ queued: true, cause: expect.objectContaining({ statusCode: 429 }) });
+    const patches = await server.waitForRequests(2, 'PATCH', 5_000);
+    expect(patches[1].receivedAt.getTime() - patches[0].receivedAt.getTime()).toBeGreaterThanOrEqual(1_950);
+    await until(() => server.seriesCount('default', eventsAbout(name)[0]?.metadata.name ?? '') === 2, 'the throttled occurrence on the server');
+    expectOneEvent(name, counted(results));
+    expect(counted(results)).toBe(2);
+  }, 10_000);
+});
