@@ -39,7 +39,9 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 
@@ -153,7 +155,24 @@ export interface ScriptedReply {
   headers?: Record<string, string>;
 }
 
+/** The self-signed certificate (for 127.0.0.1) a TLS fake API server presents; `caData` in a kubeconfig trusts it. */
+const TLS_CERTIFICATE = readFileSync(new URL('./tls/fake-api-server.crt', import.meta.url));
+const TLS_KEY = readFileSync(new URL('./tls/fake-api-server.key', import.meta.url));
+
 export interface FakeApiServerOptions {
+  /**
+   * Serve HTTPS with a self-signed certificate for 127.0.0.1, which
+   * {@link FakeApiServer.kubeConfig} trusts through `caData`, as a real
+   * cluster's kubeconfig does.
+   * @default false (plain HTTP, reached with skipTLSVerify)
+   */
+  tls?: boolean;
+  /**
+   * The bearer token the server accepts; any other answers 401 Unauthorized
+   * as the real one does. Change it with {@link FakeApiServer.acceptToken}.
+   * @default any token
+   */
+  token?: string;
   /**
    * The namespaces that exist. Creating an Event elsewhere answers 404
    * `namespaces "x" not found`, as the NamespaceLifecycle admission plugin does.
@@ -284,21 +303,25 @@ export class FakeApiServer {
   private resourceVersion = 1000;
   private closing = false;
   private url_ = '';
+  private acceptedToken: string | undefined;
+  private connections_ = 0;
 
   private constructor(
-    private readonly server: Server,
+    private readonly server: Server | HttpsServer,
     options: FakeApiServerOptions,
   ) {
     this.namespaces = options.namespaces ? new Set(options.namespaces) : undefined;
     this.terminating = new Set(options.terminatingNamespaces ?? []);
+    this.acceptedToken = options.token;
     this.changes.setMaxListeners(0);
   }
 
   /** Starts a fake API server on 127.0.0.1, on a free port. */
   static async start(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
-    const server = createServer();
+    const server = options.tls ? createTlsServer({ cert: TLS_CERTIFICATE, key: TLS_KEY }) : createServer();
     const fake = new FakeApiServer(server, options);
-    server.on('connection', (socket) => {
+    server.on('connection', (socket: Socket) => {
+      fake.connections_++;
       fake.sockets.add(socket);
       socket.once('close', () => fake.sockets.delete(socket));
     });
@@ -317,7 +340,7 @@ export class FakeApiServer {
       });
     });
     const { port } = server.address() as AddressInfo;
-    fake.url_ = `http://127.0.0.1:${port}`;
+    fake.url_ = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
     return fake;
   }
 
@@ -330,13 +353,34 @@ export class FakeApiServer {
    * A KubeConfig pointing at this server. client-node refuses `http://`
    * servers unless `skipTLSVerify` is set, so it is.
    */
-  kubeConfig(): KubeConfig {
+  /**
+   * A KubeConfig for this server: with its bearer token, unless `user` says
+   * otherwise (an `exec` credential plugin, an `authProvider`, no token).
+   */
+  kubeConfig(user: Record<string, unknown> = {}): KubeConfig {
     const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromClusterAndUser(
-      { name: 'fake-api-server', server: this.url, skipTLSVerify: true },
-      { name: 'fake-user', token: 'fake-token' },
-    );
+    const cluster = this.url.startsWith('https:')
+      ? { name: 'fake-api-server', server: this.url, caData: TLS_CERTIFICATE.toString('base64'), skipTLSVerify: false }
+      : { name: 'fake-api-server', server: this.url, skipTLSVerify: true };
+    kubeConfig.loadFromClusterAndUser(cluster, { name: 'fake-user', token: this.acceptedToken ?? 'fake-token', ...user } as never);
     return kubeConfig;
+  }
+
+  /** TCP connections clients have opened to this server so far. */
+  get connections(): number {
+    return this.connections_;
+  }
+
+  /** Closes every open connection, idle keep-alive ones included, as a restarting server or a load balancer would. */
+  closeConnections(): this {
+    for (const socket of this.sockets) socket.destroy();
+    return this;
+  }
+
+  /** From now on, accepts only `token` as the bearer token (the others answer 401), as after a rotation. */
+  acceptToken(token: string): this {
+    this.acceptedToken = token;
+    return this;
   }
 
   /** How many requests the client abandoned before they were answered (hung or delayed ones). */
@@ -627,6 +671,12 @@ export class FakeApiServer {
     };
     this.requests.push(record);
     this.notify();
+
+    if (this.acceptedToken !== undefined && req.headers.authorization !== `Bearer ${this.acceptedToken}`) {
+      // As the real server's authentication filter: a Status with no reason of the API's own.
+      this.send(res, record, { status: 401, body: failure(401, 'Unauthorized', 'Unauthorized') });
+      return;
+    }
 
     const outage = this.currentOutage(record);
     if (outage) {

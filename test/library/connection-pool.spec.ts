@@ -1,0 +1,125 @@
+// One pool of keep-alive connections per recorder, over TLS, with every
+// authentication client-node supports still refreshing its credentials.
+// client-node alone opens a connection (and a TLS handshake) per request.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
+import { FakeApiServer } from '../support/fake-api-server.js';
+
+const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
+const object = (name: string): KubernetesObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', uid: `uid-${name}` },
+});
+
+/** A client-go exec credential plugin: prints the token in `file`, valid for `validMs`. */
+const EXEC_PLUGIN = `
+import { readFileSync } from 'node:fs';
+const token = readFileSync(process.env.TOKEN_FILE, 'utf8').trim();
+const expirationTimestamp = new Date(Date.now() + Number(process.env.VALID_MS)).toISOString();
+process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token, expirationTimestamp } }));
+`;
+
+/** Fake timers for the wall clock only: the recorder's timers and monotonic clock keep running. */
+const EVERYTHING_BUT_DATE = [
+  'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate',
+  'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout',
+] as const;
+
+describe('connections to the API server', () => {
+  let server: FakeApiServer;
+  let dir: string;
+  const recorders: EventRecorder[] = [];
+  const recorderFor = (kubeConfig: KubeConfig) => {
+    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig, timeout: 2_000 });
+    recorders.push(recorder);
+    return recorder;
+  };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kube-events-pool-'));
+  });
+  afterEach(async () => {
+    await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+    jest.useRealTimers();
+  });
+
+  it('reuses one connection for sequential writes over TLS, and at most the pool for concurrent ones', async () => {
+    server = await FakeApiServer.start({ tls: true, token: 'static-token' });
+    const recorder = recorderFor(server.kubeConfig());
+    for (let i = 0; i < 20; i++) await recorder.publish(object(`sequential-${i}`), failed);
+    expect(server.events()).toHaveLength(20);
+    // undici may open a second connection for a request sent while the first is being handed back to the pool.
+    expect(server.connections).toBeLessThanOrEqual(2);
+
+    await Promise.all(Array.from({ length: 200 }, (_, i) => recorder.publish(object(`concurrent-${i}`), failed)));
+    expect(server.events()).toHaveLength(220);
+    expect(server.connections).toBeLessThanOrEqual(8);
+  });
+
+  it('replaces a connection the server closed', async () => {
+    server = await FakeApiServer.start({ tls: true });
+    const recorder = recorderFor(server.kubeConfig());
+    await recorder.publish(object('a'), failed);
+    server.closeConnections();
+    await recorder.publish(object('a'), failed);
+    expect(server.connections).toBe(2);
+    expect(server.events()[0].series?.count).toBe(2);
+  });
+
+  it('runs an exec credential plugin again when its token expires, on the same connection', async () => {
+    server = await FakeApiServer.start({ tls: true, token: 'token-1' });
+    const plugin = join(dir, 'credential-plugin.mjs');
+    const tokenFile = join(dir, 'token');
+    await writeFile(plugin, EXEC_PLUGIN);
+    await writeFile(tokenFile, 'token-1');
+    const kubeConfig = server.kubeConfig({
+      token: undefined,
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: [plugin],
+        env: [
+          { name: 'TOKEN_FILE', value: tokenFile },
+          { name: 'VALID_MS', value: '500' },
+        ],
+        interactiveMode: 'Never',
+      },
+    });
+    const recorder = recorderFor(kubeConfig);
+    await recorder.publish(object('a'), failed);
+
+    await writeFile(tokenFile, 'token-2');
+    server.acceptToken('token-2');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await recorder.publish(object('a'), failed);
+
+    expect(server.requests.map((request) => request.headers.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
+    expect(server.events()[0].series?.count).toBe(2);
+    expect(server.connections).toBeLessThanOrEqual(2);
+  });
+
+  it('reads a rotated service-account token file again, as client-go does every minute', async () => {
+    server = await FakeApiServer.start({ tls: true, token: 'bound-token-1' });
+    const tokenFile = join(dir, 'token');
+    await writeFile(tokenFile, 'bound-token-1');
+    const kubeConfig = server.kubeConfig({ token: undefined, authProvider: { name: 'tokenFile', config: { tokenFile } } } as never);
+    const recorder = recorderFor(kubeConfig);
+    await recorder.publish(object('a'), failed);
+
+    // The kubelet rotates the projected token; only the wall clock that client-node reads moves on.
+    await writeFile(tokenFile, 'bound-token-2');
+    server.acceptToken('bound-token-2');
+    jest.useFakeTimers({ doNotFake: [...EVERYTHING_BUT_DATE], now: Date.now() + 61_000 });
+    await recorder.publish(object('a'), failed);
+
+    expect(server.requests.map((request) => request.headers.authorization)).toEqual(['Bearer bound-token-1', 'Bearer bound-token-2']);
+    expect(server.connections).toBeLessThanOrEqual(2);
+  });
+});
