@@ -124,7 +124,7 @@ describe('KubeEventsMetrics', () => {
     ]);
     expect(settled.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
     await server.close();
-    await expect(recorder.publish(configMap('c'), failed)).rejects.toThrow(/unreachable since .*(ECONNREFUSED|other side closed)/);
+    await expect(recorder.publish(configMap('c'), failed)).rejects.toThrow(/unreachable since .*(ECONNREFUSED|closed by the server)/);
 
     expect(await promValues(KUBE_EVENTS_METRICS.dropped, controller)).toEqual({ kube_events_dropped_total: 1 });
     expect(await promValues(KUBE_EVENTS_METRICS.failed, controller)).toEqual({ 'kube_events_failed_total cause=unreachable': 1 });
