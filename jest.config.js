@@ -20,6 +20,7 @@ const shared = {
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {
     '^nestjs-kube-events$': '<rootDir>/libs/kube-events/src/index.ts',
+    '^nestjs-kube-events/testing$': '<rootDir>/libs/kube-events/src/testing/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testEnvironment: 'node',

@@ -11,10 +11,10 @@ import { type KubeEvent, PublishApiError } from 'nestjs-kube-events';
 import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../support/control-plane.js';
 import { Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
 
-/** The Role the library ships (libs/kube-events/rbac/role.yaml), put in `namespace` and bound to a ServiceAccount. */
+/** The Role the library ships (libs/kube-events/rbac/role.yaml), applied as it is into `namespace` and bound to a ServiceAccount. */
 const SHIPPED_ROLE = readFileSync(fileURLToPath(new URL('../../libs/kube-events/rbac/role.yaml', import.meta.url)), 'utf8');
 const ROLE_NAME = /^  name: (\S+)$/m.exec(SHIPPED_ROLE)![1];
-const publisherRbac = (namespace: string, serviceAccount: string) => `${SHIPPED_ROLE.replace(/^  namespace: \S+$/m, `  namespace: ${namespace}`)}
+const publisherRbac = (namespace: string, serviceAccount: string) => `${SHIPPED_ROLE}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -54,7 +54,7 @@ describe('EventRecorder under RBAC', () => {
     const [inA, inB] = await Promise.all([scratch.configMap('app-config', a), scratch.configMap('app-config', b)]);
 
     const sa = await serviceAccountKubeConfig(cp, { namespace: a, name: 'operator' });
-    const applied = await cp.kubectl(['apply', '-f', '-'], { input: publisherRbac(a, 'operator') });
+    const applied = await cp.kubectl(['apply', '-n', a, '-f', '-'], { input: publisherRbac(a, 'operator') });
     expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: 0, stderr: '' });
     expect(applied.stdout).toContain(`role.rbac.authorization.k8s.io/${ROLE_NAME} created`);
 
@@ -96,7 +96,7 @@ describe('EventRecorder under RBAC', () => {
     expect(await scratch.allEvents()).toHaveLength(0);
 
     // The shipped Role grants exactly what the recorder needs.
-    const applied = await cp.kubectl(['apply', '-f', '-'], { input: publisherRbac(scratch.namespace, 'unbound') });
+    const applied = await cp.kubectl(['apply', '-n', scratch.namespace, '-f', '-'], { input: publisherRbac(scratch.namespace, 'unbound') });
     expect(applied.code).toBe(0);
     const can = async (verb: string) =>
       (await cp.kubectl(['auth', 'can-i', verb, 'events.events.k8s.io', '--namespace', scratch.namespace], { kubeconfigPath: sa.kubeconfigPath }))
@@ -111,5 +111,13 @@ describe('EventRecorder under RBAC', () => {
     for (const verb of ['list', 'watch', 'update', 'delete']) expect(await can(verb)).toBe('no');
     await recorder.publish(inA, failed);
     expect(await scratch.allEvents()).toHaveLength(1);
+  });
+
+  it('ships a ClusterRole with the same rules, which the API server accepts', async () => {
+    const clusterRole = readFileSync(fileURLToPath(new URL('../../libs/kube-events/rbac/cluster-role.yaml', import.meta.url)), 'utf8');
+    const rules = (manifest: string) => manifest.slice(manifest.indexOf('rules:'));
+    expect(rules(clusterRole)).toBe(rules(SHIPPED_ROLE));
+    const dryRun = await cp.kubectl(['apply', '--dry-run=server', '-f', '-'], { input: clusterRole });
+    expect({ code: dryRun.code, stderr: dryRun.stderr }).toEqual({ code: 0, stderr: '' });
   });
 });

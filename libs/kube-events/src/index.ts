@@ -1,3 +1,5 @@
+// First: on an unsupported Node.js this throws a clear error before @kubernetes/client-node and undici load.
+import './runtime-check.js';
 export {
   DEFAULT_MAX_SERIES,
   DEFAULT_SINK_MAX_IN_FLIGHT,

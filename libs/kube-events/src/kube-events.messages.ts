@@ -95,8 +95,56 @@ export const LOWER_COUNT_HINT =
   'An Event matches all but its count: if a publish is still running (the failure of a synchronous ' +
   '@PublishesFailures method is published in the background), `await recorder.flush()` first.';
 export const DUPLICATE_RECORDER = (name: string | null) =>
-  `Two recorders are registered as ${name === null ? 'the default recorder' : JSON.stringify(name)}: ` +
-  `give each KubeEventsModule.forRoot (or KubeEventsTestingModule.forRoot) its own name.`;
+  `Two recorders are registered as ${name === null ? 'the default recorder' : JSON.stringify(name)}. ` +
+  `If one controller's KubeEventsModule.forRoot is imported in several feature modules, import it once, in the root ` +
+  `module, with isGlobal: true: feature modules then inject the recorder without importing the module. If they are ` +
+  `different controllers, give each KubeEventsModule.forRoot (or KubeEventsTestingModule.forRoot) its own name.`;
+export const REPORTER_NOT_AN_OBJECT = (value: unknown) =>
+  typeof value === 'string'
+    ? `reporter must be an object { controller, instance? }, got the string ${describeValue(value)}: ` +
+      `write reporter: { controller: ${quoted(value)} }.`
+    : `reporter is required: an object { controller, instance? }, got ${describeValue(value)}; ` +
+      `for example reporter: { controller: 'example.com/widget-controller', instance: process.env.POD_NAME }.`;
+export const DEFAULT_INSTANCE_TOO_LONG = (bytes: number) =>
+  `reporter.instance defaults to reporter.controller, which is ${bytes} bytes (UTF-8), more than the ${MAX_FIELD_LENGTH} ` +
+  `the API server takes for reportingInstance: pass a shorter reporter.instance, such as the pod name.`;
+export const INSTANCE_NOT_A_STRING = (value: unknown) =>
+  `reporter.instance is optional, but must be a string when given, got ${describeValue(value)}: ` +
+  `pass the pod name, or leave it out to use reporter.controller.`;
+/** Where the default KubeConfig was looked for, for {@link NO_KUBECONFIG}. */
+export interface KubeConfigSearch {
+  /** The service account token path of a pod. */
+  serviceAccountToken: string;
+  /** Whether `$KUBERNETES_SERVICE_HOST` is set, which in-cluster configuration also needs. */
+  serviceHostSet: boolean;
+  /** `$KUBECONFIG` as found, `undefined` when unset. */
+  kubeconfigEnv: string | undefined;
+  /** `~/.kube/config` resolved, `undefined` when there is no home directory. */
+  homeConfig: string | undefined;
+}
+export const NO_KUBECONFIG = (search: KubeConfigSearch) =>
+  `No kubeconfig found: looked in ${search.serviceAccountToken} (in-cluster service account, ` +
+  `$KUBERNETES_SERVICE_HOST ${search.serviceHostSet ? 'set' : 'unset'}), ` +
+  `$KUBECONFIG (${search.kubeconfigEnv === undefined ? 'unset' : search.kubeconfigEnv === '' ? 'empty' : `${JSON.stringify(search.kubeconfigEnv)}: no kubeconfig file there`}), ` +
+  `${search.homeConfig ?? '~/.kube/config ($HOME unset)'}; ` +
+  `pass kubeConfig to KubeEventsModule.forRoot, or set $KUBECONFIG to a kubeconfig file, or run in a pod ` +
+  `with its service account token mounted. Without one, client-node would send every Event to http://localhost:8080.`;
+export const PUBLISHES_FAILURES_INACTIVE = (method: string) =>
+  `@PublishesFailures on ${method} is not active: its failures are not published. Import ` +
+  `KubeEventsModule.forRoot(…) (or KubeEventsTestingModule.forRoot() in tests) in the application, let Nest create ` +
+  `the provider, and call app.init() in tests: the module wraps decorated methods when the application initialises.`;
+export const NOT_INITIALISED_HINT =
+  'The application was not initialised: call `await app.init()` (explorers wrap @PublishesFailures methods ' +
+  'and subscribe @KubeEventsSink providers on init).';
+export const MINIMUM_NODE = '22.19';
+export const UNSUPPORTED_NODE = (version: string) =>
+  `nestjs-kube-events needs Node.js ${MINIMUM_NODE} or newer (this is ${version}): @kubernetes/client-node 2.x and ` +
+  `undici 8 do not load on older versions. Upgrade Node.js (for example \`nvm install 22\`, or a node:22 or ` +
+  `node:24 base image); npm's EBADENGINE warning said the same.`;
+
+function quoted(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
 
 /**
  * A short description of any value for a validation message; never throws,

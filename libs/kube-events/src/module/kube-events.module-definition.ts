@@ -4,7 +4,9 @@ import type { KubeEventsModuleOptions } from '../kube-events.interfaces.js';
 /** Options of `forRoot`/`forRootAsync` that shape the module rather than the recorder. */
 export interface KubeEventsModuleExtras {
   /**
-   * Makes the recorder injectable in every module without importing this one.
+   * Makes the recorder injectable in every module without importing this one:
+   * import `forRoot` once, in the root module, rather than in each feature
+   * module (which would register the same recorder twice).
    * @default false
    */
   isGlobal?: boolean;

@@ -19,7 +19,14 @@ import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
  * decorated with `@PublishesFailures`, subscribes the `@KubeEventsSink`
  * providers and the built-in sinks (`logEvents`, metrics) to the recorder's
  * outcomes, and provides {@link KubeEventsMetrics}. Import it once per
- * recorder: several controllers in one process each register theirs under a `name`.
+ * recorder, in the root module, with `isGlobal: true` when feature modules
+ * inject the recorder; several controllers in one process each register
+ * theirs under a `name`.
+ *
+ * Without `kubeConfig`, the recorder uses the pod's service account, else
+ * `$KUBECONFIG` or `~/.kube/config`, and start-up fails when there is none.
+ * An empty `reporter.instance` (`POD_NAME` set but empty) counts as unset:
+ * the instance is then the controller name.
  *
  * @example
  * KubeEventsModule.forRoot({ reporter: { controller: 'example.com/widget-controller', instance: process.env.POD_NAME } })

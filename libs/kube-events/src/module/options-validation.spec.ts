@@ -22,7 +22,7 @@ describe('resolveRecorderOptions', () => {
     [{ reporter: { controller: `${'a'.repeat(64)}` } }, 'reporter.controller'],
     [{ reporter: { controller: 'widgets-' } }, 'reporter.controller'],
     [{ reporter: { controller: 'widgets', instance: 'i'.repeat(129) } }, 'reporter.instance'],
-    [{ reporter: { controller: 'widgets', instance: '' } }, 'reporter.instance'],
+    [{ reporter: { controller: 'widgets', instance: 7 } }, 'reporter.instance'],
     [{ reporter: { controller: `${'a'.repeat(60)}.${'b'.repeat(60)}.example.com/widgets` } }, 'reporter.instance'],
     [{ reporter: { controller: 'widgets' }, timeout: 0 }, 'timeout'],
     [{ reporter: { controller: 'widgets' }, seriesWindow: -1 }, 'seriesWindow'],
@@ -38,5 +38,42 @@ describe('resolveRecorderOptions', () => {
     for (const controller of ['widgets', 'example.com/widget-controller', 'A_b.c-D', 'a']) {
       expect(resolve({ reporter: { controller } }).reporter.controller).toBe(controller);
     }
+  });
+
+  it('tells to write reporter as an object when it is given as a string', () => {
+    expect(() => resolve({ reporter: 'example.com/widget-controller' })).toThrow(
+      "KubeEventsModule: invalid option reporter: reporter must be an object { controller, instance? }, " +
+        'got the string "example.com/widget-controller": ' +
+        "write reporter: { controller: 'example.com/widget-controller' }.",
+    );
+  });
+
+  it('shows the shape of reporter when it is missing', () => {
+    expect(() => resolve({})).toThrow(/reporter is required: an object \{ controller, instance\? \}, got undefined; for example reporter: \{ controller: /);
+  });
+
+  it('treats an empty instance (POD_NAME set but empty) as unset, falling back to the controller name', () => {
+    const previous = process.env.POD_NAME;
+    process.env.POD_NAME = '';
+    try {
+      expect(resolve({ reporter: { controller: 'example.com/widget-controller', instance: process.env.POD_NAME } }).reporter).toEqual({
+        controller: 'example.com/widget-controller',
+        instance: 'example.com/widget-controller',
+      });
+    } finally {
+      if (previous === undefined) delete process.env.POD_NAME;
+      else process.env.POD_NAME = previous;
+    }
+  });
+
+  it('says that instance is optional when it is not a string', () => {
+    expect(() => resolve({ reporter: { controller: 'widgets', instance: 7 } })).toThrow(
+      /reporter\.instance is optional, but must be a string when given, got 7 \(a number\): pass the pod name, or leave it out/,
+    );
+  });
+
+  it('says that the default instance is the controller when that is too long for an instance', () => {
+    const controller = `${'a'.repeat(60)}.${'b'.repeat(60)}.example.com/widgets`;
+    expect(() => resolve({ reporter: { controller } })).toThrow(/reporter\.instance defaults to reporter\.controller, which is 141 bytes.*pass a shorter reporter\.instance/);
   });
 });

@@ -7,11 +7,14 @@ import {
 } from '../kube-events.constants.js';
 import type { KubeEventsModuleOptions, ResolvedRecorderOptions, ResolvedWriteControl } from '../kube-events.interfaces.js';
 import {
+  DEFAULT_INSTANCE_TOO_LONG,
   FIELD_TOO_LONG,
+  INSTANCE_NOT_A_STRING,
   INVALID_OPTIONS,
   NOT_A_POSITIVE_INTEGER,
   NOT_A_POSITIVE_NUMBER,
   NOT_A_QUALIFIED_NAME,
+  REPORTER_NOT_AN_OBJECT,
   REQUIRED_FIELD,
 } from '../kube-events.messages.js';
 
@@ -31,23 +34,25 @@ export function isQualifiedName(value: string): boolean {
  * Checks a recorder's options and applies the defaults. Throws at start-up
  * with a message naming the bad field, so a misconfigured controller never
  * runs with a recorder whose every Event the API server would refuse.
+ *
+ * An empty `reporter.instance` counts as unset, as `instance: process.env.POD_NAME`
+ * gives when `POD_NAME` is set but empty: the instance is then the controller name.
  */
 export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefined): ResolvedRecorderOptions {
   const fail = (field: string, problem: string): never => {
     throw new Error(INVALID_OPTIONS(field, problem));
   };
-  const reporter = options?.reporter;
-  if (!reporter || typeof reporter !== 'object') fail('reporter', REQUIRED_FIELD('reporter'));
-  const { controller, instance } = reporter!;
+  const reporter: unknown = options?.reporter;
+  if (!reporter || typeof reporter !== 'object') fail('reporter', REPORTER_NOT_AN_OBJECT(reporter));
+  const { controller, instance } = reporter as KubeEventsModuleOptions['reporter'];
   if (typeof controller !== 'string' || controller === '') fail('reporter.controller', REQUIRED_FIELD('reporter.controller'));
   if (!isQualifiedName(controller)) fail('reporter.controller', NOT_A_QUALIFIED_NAME('reporter.controller', controller));
-  if (instance !== undefined && (typeof instance !== 'string' || instance === '')) {
-    fail('reporter.instance', REQUIRED_FIELD('reporter.instance'));
-  }
+  if (instance !== undefined && typeof instance !== 'string') fail('reporter.instance', INSTANCE_NOT_A_STRING(instance));
   // The instance defaults to the controller name, which may be longer than the server takes for an instance.
-  const resolvedInstance = instance ?? controller;
-  if (Buffer.byteLength(resolvedInstance) > MAX_FIELD_LENGTH) {
-    fail('reporter.instance', FIELD_TOO_LONG('reporter.instance', Buffer.byteLength(resolvedInstance)));
+  const resolvedInstance = instance || controller;
+  const instanceBytes = Buffer.byteLength(resolvedInstance);
+  if (instanceBytes > MAX_FIELD_LENGTH) {
+    fail('reporter.instance', instance ? FIELD_TOO_LONG('reporter.instance', instanceBytes) : DEFAULT_INSTANCE_TOO_LONG(instanceBytes));
   }
   const positive = (field: string, value: unknown): number => {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(field, NOT_A_POSITIVE_NUMBER(field, value));

@@ -14,7 +14,8 @@ const outageLogged = new WeakMap<EventRecorder, number>();
 /**
  * Wraps a reconcile method so that failures become Warning events and a
  * success resets the object's failure series. Keeps `this`, the arguments,
- * the return value, the original error, the name and the Reflect metadata.
+ * the return value, the original error, the name and the Reflect metadata
+ * (of `metadataOf`, the method as found on the prototype, when given).
  */
 export function withFailureEvents(
   method: Method,
@@ -22,6 +23,7 @@ export function withFailureEvents(
   recorder: EventRecorder,
   options: PublishesFailuresOptions,
   logger: Logger,
+  metadataOf: Method = method,
 ): Method {
   const resourceOf = (args: unknown[]) => reconciledObject(args, options);
   const notPublished = (problem: unknown) => {
@@ -86,8 +88,8 @@ export function withFailureEvents(
   };
   Object.defineProperty(wrapped, 'name', { value: method.name });
   // Other decorators read their metadata from the function they decorated.
-  for (const key of Reflect.getMetadataKeys(method)) {
-    Reflect.defineMetadata(key, Reflect.getMetadata(key, method), wrapped);
+  for (const key of Reflect.getMetadataKeys(metadataOf)) {
+    Reflect.defineMetadata(key, Reflect.getMetadata(key, metadataOf), wrapped);
   }
   return wrapped;
 }

@@ -1,6 +1,6 @@
-import { SetMetadata } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
+import { guardUnwrapped } from './unwrapped-method-guard.js';
 
 /** How `@PublishesFailures` reports a failed reconcile. */
 export interface PublishesFailuresOptions {
@@ -37,14 +37,28 @@ export interface PublishesFailuresOptions {
  * publish is logged, never thrown. A method that returns synchronously stays
  * synchronous: its failure is published in the background.
  *
- * The decorator only records metadata; the module wraps the methods of
+ * The decorator records metadata; the module wraps the methods of
  * Nest-managed providers when it starts (as `@nestjs/schedule` does), so the
  * recorder comes from dependency injection and several recorders can coexist.
  * Request-scoped providers are skipped with a warning.
+ *
+ * It also puts a thin guard in place of the method, which the module's
+ * wrapper replaces on each instance it wraps: a method that runs unwrapped
+ * (`KubeEventsModule` not imported, a test without `app.init()`, an instance
+ * made with `new`) logs once that its failures are not published, rather than
+ * doing nothing silently.
  *
  * @example
  * @PublishesFailures({ apiVersion: 'example.com/v1', kind: 'Widget' })
  * async reconcile(widget: Widget) { ... }
  */
-export const PublishesFailures = (options: PublishesFailuresOptions = {}): MethodDecorator =>
-  SetMetadata(PUBLISHES_FAILURES_METADATA, options);
+export const PublishesFailures =
+  (options: PublishesFailuresOptions = {}): MethodDecorator =>
+  (target, key, descriptor) => {
+    const method = descriptor.value as unknown as (...args: unknown[]) => unknown;
+    const owner = typeof target === 'function' ? target.name : target.constructor.name;
+    const guard = guardUnwrapped(method, `${owner}.${String(key)}`, key);
+    Reflect.defineMetadata(PUBLISHES_FAILURES_METADATA, options, guard);
+    descriptor.value = guard as typeof descriptor.value;
+    return descriptor;
+  };

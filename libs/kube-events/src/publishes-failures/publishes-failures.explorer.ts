@@ -3,6 +3,7 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { PublishesFailuresOptions } from './publishes-failures.decorator.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
 import { withFailureEvents } from './failure-reporting.js';
+import { markWrapped, originalMethod, silenceGuard } from './unwrapped-method-guard.js';
 import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
 import { NO_DEFAULT_RECORDER, REQUEST_SCOPED_SKIPPED, UNKNOWN_RECORDER } from '../kube-events.messages.js';
 import { findRecorders, type RecorderName } from '../module/recorder-registry.js';
@@ -10,7 +11,9 @@ import { findRecorders, type RecorderName } from '../module/recorder-registry.js
 /**
  * Finds the provider methods decorated with `@PublishesFailures` when the
  * application starts and wraps each with its recorder. One explorer serves
- * every recorder of the process.
+ * every recorder of the process. It wraps the decorated method itself, past
+ * the decorator's guard (which only warns when a method runs unwrapped), and
+ * keeps the metadata of what is on the prototype.
  */
 @Injectable()
 export class PublishesFailuresExplorer implements OnModuleInit {
@@ -36,9 +39,12 @@ export class PublishesFailuresExplorer implements OnModuleInit {
         const label = `${prototype.constructor.name}.${methodName}`;
         if (!wrapper.isDependencyTreeStatic()) {
           this.logger.warn(REQUEST_SCOPED_SKIPPED(String(wrapper.name)));
+          silenceGuard(method);
           continue;
         }
-        instance[methodName] = withFailureEvents(method, label, recorderFor(recorders, options, label), options, this.logger);
+        const recorder = recorderFor(recorders, options, label);
+        markWrapped(instance, methodName);
+        instance[methodName] = withFailureEvents(originalMethod(method), label, recorder, options, this.logger, method);
       }
     }
   }

@@ -1,7 +1,8 @@
+import type { OnModuleInit } from '@nestjs/common';
 import type { EventsV1Event, V1ObjectReference } from '@kubernetes/client-node';
 import { EventRecorder } from '../recorder/event-recorder.js';
 import type { EventType, KubeEventsModuleOptions, Reporter, WriteControlOptions } from '../kube-events.interfaces.js';
-import { LOWER_COUNT_HINT, NO_MATCHING_EVENT, UNEXPECTED_EVENT } from '../kube-events.messages.js';
+import { LOWER_COUNT_HINT, NO_MATCHING_EVENT, NOT_INITIALISED_HINT, UNEXPECTED_EVENT } from '../kube-events.messages.js';
 import { InMemoryEventsWriter } from './in-memory-events-writer.js';
 
 /** The reporter of a {@link FakeEventRecorder} given none. */
@@ -20,6 +21,15 @@ export const TEST_WRITE_CONTROL: Readonly<Required<WriteControlOptions>> = Objec
   burst: Number.MAX_SAFE_INTEGER,
   maxPending: Number.MAX_SAFE_INTEGER,
 });
+
+/** Fakes created by a Nest module (KubeEventsTestingModule), which Nest initialises with the application. */
+const createdByNest = new WeakSet<FakeEventRecorder>();
+
+/** Marks a fake as provided by a Nest module, so that an assertion can tell when the application was never initialised. */
+export function markCreatedByNest(recorder: FakeEventRecorder): FakeEventRecorder {
+  createdByNest.add(recorder);
+  return recorder;
+}
 
 /** Options of a {@link FakeEventRecorder}: a recorder's, all optional, without a KubeConfig. */
 export type FakeEventRecorderOptions = Partial<Omit<KubeEventsModuleOptions, 'kubeConfig'>>;
@@ -74,8 +84,9 @@ export interface ExpectedEvent {
  * await reconciler.reconcile(widget).catch(() => undefined);
  * recorder.expectEvent({ reason: 'ReconcileFailed', regarding: 'w1', count: 1 });
  */
-export class FakeEventRecorder extends EventRecorder {
+export class FakeEventRecorder extends EventRecorder implements OnModuleInit {
   private readonly memory: InMemoryEventsWriter;
+  private initialised = false;
 
   constructor(options: FakeEventRecorderOptions = {}) {
     const memory = new InMemoryEventsWriter();
@@ -90,6 +101,14 @@ export class FakeEventRecorder extends EventRecorder {
     this.memory = memory;
   }
 
+  /**
+   * Called by Nest on `app.init()`; lets {@link expectEvent} say that the
+   * application was not initialised when nothing was recorded.
+   */
+  onModuleInit(): void {
+    this.initialised = true;
+  }
+
   /** The Events the API server would hold now, oldest first. */
   get events(): readonly RecordedEvent[] {
     return this.memory.events.map(recordedEvent);
@@ -97,14 +116,17 @@ export class FakeEventRecorder extends EventRecorder {
 
   /**
    * Returns the latest Event matching `expected`.
-   * @throws Error listing the recorded Events when none matches
+   * @throws Error listing the recorded Events when none matches, with a hint
+   * when the fake came from `KubeEventsTestingModule` and `app.init()` was never called
    */
   expectEvent(expected: ExpectedEvent): RecordedEvent {
     const events = this.events;
     const match = events.findLast((event) => matches(event, expected));
     if (match) return match;
     const countAside = expected.count !== undefined && events.some((event) => matches(event, { ...expected, count: undefined }));
-    throw new Error(NO_MATCHING_EVENT(describeExpected(expected), events.map(describeEvent), countAside ? LOWER_COUNT_HINT : undefined));
+    const notInitialised = events.length === 0 && createdByNest.has(this) && !this.initialised;
+    const hints = [countAside && LOWER_COUNT_HINT, notInitialised && NOT_INITIALISED_HINT].filter(Boolean).join('\n');
+    throw new Error(NO_MATCHING_EVENT(describeExpected(expected), events.map(describeEvent), hints || undefined));
   }
 
   /** @throws Error naming the Event when one matches `expected` */

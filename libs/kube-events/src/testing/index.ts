@@ -1,0 +1,10 @@
+// `nestjs-kube-events/testing`: a recorder that writes to memory, and the module that provides it.
+export { KubeEventsTestingModule, type KubeEventsTestingModuleOptions } from './kube-events-testing.module.js';
+export {
+  FakeEventRecorder,
+  TEST_REPORTER,
+  TEST_WRITE_CONTROL,
+  type ExpectedEvent,
+  type FakeEventRecorderOptions,
+  type RecordedEvent,
+} from './fake-event-recorder.js';
