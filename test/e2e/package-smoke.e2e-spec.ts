@@ -3,7 +3,8 @@
 // outside the workspace, one ESM and one CommonJS (`module: commonjs`), each
 // compiled with tsc, started against the local control plane to publish a
 // failure through @PublishesFailures, and unit-tested with the
-// `nestjs-kube-events/testing` export.
+// `nestjs-kube-events/testing` export. The README's Quick start is compiled
+// there too.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,13 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LIBRARY = join(ROOT, 'libs/kube-events');
 const NODE = process.execPath;
+
+/** The README's Quick start, as a newcomer pastes it. */
+async function readmeQuickStart(): Promise<string> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Quick start'));
+  return /```ts\n([\s\S]*?)```/.exec(section)![1];
+}
 
 /** The versions the workspace itself runs, so that the smoke apps test the same stack. */
 async function installedVersion(name: string): Promise<string> {
@@ -137,6 +145,8 @@ describe('the packed library in a fresh Nest application', () => {
     await writeFile(join(app, 'src/reconciler.ts'), RECONCILER);
     await writeFile(join(app, 'src/main.ts'), MAIN(flavour.reconcilerImport));
     await writeFile(join(app, 'src/reconciler.test.ts'), UNIT_TEST(flavour.reconcilerImport));
+    // Compiled with the rest: the Quick start must compile as pasted.
+    await writeFile(join(app, 'src/quick-start.ts'), await readmeQuickStart());
 
     await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, timeout: 300_000 });
     // The tarball, not a link to the workspace.

@@ -5,18 +5,17 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   EventRecorder,
-  FakeEventRecorder,
   getEventRecorderToken,
   InjectEventRecorder,
   InvalidEventError,
   KubeEventsMetrics,
   KubeEventsSink,
-  KubeEventsTestingModule,
   MAX_NOTE_BYTES,
   PublishesFailures,
   type EventSink,
   type PublishOutcome,
 } from 'nestjs-kube-events';
+import { FakeEventRecorder, KubeEventsTestingModule } from 'nestjs-kube-events/testing';
 
 const widget = (name = 'w1'): KubernetesObject => ({
   apiVersion: 'example.com/v1',

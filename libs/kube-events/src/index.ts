@@ -38,12 +38,3 @@ export type {
   KubeEventsMetricsSnapshot,
   KubeEventsMetricUpdate,
 } from './metrics/kube-events-metrics.interfaces.js';
-export { KubeEventsTestingModule, type KubeEventsTestingModuleOptions } from './testing/kube-events-testing.module.js';
-export {
-  FakeEventRecorder,
-  TEST_REPORTER,
-  TEST_WRITE_CONTROL,
-  type ExpectedEvent,
-  type FakeEventRecorderOptions,
-  type RecordedEvent,
-} from './testing/fake-event-recorder.js';

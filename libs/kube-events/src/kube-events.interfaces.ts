@@ -14,7 +14,8 @@ export interface Reporter {
   controller: string;
   /**
    * This replica's identity, written to `reportingInstance` (≤ 128 chars),
-   * typically the pod name.
+   * typically the pod name. An empty string counts as unset (`POD_NAME`
+   * set but empty, say).
    * @default the controller name
    */
   instance?: string;

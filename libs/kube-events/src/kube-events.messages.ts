@@ -126,7 +126,7 @@ export const NO_KUBECONFIG = (search: KubeConfigSearch) =>
   `No kubeconfig found: looked in ${search.serviceAccountToken} (in-cluster service account, ` +
   `$KUBERNETES_SERVICE_HOST ${search.serviceHostSet ? 'set' : 'unset'}), ` +
   `$KUBECONFIG (${search.kubeconfigEnv === undefined ? 'unset' : search.kubeconfigEnv === '' ? 'empty' : `${JSON.stringify(search.kubeconfigEnv)}: no kubeconfig file there`}), ` +
-  `${search.homeConfig ?? '~/.kube/config ($HOME unset)'}; ` +
+  `${search.homeConfig ?? '~/.kube/config ($HOME unset)'}${search.kubeconfigEnv ? ' (not read while $KUBECONFIG is set)' : ''}; ` +
   `pass kubeConfig to KubeEventsModule.forRoot, or set $KUBECONFIG to a kubeconfig file, or run in a pod ` +
   `with its service account token mounted. Without one, client-node would send every Event to http://localhost:8080.`;
 export const PUBLISHES_FAILURES_INACTIVE = (method: string) =>

@@ -1,4 +1,6 @@
 // `nestjs-kube-events/testing`: a recorder that writes to memory, and the module that provides it.
+// First: on an unsupported Node.js this throws a clear error before @kubernetes/client-node and undici load.
+import '../runtime-check.js';
 export { KubeEventsTestingModule, type KubeEventsTestingModuleOptions } from './kube-events-testing.module.js';
 export {
   FakeEventRecorder,

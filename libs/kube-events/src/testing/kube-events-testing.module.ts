@@ -1,3 +1,5 @@
+// First, for the `nestjs-kube-events/testing` entry: a clear error on an unsupported Node.js before client-node and undici load.
+import '../runtime-check.js';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { EventRecorder } from '../recorder/event-recorder.js';
 import { EventSinksModule } from '../sinks/event-sinks.module.js';
