@@ -14,15 +14,17 @@ import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { type ControlPlane, sharedControlPlane } from '../support/control-plane.js';
+import {
+  CONFIG_MIRROR_CRD_NAME as CRD_NAME,
+  CONFIG_MIRROR_GROUP as GROUP,
+  CONFIG_MIRROR_PLURAL as PLURAL,
+  CONFIG_MIRROR_VERSION as VERSION,
+} from '../../apps/sample-operator/src/config-mirror/config-mirror.constants.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(REPO_ROOT, 'apps/sample-operator/dist/main.js');
 const LIB = join(REPO_ROOT, 'libs/kube-events/dist/index.js');
 const CRD = join(REPO_ROOT, 'apps/sample-operator/deploy/crd.yaml');
-const CRD_NAME = 'configmirrors.mirror.kube-events.dev';
-const GROUP = 'mirror.kube-events.dev';
-const VERSION = 'v1alpha1';
-const PLURAL = 'configmirrors';
 
 /** The operator's SHUTDOWN_TIMEOUT_MS. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;

@@ -32,6 +32,15 @@ import type { LoggerService } from '@nestjs/common';
 import { startOperator, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
 import type { ConfigMirror, ConfigMirrorCondition } from '../../apps/sample-operator/src/config-mirror/config-mirror.types.js';
 import {
+  CONFIG_MIRROR_API_VERSION as API_VERSION,
+  CONFIG_MIRROR_CONTROLLER as CONTROLLER,
+  CONFIG_MIRROR_CRD_NAME as CRD_NAME,
+  CONFIG_MIRROR_GROUP as GROUP,
+  CONFIG_MIRROR_PLURAL as PLURAL,
+  CONFIG_MIRROR_VERSION as VERSION,
+  MIRROR_NAME_LABEL as MIRROR_LABEL,
+} from '../../apps/sample-operator/src/config-mirror/config-mirror.constants.js';
+import {
   type ControlPlane,
   serviceAccountKubeConfig,
   sharedControlPlane,
@@ -39,13 +48,6 @@ import {
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEPLOY = join(REPO_ROOT, 'apps/sample-operator/deploy');
-const CRD_NAME = 'configmirrors.mirror.kube-events.dev';
-const GROUP = 'mirror.kube-events.dev';
-const VERSION = 'v1alpha1';
-const PLURAL = 'configmirrors';
-const API_VERSION = `${GROUP}/${VERSION}`;
-const CONTROLLER = `${GROUP}/configmirror-controller`;
-const MIRROR_LABEL = `${GROUP}/mirror`;
 const SERVICE_ACCOUNT = { namespace: 'configmirror-system', name: 'configmirror-controller' };
 /** Quick retries: 5 ms doubling, capped at 500 ms. */
 const RETRY_MAX_DELAY_MS = 500;

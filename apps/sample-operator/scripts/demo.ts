@@ -31,14 +31,16 @@ import { type ControlPlane, startControlPlane } from '../../../test/support/cont
 // The built operator (`npm run demo` builds first).
 import { startOperator, type RunningOperator } from '../dist/operator.js';
 import type { ConfigMirror } from '../dist/config-mirror/config-mirror.types.js';
+import {
+  CONFIG_MIRROR_CRD_NAME as CRD_NAME,
+  CONFIG_MIRROR_GROUP as GROUP,
+  CONFIG_MIRROR_PLURAL as PLURAL,
+  CONFIG_MIRROR_VERSION as VERSION,
+  MIRROR_NAME_LABEL as MIRROR_LABEL,
+} from '../dist/config-mirror/config-mirror.constants.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const DEPLOY_DIR = join(REPO_ROOT, 'apps/sample-operator/deploy');
-const CRD_NAME = 'configmirrors.mirror.kube-events.dev';
-const GROUP = 'mirror.kube-events.dev';
-const VERSION = 'v1alpha1';
-const PLURAL = 'configmirrors';
-const MIRROR_LABEL = `${GROUP}/mirror`;
 /** Retries back off from client-go's 5 ms, but only up to 2 s, so that the demo is quick. */
 const RETRY_MAX_DELAY_MS = 2_000;
 const LOG_PATH = join(REPO_ROOT, '.cache/demo/operator.log');

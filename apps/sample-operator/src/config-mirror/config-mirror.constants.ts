@@ -4,6 +4,8 @@ export const CONFIG_MIRROR_VERSION = 'v1alpha1';
 export const CONFIG_MIRROR_API_VERSION = `${CONFIG_MIRROR_GROUP}/${CONFIG_MIRROR_VERSION}`;
 export const CONFIG_MIRROR_KIND = 'ConfigMirror';
 export const CONFIG_MIRROR_PLURAL = 'configmirrors';
+/** The CustomResourceDefinition's name (deploy/crd.yaml). */
+export const CONFIG_MIRROR_CRD_NAME = `${CONFIG_MIRROR_PLURAL}.${CONFIG_MIRROR_GROUP}`;
 
 /** `reportingController` of every Event the operator publishes (a qualified name). */
 export const CONFIG_MIRROR_CONTROLLER = `${CONFIG_MIRROR_GROUP}/configmirror-controller`;
