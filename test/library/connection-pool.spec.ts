@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
-import { FakeApiServer } from '../support/fake-api-server.js';
+import { FakeApiServer } from '../support/fake-api-server/index.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
 const object = (name: string): KubernetesObject => ({

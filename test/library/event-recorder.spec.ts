@@ -7,7 +7,7 @@ import {
   type KubeEvent,
   type KubeEventsModuleOptions,
 } from 'nestjs-kube-events';
-import { FakeApiServer, type StoredEvent } from '../support/fake-api-server.js';
+import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 
 const CONTROLLER = 'example.com/widget-controller';
 const EVENTS = '/apis/events.k8s.io/v1/namespaces';

@@ -13,7 +13,7 @@ import {
   type PublishOutcome,
 } from 'nestjs-kube-events';
 import { RecorderSinks } from '../../libs/kube-events/src/sinks/recorder-sinks.js';
-import { FakeApiServer } from '../support/fake-api-server.js';
+import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 
 const failed = syncFailed;

@@ -28,7 +28,7 @@ import {
   type EventsV1Event,
   type ObservableMiddleware,
 } from '@kubernetes/client-node';
-import { FakeApiServer, type Status } from '../support/fake-api-server.js';
+import { FakeApiServer, type Status } from '../support/fake-api-server/index.js';
 
 /** Per-call options that abort the request when `signal` aborts. */
 function withSignal(signal: AbortSignal, options: ConfigurationOptions = {}): ConfigurationOptions {

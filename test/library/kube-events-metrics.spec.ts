@@ -13,7 +13,7 @@ import {
   type KubeEventsModuleOptions,
 } from 'nestjs-kube-events';
 import { loadPrometheusBackend } from '../../libs/kube-events/src/metrics/prometheus-metrics.js';
-import { FakeApiServer } from '../support/fake-api-server.js';
+import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 
 const failed = syncFailed;

@@ -13,7 +13,7 @@ import {
   type KubeEventsModuleOptions,
   type KubeEventsOptionsFactory,
 } from 'nestjs-kube-events';
-import { FakeApiServer } from '../support/fake-api-server.js';
+import { FakeApiServer } from '../support/fake-api-server/index.js';
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: 'default', uid: 'uid-app' } };
 const synced = { type: 'Normal' as const, reason: 'Synced', action: 'Sync' };

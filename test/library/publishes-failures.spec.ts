@@ -4,7 +4,7 @@ import { Injectable, Logger, SetMetadata } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
-import { FakeApiServer } from '../support/fake-api-server.js';
+import { FakeApiServer } from '../support/fake-api-server/index.js';
 
 interface Widget extends KubernetesObject {
   spec?: { fail?: string };

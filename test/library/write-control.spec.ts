@@ -8,7 +8,7 @@ import {
   type KubeEventsModuleOptions,
   type PublishOutcome,
 } from 'nestjs-kube-events';
-import { FakeApiServer, type StoredEvent } from '../support/fake-api-server.js';
+import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
 

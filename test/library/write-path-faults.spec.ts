@@ -8,7 +8,7 @@ import {
   type KubeEventsModuleOptions,
   type PublishOutcome,
 } from 'nestjs-kube-events';
-import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server.js';
+import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/index.js';
 
 /**
  * The write path under the faults a network and an API server can produce
