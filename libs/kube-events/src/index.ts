@@ -9,6 +9,7 @@ export {
   MAX_NOTE_BYTES,
   RECONCILE_ACTION,
   RECONCILE_FAILED_REASON,
+  SERIES_ENDED_ANNOTATION,
   SERIES_WINDOW_MS,
 } from './kube-events.constants.js';
 export type {

@@ -29,6 +29,13 @@ export const DEFAULT_WRITE_CONTROL = Object.freeze({
   maxPending: 10_000,
 });
 
+/**
+ * Annotation written on a series' Event when the series ends (a successful
+ * reconcile, `forget`), so that a later process with `resumeSeries` starts a
+ * new Event rather than continue it. Its value is when the series ended.
+ */
+export const SERIES_ENDED_ANNOTATION = 'nestjs-kube-events/series-ended';
+
 /** The API server's limit on `reason`, `action` and `reportingInstance`. */
 export const MAX_FIELD_LENGTH = 128;
 

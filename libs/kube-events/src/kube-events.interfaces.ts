@@ -110,6 +110,20 @@ export interface KubeEventsModuleOptions {
    * @default 10000
    */
   maxSeries?: number;
+  /**
+   * Continues, after a restart or a change of leader, the series a previous
+   * process of the same controller left on the server: before the first
+   * write of a series it does not know, the recorder reads the latest Event
+   * about the object with the same reason, action and `reportingController`
+   * (one list request, field-selected) and raises its count when it is the
+   * same event, still within `seriesWindow`, and was not ended by a success.
+   * A series that ends (`forget`, or a successful reconcile) gets the
+   * annotation {@link SERIES_ENDED_ANNOTATION} on its Event, so that no later
+   * process continues it. Costs one list per new series and one patch per
+   * ended one, and RBAC `list` on events.
+   * @default false
+   */
+  resumeSeries?: boolean;
   /** How writes are spaced and folded; see {@link WriteControlOptions}. */
   writeControl?: WriteControlOptions;
   /**
@@ -139,6 +153,7 @@ export interface ResolvedRecorderOptions {
   seriesWindow: number;
   maxSeries: number;
   writeControl: ResolvedWriteControl;
+  resumeSeries: boolean;
 }
 
 export type { KubernetesObject, V1ObjectReference };

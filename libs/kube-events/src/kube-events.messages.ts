@@ -32,6 +32,7 @@ export const NOT_A_QUALIFIED_NAME = (field: string, value: unknown) =>
   `starting and ending alphanumeric), got ${JSON.stringify(value)}.`;
 export const NOT_A_POSITIVE_NUMBER = (field: string, value: unknown) =>
   `${field} must be a positive number, got ${JSON.stringify(value)}.`;
+export const NOT_A_BOOLEAN = (field: string, value: unknown) => `${field} must be true or false, got ${JSON.stringify(value)}.`;
 export const NOT_A_POSITIVE_INTEGER = (field: string, value: unknown) =>
   `${field} must be a positive integer, got ${JSON.stringify(value)}.`;
 export const INVALID_OPTIONS = (field: string, problem: string) => `KubeEventsModule: invalid option ${field}: ${problem}`;
@@ -64,6 +65,9 @@ export const OCCURRENCES_DROPPED = (
   `Dropped ${count} occurrence(s) of ${event.reason} about ${resource.kind ?? 'object'} ` +
   `${[resource.metadata?.namespace, resource.metadata?.name].filter(Boolean).join('/')}: ${DROP_CAUSES[cause]}` +
   (error === undefined ? '.' : ` (last error: ${error instanceof Error ? error.message : String(error)}).`);
+export const SERIES_END_NOT_RECORDED = (namespace: string, name: string, error: unknown) =>
+  `Could not mark Event ${namespace}/${name} as ended (${error instanceof Error ? error.message : String(error)}): ` +
+  'a process that starts within the series window may continue its count.';
 export const SERVER_UNREACHABLE = (since: Date, detail: string) =>
   `The API server has been unreachable since ${since.toISOString()} (${detail}); ` +
   'the occurrence is queued and will be written when the server answers again.';

@@ -466,7 +466,7 @@ export class FakeApiServer {
   private handle(request: RecordedRequest, route: Route | undefined): Reply {
     if (!route) return notFoundPath();
     if (route.kind === 'collection') {
-      if (request.method === 'GET') return this.list(route.namespace);
+      if (request.method === 'GET') return this.list(route.namespace, request.query.fieldSelector);
       if (request.method === 'POST' && route.namespace !== undefined) return this.create(request, route.namespace);
       return methodNotAllowed();
     }
@@ -592,8 +592,22 @@ export class FakeApiServer {
     return event ? reply(200, structuredClone(event)) : reply(404, notFound(name));
   }
 
-  private list(namespace: string | undefined): Reply {
-    const items = this.events(namespace).map(({ kind: _kind, apiVersion: _apiVersion, ...item }) => item);
+  /** Lists Events, filtered by the field selectors events.k8s.io/v1 supports that clients use here (`a=b,c=d`). */
+  private list(namespace: string | undefined, fieldSelector: string | undefined): Reply {
+    const fields: Record<string, (event: StoredEvent) => string | undefined> = {
+      'regarding.uid': (event) => event.regarding?.uid,
+      'regarding.name': (event) => event.regarding?.name,
+      reason: (event) => event.reason,
+      reportingController: (event) => event.reportingController,
+      type: (event) => event.type,
+    };
+    const terms = (fieldSelector ?? '').split(',').filter(Boolean).map((term) => term.split('='));
+    for (const [label] of terms) {
+      if (!fields[label]) return reply(400, badRequest(`Unable to find "events.k8s.io/v1, Resource=events" that match label selector "", field selector "${fieldSelector}": field label not supported: ${label}`));
+    }
+    const items = this.events(namespace)
+      .filter((event) => terms.every(([label, value]) => (fields[label](event) ?? '') === value))
+      .map(({ kind: _kind, apiVersion: _apiVersion, ...item }) => item);
     return reply(200, { kind: 'EventList', apiVersion: GROUP_VERSION, metadata: { resourceVersion: String(this.resourceVersion) }, items });
   }
 

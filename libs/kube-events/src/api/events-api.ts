@@ -24,6 +24,20 @@ export interface StoredEventState {
   readonly count: number;
 }
 
+/** Which Events to list: those about one object, for one reason, from one controller (all field selectors). */
+export interface EventQuery {
+  readonly uid: string;
+  readonly reason: string;
+  readonly reportingController: string;
+}
+
+/** An Event as listed: its state, and what says whether a series may continue it. */
+export interface ListedEvent extends StoredEventState {
+  readonly event: EventsV1Event;
+  /** When its last occurrence was seen (`series.lastObservedTime`, else `eventTime`), in epoch ms. */
+  readonly lastObservedAt: number;
+}
+
 /** What a series patch changes: the count, and when the last occurrence was seen. */
 export interface SeriesPatch {
   count: number;
@@ -45,6 +59,10 @@ export interface EventsWriter {
   read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState>;
   /** Raises the series of an existing Event (JSON merge patch), with `resourceVersion` as a precondition when given. */
   patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState>;
+  /** Lists the Events that match `query`, for `resumeSeries`. */
+  list?(namespace: string, query: EventQuery, signal: AbortSignal): Promise<ListedEvent[]>;
+  /** Adds annotations to an Event (JSON merge patch). */
+  annotate?(namespace: string, name: string, annotations: Record<string, string>, signal: AbortSignal): Promise<void>;
   /** Lets go of what it holds (connections), once the recorder is done. */
   close?(): Promise<void>;
 }
@@ -92,6 +110,22 @@ export class EventsApi implements EventsWriter {
     return this.send(signal, [MERGE_PATCH], (options) => this.api.patchNamespacedEvent({ namespace, name, body }, options));
   }
 
+  async list(namespace: string, query: EventQuery, signal: AbortSignal): Promise<ListedEvent[]> {
+    const fieldSelector = `regarding.uid=${query.uid},reason=${query.reason},reportingController=${query.reportingController}`;
+    const answer: { status?: number } = {};
+    try {
+      const list = await this.api.listNamespacedEvent({ namespace, fieldSelector }, requestOptions(signal, answer, []));
+      return list.items.map(listedEvent);
+    } catch (error) {
+      throw toPublishError(error, signal, answer.status);
+    }
+  }
+
+  async annotate(namespace: string, name: string, annotations: Record<string, string>, signal: AbortSignal): Promise<void> {
+    const body = { metadata: { annotations } };
+    await this.send(signal, [MERGE_PATCH], (options) => this.api.patchNamespacedEvent({ namespace, name, body }, options));
+  }
+
   private async send(
     signal: AbortSignal,
     extra: ObservableMiddleware[],
@@ -122,6 +156,11 @@ function requestOptions(signal: AbortSignal, answer: { status?: number }, extra:
     },
   };
   return { middleware: [observed, ...extra], middlewareMergeStrategy: 'append' as const };
+}
+
+export function listedEvent(event: EventsV1Event): ListedEvent {
+  const observed = event.series?.lastObservedTime ?? event.eventTime;
+  return { ...storedState(event), event, lastObservedAt: observed ? new Date(observed).getTime() : 0 };
 }
 
 function storedState(event: EventsV1Event): StoredEventState {

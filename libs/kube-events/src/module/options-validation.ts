@@ -11,6 +11,7 @@ import {
   FIELD_TOO_LONG,
   INSTANCE_NOT_A_STRING,
   INVALID_OPTIONS,
+  NOT_A_BOOLEAN,
   NOT_A_POSITIVE_INTEGER,
   NOT_A_POSITIVE_NUMBER,
   NOT_A_QUALIFIED_NAME,
@@ -62,6 +63,10 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     if (!Number.isSafeInteger(value) || (value as number) < 1) fail(field, NOT_A_POSITIVE_INTEGER(field, value));
     return value as number;
   };
+  const flag = (field: string, value: unknown): boolean => {
+    if (typeof value !== 'boolean') fail(field, NOT_A_BOOLEAN(field, value));
+    return value as boolean;
+  };
   const control = { ...DEFAULT_WRITE_CONTROL, ...options!.writeControl };
   const writeControl: ResolvedWriteControl = {
     objectBurst: count('writeControl.objectBurst', control.objectBurst),
@@ -77,5 +82,6 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     seriesWindow: positive('seriesWindow', options!.seriesWindow ?? SERIES_WINDOW_MS),
     maxSeries: count('maxSeries', options!.maxSeries ?? DEFAULT_MAX_SERIES),
     writeControl,
+    resumeSeries: flag('resumeSeries', options!.resumeSeries ?? false),
   };
 }

@@ -6,7 +6,8 @@ import { EventsApi, type EventsWriter } from '../api/events-api.js';
 import { validateEvent } from '../api/event-validation.js';
 import { PublishApiError, PublishError, PublishTimeoutError, PublishUnreachableError } from '../errors.js';
 import type { KubeEvent, KubeEventsModuleOptions, Reporter, ResolvedRecorderOptions } from '../kube-events.interfaces.js';
-import { OCCURRENCES_DROPPED, SERVER_UNREACHABLE, type DropCause } from '../kube-events.messages.js';
+import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
+import { OCCURRENCES_DROPPED, SERIES_END_NOT_RECORDED, SERVER_UNREACHABLE, type DropCause } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../module/default-kube-config.js';
 import { resolveRecorderOptions } from '../module/options-validation.js';
 import { AwaitedPublish } from './awaited-publish.js';
@@ -91,8 +92,14 @@ export class EventRecorder implements OnApplicationShutdown {
   constructor(options: KubeEventsModuleOptions, writer?: EventsWriter) {
     this.options = resolveRecorderOptions(options);
     this.reporter = Object.freeze({ ...this.options.reporter });
-    const { seriesWindow, maxSeries, writeControl, timeout } = this.options;
-    this.store = new SeriesStore({ window: seriesWindow, maxSeries, maxPending: writeControl.maxPending, controller: this.reporter.controller });
+    const { seriesWindow, maxSeries, writeControl, timeout, resumeSeries } = this.options;
+    this.store = new SeriesStore({
+      window: seriesWindow,
+      maxSeries,
+      maxPending: writeControl.maxPending,
+      controller: this.reporter.controller,
+      resume: resumeSeries,
+    });
     const budget = new WriteBudget(writeControl, monotonicNow());
     this.scheduler = new WriteScheduler(budget, (series) => void this.write(series));
     this.api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
@@ -127,8 +134,7 @@ export class EventRecorder implements OnApplicationShutdown {
 
   /** Forgets every series of `resource`: its next publish creates a new Event. */
   forget(resource: KubernetesObject): void {
-    const uid = resource?.metadata?.uid;
-    if (typeof uid === 'string' && uid) this.store.forget(uid, undefined, monotonicNow());
+    this.end(resource, undefined);
   }
 
   /**
@@ -141,8 +147,7 @@ export class EventRecorder implements OnApplicationShutdown {
 
   /** Forgets the failure series of `resource` only, as after a successful reconcile. */
   forgetFailures(resource: KubernetesObject): void {
-    const uid = resource?.metadata?.uid;
-    if (typeof uid === 'string' && uid) this.store.forget(uid, true, monotonicNow());
+    this.end(resource, true);
   }
 
   /**
@@ -162,6 +167,24 @@ export class EventRecorder implements OnApplicationShutdown {
     await this.flush();
     this.outcomes.complete();
     await this.api.close?.();
+  }
+
+  /**
+   * Ends the series of `resource` (all, or its failure ones). With
+   * `resumeSeries`, their Events say so, in the background, so that no later
+   * process continues them.
+   */
+  private end(resource: KubernetesObject, failure: true | undefined): void {
+    const uid = resource?.metadata?.uid;
+    if (typeof uid !== 'string' || !uid) return;
+    const ended = this.store.forget(uid, failure, monotonicNow());
+    if (!this.options.resumeSeries) return;
+    const annotations = { [SERIES_ENDED_ANNOTATION]: new Date().toISOString() };
+    for (const event of ended) {
+      this.writer.annotate(event.namespace, event.name, annotations).catch((error: unknown) => {
+        this.logger.warn(SERIES_END_NOT_RECORDED(event.namespace, event.name, error));
+      });
+    }
   }
 
   private record(resource: KubernetesObject, event: KubeEvent, failure: boolean): Promise<void> {

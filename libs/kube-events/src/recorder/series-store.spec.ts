@@ -1,3 +1,4 @@
+import type { ListedEvent } from '../api/events-api.js';
 import { PublishApiError, PublishTimeoutError } from '../errors.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import type { Occurrence } from './occurrence.js';
@@ -5,8 +6,8 @@ import { SeriesStore, type Series } from './series-store.js';
 
 const WINDOW = 1_000;
 
-function storeOf(maxSeries = 10, maxPending = 100): SeriesStore {
-  return new SeriesStore({ window: WINDOW, maxSeries, maxPending, controller: 'widgets' });
+function storeOf(maxSeries = 10, maxPending = 100, resume = false): SeriesStore {
+  return new SeriesStore({ window: WINDOW, maxSeries, maxPending, controller: 'widgets', resume });
 }
 
 function occurrence(uid: string, now: number, note = 'n'): Occurrence {
@@ -32,6 +33,7 @@ function publish(store: SeriesStore, uid: string, now: number, failure = false):
   const series = store.acquire(`${failure}/${uid}`, uid, failure, now);
   store.enqueue(series, occurrence(uid, now), waiter());
   const { batch, plan } = store.startWrite(series, now)!;
+  if (plan.kind !== 'create') throw new Error(`expected a create, got ${plan.kind}`);
   store.settle(series, batch, { kind: 'created', state: { name: plan.name, namespace: 'default', resourceVersion: '1', count: plan.count } }, now);
   return series;
 }
@@ -164,6 +166,51 @@ describe('SeriesStore', () => {
       const series = publish(store, 'a', 0);
       store.enqueue(series, occurrence('a', 10, 'other'), waiter());
       expect(store.startWrite(series, 10)!.plan).toMatchObject({ kind: 'create', count: 1 });
+    });
+  });
+
+  describe('resumeSeries', () => {
+    const listed = (overrides: { note?: string; ageMs?: number; annotations?: Record<string, string> } = {}): ListedEvent => ({
+      name: 'a.123',
+      namespace: 'default',
+      resourceVersion: '40',
+      count: 7,
+      lastObservedAt: Date.now() - (overrides.ageMs ?? 100),
+      event: { eventTime: new Date(), type: 'Warning', note: overrides.note ?? 'n', action: 'Sync', metadata: { annotations: overrides.annotations } },
+    });
+
+    it('looks for the Event a previous process left before the first write, and continues it', () => {
+      const store = storeOf(10, 100, true);
+      const series = store.acquire('false/a', 'a', false, 0);
+      store.enqueue(series, occurrence('a', 0), waiter());
+      const { batch, plan } = store.startWrite(series, 0)!;
+      expect(plan).toMatchObject({ kind: 'find', uid: 'a', reason: 'Failed', action: 'Sync' });
+      const settled = store.settle(series, batch, { kind: 'found', latest: listed() }, 1);
+      expect(settled).toMatchObject({ kind: 'again', plan: { kind: 'patch', name: 'a.123', resourceVersion: '40', count: 8 } });
+    });
+
+    it.each([
+      ['another note', { note: 'other' }],
+      ['an Event past the window', { ageMs: WINDOW + 1 }],
+      ['a series ended by a success', { annotations: { 'nestjs-kube-events/series-ended': '2026-11-30T00:00:00Z' } }],
+    ])('starts a new Event rather than continue %s', (_, overrides) => {
+      const store = storeOf(10, 100, true);
+      const series = store.acquire('false/a', 'a', false, 0);
+      store.enqueue(series, occurrence('a', 0), waiter());
+      const { batch } = store.startWrite(series, 0)!;
+      expect(store.settle(series, batch, { kind: 'found', latest: listed(overrides) }, 1)).toMatchObject({ kind: 'again', plan: { kind: 'create' } });
+    });
+
+    it('looks once per series, and returns the Events of ended series to mark them', () => {
+      const store = storeOf(10, 100, true);
+      const series = store.acquire('true/a', 'a', true, 0);
+      store.enqueue(series, occurrence('a', 0), waiter());
+      const { batch } = store.startWrite(series, 0)!;
+      const { plan } = store.settle(series, batch, { kind: 'found', latest: undefined }, 1) as { plan: { kind: string; name: string } };
+      store.settle(series, batch, { kind: 'created', state: { name: plan.name, namespace: 'default', resourceVersion: '1', count: 1 } }, 2);
+      store.enqueue(series, occurrence('a', 3), waiter());
+      expect(store.startWrite(series, 3)!.plan.kind).toBe('patch');
+      expect(store.forget('a', true, 4)).toEqual([expect.objectContaining({ name: plan.name })]);
     });
   });
 });

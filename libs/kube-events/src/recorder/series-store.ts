@@ -2,10 +2,12 @@ import { eventNamespace } from '../api/event-body.js';
 import { eventName } from '../api/event-name.js';
 import { PublishApiError, type PublishError } from '../errors.js';
 import type { AwaitedPublish } from './awaited-publish.js';
+import type { ListedEvent } from '../api/events-api.js';
+import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import { identityOf, type Occurrence } from './occurrence.js';
 import { isTransient, mayHaveApplied, retryDelay } from './retry-backoff.js';
 import type { TokenBucket } from './token-bucket.js';
-import type { StoredEvent, WritePlan, WriteResult } from './write-plan.js';
+import type { CreatePlan, PatchPlan, StoredEvent, WritePlan, WriteResult } from './write-plan.js';
 
 /** Queued writes one series may hold; past it the oldest waiting one is given up, so one noisy object cannot use up `maxPending`. */
 const MAX_BATCHES_PER_SERIES = 8;
@@ -65,6 +67,8 @@ export interface Series {
   retryAt: number;
   /** When its last write failed (monotonic ms). */
   lastFailureAt: number;
+  /** A previous process may have left its Event on the server (`resumeSeries`): look before the first write. */
+  unexplored: boolean;
 }
 
 /** What became of an occurrence given to {@link SeriesStore.enqueue}. */
@@ -99,6 +103,8 @@ export interface SeriesStoreOptions {
   readonly maxPending: number;
   /** Names Events about objects without a name. */
   readonly controller: string;
+  /** Continue the series a previous process left on the server. */
+  readonly resume: boolean;
 }
 
 /**
@@ -145,7 +151,7 @@ export class SeriesStore {
         this.spentBudgets.delete(uid);
         this.objects.set(uid, object);
       }
-      series = newSeries(key, object, failure);
+      series = newSeries(key, object, failure, this.options.resume);
       object.series.push(series);
     }
     this.series.set(key, series);
@@ -154,7 +160,7 @@ export class SeriesStore {
 
   /** A series of one Event about an object without a uid: never tracked, so never repeated. */
   untracked(failure: boolean): Series {
-    return newSeries(undefined, undefined, failure);
+    return newSeries(undefined, undefined, failure, false);
   }
 
   /** Queues an occurrence in its series: with the last batch when it repeats it and is not sent yet, else in a batch of its own. */
@@ -189,6 +195,12 @@ export class SeriesStore {
   /** Applies a write's answer to the series. */
   settle(series: Series, batch: Batch, result: WriteResult, now: number): Settled {
     const plan = batch.plan!;
+    if (result.kind === 'found') {
+      series.unexplored = false;
+      if (result.latest && this.continues(result.latest, batch)) series.event = this.resumed(result.latest, batch, now);
+      batch.plan = this.planFor(series, batch, now);
+      return { kind: 'again', plan: batch.plan };
+    }
     if (result.kind === 'gone') {
       // Expired on the server: the occurrences start a new Event.
       series.event = undefined;
@@ -250,21 +262,29 @@ export class SeriesStore {
    * Forgets the series of one object: all of them, or only its failure or
    * publish series. Occurrences they hold are still written, to their Event.
    */
-  forget(uid: string, failure: boolean | undefined, now: number): void {
+  forget(uid: string, failure: boolean | undefined, now: number): SeriesEvent[] {
     const object = this.objects.get(uid);
-    if (!object) return;
+    if (!object) return [];
+    const ended: SeriesEvent[] = [];
     for (const series of [...object.series]) {
-      if (failure === undefined || series.failure === failure) this.remove(series, now);
+      if (failure !== undefined && series.failure !== failure) continue;
+      this.remove(series, now);
+      if (series.event) ended.push(series.event);
     }
+    return ended;
   }
 
   /** The write for a batch about to go out for the first time: a patch of the series' Event when it repeats it, else a create. */
   private planFor(series: Series, batch: Batch, now: number): WritePlan {
+    const { resource, event } = batch.first;
+    if (series.unexplored && !series.event) {
+      const uid = resource.metadata!.uid!;
+      return { kind: 'find', namespace: eventNamespace(resource), uid, reason: event.reason, action: event.action };
+    }
     const last = series.event;
     if (last && last.identity === batch.identity && this.isCurrent(last, now)) {
       return { kind: 'patch', namespace: last.namespace, name: last.name, resourceVersion: last.resourceVersion, count: last.count + batch.occurrences };
     }
-    const { resource } = batch.first;
     return {
       kind: 'create',
       namespace: eventNamespace(resource),
@@ -274,8 +294,31 @@ export class SeriesStore {
     };
   }
 
+  /** Whether a series may continue the Event a previous process left: the same event, not ended, within the window. */
+  private continues(latest: ListedEvent, batch: Batch): boolean {
+    const { event } = latest;
+    const annotations = event.metadata?.annotations;
+    if (annotations?.[SERIES_ENDED_ANNOTATION] !== undefined) return false;
+    if (Date.now() - latest.lastObservedAt > this.options.window) return false;
+    const identity = identityOf({ type: event.type as 'Normal' | 'Warning', reason: '', action: '', note: event.note, related: event.related, annotations });
+    return identity === batch.identity;
+  }
+
+  /** The series' Event as a previous process left it, last written as long ago as its last occurrence was seen. */
+  private resumed(latest: ListedEvent, batch: Batch, now: number): SeriesEvent {
+    const age = Math.max(0, Date.now() - latest.lastObservedAt);
+    return {
+      name: latest.name,
+      namespace: latest.namespace,
+      identity: batch.identity,
+      count: latest.count,
+      resourceVersion: latest.resourceVersion,
+      publishedAt: now - age,
+    };
+  }
+
   private written(series: Series, batch: Batch, state: StoredEvent, now: number): SeriesEvent {
-    const plan = batch.plan!;
+    const plan = batch.plan as CreatePlan | PatchPlan;
     const event =
       plan.kind === 'patch' && series.event?.name === plan.name
         ? series.event
@@ -329,6 +372,6 @@ export class SeriesStore {
   }
 }
 
-function newSeries(key: string | undefined, object: TrackedObject | undefined, failure: boolean): Series {
-  return { key, object, failure, event: undefined, queue: [], writing: false, failures: 0, retryAt: 0, lastFailureAt: 0 };
+function newSeries(key: string | undefined, object: TrackedObject | undefined, failure: boolean, unexplored: boolean): Series {
+  return { key, object, failure, event: undefined, queue: [], writing: false, failures: 0, retryAt: 0, lastFailureAt: 0, unexplored };
 }

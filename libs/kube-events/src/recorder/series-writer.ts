@@ -1,10 +1,10 @@
 import { V1MicroTime } from '@kubernetes/client-node';
 import { eventBody } from '../api/event-body.js';
-import type { EventsWriter } from '../api/events-api.js';
+import type { EventsWriter, ListedEvent } from '../api/events-api.js';
 import { PublishApiError, PublishTimeoutError } from '../errors.js';
 import type { Reporter } from '../kube-events.interfaces.js';
 import type { Occurrence } from './occurrence.js';
-import type { CreatePlan, PatchPlan, WritePlan, WriteResult } from './write-plan.js';
+import type { CreatePlan, FindPlan, PatchPlan, WritePlan, WriteResult } from './write-plan.js';
 
 /**
  * Sends one write of a series and says what the server holds afterwards.
@@ -21,7 +21,26 @@ export class SeriesWriter {
 
   /** Sends `plan` for occurrences like `occurrence`. */
   send(occurrence: Occurrence, plan: WritePlan): Promise<WriteResult> {
-    return this.bounded((signal) => (plan.kind === 'create' ? this.create(occurrence, plan, signal) : this.patch(plan, signal)));
+    return this.bounded((signal) => {
+      if (plan.kind === 'create') return this.create(occurrence, plan, signal);
+      if (plan.kind === 'patch') return this.patch(plan, signal);
+      return this.find(plan, signal);
+    });
+  }
+
+  /** Adds annotations to an Event, bounded like a write. */
+  annotate(namespace: string, name: string, annotations: Record<string, string>): Promise<void> {
+    return this.bounded(async (signal) => this.api.annotate?.(namespace, name, annotations, signal));
+  }
+
+  /** The latest Event this controller wrote for the series (same object, reason and action). */
+  private async find(plan: FindPlan, signal: AbortSignal): Promise<WriteResult> {
+    const query = { uid: plan.uid, reason: plan.reason, reportingController: this.reporter.controller };
+    const listed = (await this.api.list?.(plan.namespace, query, signal)) ?? [];
+    const latest = listed
+      .filter((candidate) => candidate.event.action === plan.action)
+      .reduce<ListedEvent | undefined>((found, candidate) => (found && found.lastObservedAt >= candidate.lastObservedAt ? found : candidate), undefined);
+    return { kind: 'found', latest };
   }
 
   private async create(occurrence: Occurrence, plan: CreatePlan, signal: AbortSignal): Promise<WriteResult> {

@@ -1,12 +1,12 @@
 import type { EventCreation } from '../api/event-body.js';
-import type { StoredEventState as StoredEvent } from '../api/events-api.js';
+import type { ListedEvent, StoredEventState as StoredEvent } from '../api/events-api.js';
 
 /**
  * One write of a series, fixed when first sent so that a retry sends the
  * same write: a create keeps its client-chosen name (a second attempt of a
  * create that landed answers 409 AlreadyExists), a patch its precondition.
  */
-export type WritePlan = CreatePlan | PatchPlan;
+export type WritePlan = CreatePlan | PatchPlan | FindPlan;
 
 /** Create an Event carrying `count` occurrences, under a name chosen before its first attempt. */
 export interface CreatePlan extends EventCreation {
@@ -22,6 +22,18 @@ export interface PatchPlan {
   readonly count: number;
 }
 
+/**
+ * Not a write: look for the Event a previous process left for this series
+ * (`resumeSeries`), before the series' first write.
+ */
+export interface FindPlan {
+  readonly kind: 'find';
+  readonly namespace: string;
+  readonly uid: string;
+  readonly reason: string;
+  readonly action: string;
+}
+
 /** What the server holds after a write, and how it got there. */
 export type WriteResult =
   /** The write was applied. */
@@ -31,6 +43,8 @@ export type WriteResult =
   /** The patch's precondition failed: the Event changed since it was last seen; this is it now. */
   | { readonly kind: 'conflict'; readonly state: StoredEvent }
   /** The patched Event is gone (the server deletes Events an `--event-ttl` after their last update). */
-  | { readonly kind: 'gone' };
+  | { readonly kind: 'gone' }
+  /** What a find saw: the latest Event for the series, if any. */
+  | { readonly kind: 'found'; readonly latest: ListedEvent | undefined };
 
 export type { StoredEvent };

@@ -1,0 +1,65 @@
+// Series that survive a restart (`resumeSeries`): a new process of the same
+// controller continues the failure series a previous one left on the server
+// (the count grows on the same Event), and does not continue one that a
+// successful reconcile ended. Against the real kube-apiserver, whose field
+// selectors find the Event.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SERIES_ENDED_ANNOTATION, type KubeEvent } from 'nestjs-kube-events';
+import { sharedControlPlane } from '../support/control-plane.js';
+import { Scratch } from './support/library-fixtures.js';
+
+const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source ConfigMap not found' };
+
+describe('EventRecorder with resumeSeries across processes', () => {
+  let scratch: Scratch;
+
+  beforeEach(async () => {
+    scratch = await Scratch.create(sharedControlPlane().kubeConfig(), 'resume-e2e');
+  });
+  afterEach(async () => {
+    await scratch?.cleanup();
+  });
+
+  it('continues the count of an unbroken failure on the same Event, and starts anew after a recovery', async () => {
+    const object = await scratch.configMap('app-config');
+
+    const first = scratch.recorder({ resumeSeries: true });
+    for (let i = 0; i < 3; i++) await first.publishFailure(object, failed);
+    const [left] = await scratch.eventsAbout(object);
+    expect(left.series?.count).toBe(3);
+
+    // The process is gone (a restart, a new leader): a new recorder knows nothing of the series.
+    const second = scratch.recorder({ resumeSeries: true });
+    await second.publishFailure(object, failed);
+    await second.publishFailure(object, failed);
+    const continued = await scratch.eventsAbout(object);
+    expect(continued).toHaveLength(1);
+    expect(continued[0].metadata?.name).toBe(left.metadata?.name);
+    expect(continued[0].series?.count).toBe(5);
+
+    // A successful reconcile ends the series, and says so on the Event.
+    second.forgetFailures(object);
+    let ended = continued[0];
+    for (let tries = 0; !ended.metadata?.annotations?.[SERIES_ENDED_ANNOTATION] && tries < 50; tries++) {
+      await sleep(100);
+      ended = (await scratch.readEvent(left.metadata!.name!))!;
+    }
+    expect(ended.metadata?.annotations?.[SERIES_ENDED_ANNOTATION]).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    // A failure that comes back in yet another process starts a new Event.
+    const third = scratch.recorder({ resumeSeries: true });
+    await third.publishFailure(object, failed);
+    const events = await scratch.eventsAbout(object);
+    expect(events).toHaveLength(2);
+    const fresh = events.find((event) => event.metadata?.name !== left.metadata?.name)!;
+    expect(fresh.series).toBeUndefined();
+    expect(ended.series?.count).toBe(5);
+  });
+
+  it('leaves it off by default: a new process starts its own Event', async () => {
+    const object = await scratch.configMap('app-config');
+    await scratch.recorder().publishFailure(object, failed);
+    await scratch.recorder().publishFailure(object, failed);
+    expect(await scratch.eventsAbout(object)).toHaveLength(2);
+  });
+});
