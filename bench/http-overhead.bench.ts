@@ -1,6 +1,6 @@
 import { EventsV1Api, PatchStrategy, setHeaderOptions, type KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
-import { FakeApiServer } from '../test/support/fake-api-server.js';
+import { FakeApiServer } from '../test/support/fake-api-server/index.js';
 import { median, microsPerOp, printTable, ratio } from './measure.js';
 
 const reporter = { controller: 'bench.example.com/widget-controller', instance: 'bench-0' };

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
-import { FakeApiServer } from '../test/support/fake-api-server.js';
+import { FakeApiServer } from '../test/support/fake-api-server/index.js';
 import { printTable, ratio } from './measure.js';
 import { PlainRecorder } from './plain-recorder.js';
 

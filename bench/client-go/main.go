@@ -15,6 +15,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -116,7 +118,7 @@ func main() {
 		}()
 	}
 	wg.Wait()
-	say(map[string]any{"event": "returned", "wallMs": float64(time.Since(started).Microseconds()) / 1000, "rejected": 0})
+	say(map[string]any{"event": "returned", "wallMs": float64(time.Since(started).Microseconds()) / 1000})
 
 	// The process keeps running, as a controller would, while the caller
 	// watches the server; its recorder may still be writing.
@@ -131,6 +133,23 @@ func main() {
 		"event":    "exit",
 		"userUs":   usage.Utime.Sec*1e6 + usage.Utime.Usec,
 		"sysUs":    usage.Stime.Sec*1e6 + usage.Stime.Usec,
-		"maxRssKb": usage.Maxrss, // kilobytes on Linux
+		"maxRssKb": peakRssKb(usage.Maxrss),
 	})
+}
+
+// peakRssKb is this program's own peak RSS. getrusage's maxrss is not: Linux
+// carries it over from before exec, so a child forked by a large Node process
+// reports that process's RSS. VmHWM belongs to the address space exec made.
+func peakRssKb(fallback int64) int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		for _, line := range strings.Split(string(status), "\n") {
+			if kb, found := strings.CutPrefix(line, "VmHWM:"); found {
+				if value, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(kb, "kB")), 10, 64); err == nil {
+					return value
+				}
+			}
+		}
+	}
+	return fallback
 }

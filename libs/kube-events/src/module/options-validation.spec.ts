@@ -11,6 +11,7 @@ describe('resolveRecorderOptions', () => {
       seriesWindow: 600_000,
       maxSeries: 10_000,
       writeControl: { objectBurst: 25, objectRefillMs: 300_000, maxDelay: 1_000, qps: 100, burst: 500, maxPending: 10_000 },
+      resumeSeries: false,
     });
   });
 
@@ -28,6 +29,7 @@ describe('resolveRecorderOptions', () => {
     [{ reporter: { controller: 'widgets' }, seriesWindow: -1 }, 'seriesWindow'],
     [{ reporter: { controller: 'widgets' }, maxSeries: 1.5 }, 'maxSeries'],
     [{ reporter: { controller: 'widgets' }, writeControl: { qps: 0 } }, 'writeControl.qps'],
+    [{ reporter: { controller: 'widgets' }, resumeSeries: 'yes' } as never, 'resumeSeries'],
     [{ reporter: { controller: 'widgets' }, writeControl: { objectBurst: 2.5 } }, 'writeControl.objectBurst'],
     [{ reporter: { controller: 'widgets' }, writeControl: { maxDelay: 'soon' } }, 'writeControl.maxDelay'],
   ])('refuses %j naming %s', (options, field) => {

@@ -1,0 +1,85 @@
+// The library's side of `npm run bench:clientgo`: the same flags and line
+// protocol as main.go, so that CPU and peak RSS are this process's own. Run
+// by plain Node (its type stripping), not @swc-node/register, which alone
+// adds ~150 MB and ~2 s of CPU to the start-up.
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
+
+const { values: flags } = parseArgs({
+  options: {
+    kubeconfig: { type: 'string' },
+    objects: { type: 'string' },
+    controller: { type: 'string', default: 'bench.example.com/library' },
+    qps: { type: 'string', default: '100' },
+    burst: { type: 'string', default: '500' },
+    repeats: { type: 'string', default: '1' },
+    backoff: { type: 'boolean', default: false },
+    'backoff-cap': { type: 'string', default: '1s' },
+    failure: { type: 'boolean', default: false },
+  },
+});
+
+const say = (fields: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(fields)}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+
+const kubeConfig = new KubeConfig();
+kubeConfig.loadFromFile(flags.kubeconfig!);
+const recorder = new EventRecorder({
+  reporter: { controller: flags.controller! },
+  kubeConfig,
+  writeControl: { qps: Number(flags.qps), burst: Number(flags.burst) },
+});
+const listed = flags.objects ? (JSON.parse(await readFile(flags.objects, 'utf8')) as Array<Record<string, string>>) : [];
+const objects: KubernetesObject[] = listed.map(({ name, namespace, uid, resourceVersion }) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace, uid, resourceVersion },
+}));
+const repeats = Number(flags.repeats);
+const backoffCapMs = Number.parseFloat(flags['backoff-cap']!) * (flags['backoff-cap']!.endsWith('ms') ? 1 : 1000);
+const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source ConfigMap default/app not found' };
+const synced: KubeEvent = { type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'configuration synced' };
+
+const rejected: Record<string, number> = {};
+// A failure goes through publishFailure, as @PublishesFailures does.
+const publish = (object: KubernetesObject) =>
+  (flags.failure ? recorder.publishFailure(object, failed) : recorder.publish(object, synced)).catch((error: Error) => {
+    rejected[error.name] = (rejected[error.name] ?? 0) + 1;
+  });
+
+/**
+ * This process's own peak RSS. getrusage's maxRSS is not: Linux carries it
+ * over from before exec, so a child forked by a large Node process reports
+ * that process's RSS. VmHWM belongs to the address space exec made.
+ */
+function peakRssKb(): number {
+  const hwm = /^VmHWM:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  return hwm ? Number(hwm[1]) : process.resourceUsage().maxRSS;
+}
+
+say({ event: 'ready' });
+await lines.next(); // "go"
+
+const started = performance.now();
+await Promise.all(
+  objects.map(async (object) => {
+    if (!flags.backoff) return Promise.all(Array.from({ length: repeats }, () => publish(object)));
+    // client-go's per-item workqueue backoff: 5 ms, doubling; each retry after the last publish settled.
+    for (let attempt = 0; attempt < repeats; attempt++) {
+      await publish(object);
+      await sleep(Math.min(5 * 2 ** attempt, backoffCapMs));
+    }
+  }),
+);
+say({ event: 'returned', wallMs: performance.now() - started, rejected });
+
+await lines.next(); // "exit"
+await recorder.onApplicationShutdown();
+const cpu = process.cpuUsage();
+say({ event: 'exit', userUs: cpu.user, sysUs: cpu.system, maxRssKb: peakRssKb() });
+process.exit(0);

@@ -1,0 +1,269 @@
+/**
+ * `npm run bench:clientgo`: the library side by side with client-go's
+ * tools/events (events.k8s.io/v1) on one local kube-apiserver, same
+ * workloads, each client in a process of its own so that its CPU and peak RSS
+ * are its own. Writes are counted by the API server (apiserver_request_total),
+ * counts are read back from the Events it holds. Prints ratios, asserts
+ * nothing.
+ *
+ * BENCH_WINDOW_S (default 30): how long to wait after a client returns for
+ * the server's counts to become exact; the wait also ends once they have
+ * not moved for BENCH_SETTLE_S (default 15: client-go retries a write after
+ * 10 s ± 25 %), which keeps the whole run within ~5 minutes on 2 cores.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT, kubernetesVersion } from '../test/support/build-control-plane.js';
+import { startControlPlane } from '../test/support/control-plane.js';
+import { ApiServer, delta, type ObjectRef, type RequestCounts } from './client-go/api-server.js';
+import { ensureClientGoBinary } from './client-go/build.js';
+import { ClientProcess, type Usage } from './client-go/client-process.js';
+import { tally, type Tally } from './client-go/tally.js';
+import { printTable } from './measure.js';
+
+const NAMESPACE = 'bench';
+const WINDOW_MS = Number(process.env.BENCH_WINDOW_S ?? 30) * 1000;
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_S ?? 15) * 1000;
+const POLL_MS = 1_000;
+// client-go's workqueue backoff doubles from 5 ms to 1000 s; capped at 1 s, 20 failures last ~13 s.
+const BACKOFF_CAP = '1s';
+
+interface Workload {
+  label: string;
+  objects: number;
+  repeats: number;
+  backoff: boolean;
+  failure: boolean;
+}
+
+const WORKLOADS: Workload[] = [
+  { label: '(A) 200 objects × 50 concurrent failures', objects: 200, repeats: 50, backoff: false, failure: true },
+  { label: '(B) 200 objects × 20 failures on backoff', objects: 200, repeats: 20, backoff: true, failure: true },
+  { label: '(C) 2,000 distinct events', objects: 2_000, repeats: 1, backoff: false, failure: false },
+];
+
+interface Client {
+  label: string;
+  side: 'library' | 'client-go';
+  qps: number;
+  burst: number;
+}
+
+const CLIENTS: Client[] = [
+  { label: 'library, 100/500', side: 'library', qps: 100, burst: 500 },
+  { label: 'client-go tools/events, 100/500', side: 'client-go', qps: 100, burst: 500 },
+  { label: 'client-go tools/events, 5/10 (defaults)', side: 'client-go', qps: 5, burst: 10 },
+];
+
+interface Result {
+  wallMs: number;
+  rejected: Record<string, number>;
+  requests: RequestCounts;
+  writes: number;
+  atReturn: Tally;
+  final: Tally;
+  /** After the client returned, when the server's counts were exact; undefined if never within the window. */
+  exactAfterMs?: number;
+  /** How long after the client returned the server was last read. */
+  watchedMs: number;
+  usage: Usage;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const n = (value: number) => Math.round(value).toLocaleString('en-US');
+
+class Bench {
+  private constructor(
+    private readonly api: ApiServer,
+    private readonly kubeconfigPath: string,
+    private readonly goBinary: string,
+    private readonly objectsFiles: Map<number, string>,
+  ) {}
+
+  static async prepare(api: ApiServer, kubeconfigPath: string, goBinary: string, scratch: string): Promise<Bench> {
+    await api.createNamespace(NAMESPACE);
+    const refs = await api.createConfigMaps(NAMESPACE, 'cm', Math.max(...WORKLOADS.map((workload) => workload.objects)));
+    const files = new Map<number, string>();
+    for (const count of new Set(WORKLOADS.map((workload) => workload.objects))) {
+      const file = join(scratch, `objects-${count}.json`);
+      await writeFile(file, JSON.stringify(refs.slice(0, count) satisfies ObjectRef[]));
+      files.set(count, file);
+    }
+    return new Bench(api, kubeconfigPath, goBinary, files);
+  }
+
+  private spawn(client: Client, workload?: Workload): ClientProcess {
+    const flags = [`--kubeconfig=${this.kubeconfigPath}`, `--qps=${client.qps}`, `--burst=${client.burst}`];
+    if (workload) {
+      flags.push(`--objects=${this.objectsFiles.get(workload.objects)}`, `--repeats=${workload.repeats}`, `--backoff-cap=${BACKOFF_CAP}`);
+      if (workload.backoff) flags.push('--backoff');
+      if (workload.failure) flags.push('--failure');
+    }
+    flags.push(`--controller=bench.example.com/${client.side}`);
+    return client.side === 'client-go'
+      ? new ClientProcess(this.goBinary, flags, REPO_ROOT)
+      : new ClientProcess(process.execPath, ['bench/client-go/library-client.ts', ...flags], REPO_ROOT);
+  }
+
+  /** Start, load the client, exit: what each side costs before it publishes anything. */
+  async idle(client: Client): Promise<Usage> {
+    const child = this.spawn(client);
+    try {
+      await child.ready();
+      await child.run();
+      return await child.exit();
+    } finally {
+      child.kill();
+    }
+  }
+
+  async run(client: Client, workload: Workload): Promise<Result> {
+    const expected = new Map(Array.from({ length: workload.objects }, (_, i) => [`cm-${i}`, workload.repeats] as const));
+    const child = this.spawn(client, workload);
+    try {
+      await child.ready();
+      const before = await this.api.requestCounts();
+      const { wallMs, rejected } = await child.run();
+      const returnedAt = Date.now();
+      const atReturn = tally(await this.api.events(NAMESPACE), expected);
+      let final = atReturn;
+      let exactAfterMs = atReturn.exact ? 0 : undefined;
+      let movedAt = returnedAt;
+      // The client keeps running meanwhile, as a controller would: writes it still has queued may land.
+      while (!final.exact && Date.now() - returnedAt < WINDOW_MS && Date.now() - movedAt < SETTLE_MS) {
+        await sleep(POLL_MS);
+        const now = tally(await this.api.events(NAMESPACE), expected);
+        if (now.counted !== final.counted || now.events !== final.events) movedAt = Date.now();
+        final = now;
+        if (final.exact) exactAfterMs = Date.now() - returnedAt;
+      }
+      const watchedMs = Date.now() - returnedAt;
+      const usage = await child.exit();
+      const requests = delta(before, await this.api.requestCounts());
+      const writes = [...requests].filter(([key]) => /^(POST|PATCH|PUT) /.test(key)).reduce((sum, [, count]) => sum + count, 0);
+      return { wallMs, rejected, requests, writes, atReturn, final, exactAfterMs, watchedMs, usage };
+    } finally {
+      child.kill();
+      await this.api.deleteEvents(NAMESPACE);
+    }
+  }
+}
+
+/** `POST 200 · PATCH 1,300`, then any answer that was not a success: `failed: PATCH 404×16`. */
+function describeRequests(requests: RequestCounts): string {
+  const byVerb = new Map<string, number>();
+  const failed: string[] = [];
+  for (const [key, count] of requests) {
+    const [verb, code] = key.split(' ');
+    if (!['POST', 'PATCH', 'PUT', 'GET'].includes(verb)) continue; // LIST/DELETECOLLECTION are the benchmark's own
+    byVerb.set(verb, (byVerb.get(verb) ?? 0) + count);
+    if (!code.startsWith('2')) failed.push(`${verb} ${code}×${n(count)}`);
+  }
+  const verbs = [...byVerb].map(([verb, count]) => `${verb} ${n(count)}`).join(' · ');
+  return failed.length ? `${verbs} (failed: ${failed.join(', ')})` : verbs;
+}
+
+/** The library's publishes that rejected: ` (985 PublishTimeoutError)`. */
+function describeRejected(rejected: Record<string, number>): string {
+  const parts = Object.entries(rejected).map(([name, count]) => `${n(count)} ${name}`);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+function describeExact(result: Result): string {
+  if (result.exactAfterMs === 0) return 'exact at return';
+  if (result.exactAfterMs !== undefined) return `exact after +${(result.exactAfterMs / 1000).toFixed(1)} s`;
+  const { missing, over, objectsWithout } = result.final;
+  const parts = [];
+  if (missing) parts.push(`${n(missing)} missing`);
+  if (over) parts.push(`${n(over)} over-counted`);
+  if (objectsWithout) parts.push(`${n(objectsWithout)} objects without an Event`);
+  const settled = result.watchedMs < WINDOW_MS ? `, unchanged for the last ${SETTLE_MS / 1000} s` : '';
+  return `not exact after ${(result.watchedMs / 1000).toFixed(0)} s${settled}: ${parts.join(', ')}`;
+}
+
+const perWrite = (result: Result, idle: Usage) => (result.usage.cpuMs - idle.cpuMs) / result.writes;
+const rssAbove = (result: Result, idle: Usage) => result.usage.maxRssMb - idle.maxRssMb;
+
+async function main(): Promise<void> {
+  const binary = await ensureClientGoBinary();
+  const controlPlane = await startControlPlane();
+  const scratch = await mkdtemp(join(tmpdir(), 'bench-clientgo-'));
+  const api = await ApiServer.connect(controlPlane.kubeConfig());
+  try {
+    const started = Date.now();
+    const bench = await Bench.prepare(api, controlPlane.kubeconfigPath, binary.path, scratch);
+    const idle = { library: await bench.idle(CLIENTS[0]), 'client-go': await bench.idle(CLIENTS[1]) };
+
+    const results = new Map<Workload, Map<Client, Result>>();
+    for (const workload of WORKLOADS) {
+      const row = new Map<Client, Result>();
+      results.set(workload, row);
+      for (const client of CLIENTS) {
+        process.stderr.write(`${workload.label} · ${client.label}…\n`);
+        row.set(client, await bench.run(client, workload));
+      }
+    }
+
+    console.log(
+      `\n## The library vs client-go tools/events, side by side\n\n` +
+        `kube-apiserver ${await kubernetesVersion()} (local), client-go v0.35.4, ${availableParallelism()} cores; QPS/burst per client as labelled. ` +
+        `Writes are the API server's own apiserver_request_total{resource="events"}; counts are the sum of series.count over the Events it holds, ` +
+        `read when the client returned (for the library: when every publish had settled) and then every ${POLL_MS / 1000} s while the client kept running, ` +
+        `for up to ${WINDOW_MS / 1000} s or until unchanged for ${SETTLE_MS / 1000} s. ` +
+        `CPU (user+sys) and peak RSS (VmHWM) are the client process's own; "marginal" is above an idle start-up of the same side ` +
+        `(library: Node + client-node + nestjs-kube-events ${n(idle.library.cpuMs)} ms CPU, ${idle.library.maxRssMb.toFixed(0)} MB; ` +
+        `client-go: ${n(idle['client-go'].cpuMs)} ms CPU, ${idle['client-go'].maxRssMb.toFixed(0)} MB). Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+    );
+    const rows: string[][] = [];
+    for (const [workload, row] of results) {
+      for (const [client, result] of row) {
+        const base = idle[client.side];
+        rows.push([
+          workload.label,
+          client.label,
+          `${(result.wallMs / 1000).toFixed(1)} s${describeRejected(result.rejected)}`,
+          `${n(result.writes)}: ${describeRequests(result.requests)}`,
+          n(result.final.events),
+          `${n(result.atReturn.counted)} / ${n(result.atReturn.expected)}`,
+          describeExact(result),
+          `${n(result.usage.cpuMs)} ms`,
+          `${result.usage.maxRssMb.toFixed(0)} MB`,
+          `${perWrite(result, base).toFixed(2)} ms`,
+          `${rssAbove(result, base) >= 0 ? '+' : ''}${rssAbove(result, base).toFixed(0)} MB`,
+        ]);
+      }
+    }
+    printTable(
+      'Per client and workload',
+      ['workload', 'client', 'wall', 'writes (by verb)', 'Event objects', 'count at return', 'count exact?', 'client CPU', 'peak RSS', 'marginal CPU / write', 'marginal RSS'],
+      rows,
+    );
+
+    const ratioRows: string[][] = [];
+    for (const [workload, row] of results) {
+      const library = row.get(CLIENTS[0])!;
+      for (const client of CLIENTS.slice(1)) {
+        const other = row.get(client)!;
+        ratioRows.push([
+          workload.label,
+          client.label,
+          `${(perWrite(library, idle.library) / perWrite(other, idle['client-go'])).toFixed(2)}×`,
+          `${(rssAbove(library, idle.library) / rssAbove(other, idle['client-go'])).toFixed(2)}×`,
+          `${n(library.final.missing)} vs ${n(other.final.missing)}`,
+        ]);
+      }
+    }
+    printTable(
+      'Library ÷ client-go (marginal, lower is lighter for the library)',
+      ['workload', 'against', 'CPU per write', 'peak RSS', 'occurrences missing at the end (library vs client-go)'],
+      ratioRows,
+    );
+  } finally {
+    api.close();
+    await controlPlane.stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();
