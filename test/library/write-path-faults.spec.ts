@@ -1,14 +1,13 @@
-import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   EventRecorder,
   PublishApiError,
   PublishError,
   PublishTimeoutError,
-  type KubeEvent,
   type KubeEventsModuleOptions,
   type PublishOutcome,
 } from 'nestjs-kube-events';
 import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/index.js';
+import { configMap, syncFailed } from '../support/objects.js';
 
 /**
  * The write path under the faults a network and an API server can produce
@@ -20,13 +19,8 @@ import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/
  * server, which the brief asks for).
  */
 
-const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
-
-const object = (name: string): KubernetesObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default', uid: `uid-${name}` },
-});
+const failed = syncFailed;
+const object = configMap;
 
 /** What became of one publish: it resolved, or the error it rejected with. */
 type Settled = 'resolved' | PublishError;
