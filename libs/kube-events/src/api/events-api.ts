@@ -1,15 +1,5 @@
-import {
-  ApiException,
-  createConfiguration,
-  EventsV1Api,
-  Observable,
-  PatchStrategy,
-  ServerConfiguration,
-  setHeaderMiddleware,
-  type EventsV1Event,
-  type KubeConfig,
-  type ObservableMiddleware,
-} from '@kubernetes/client-node';
+import { RequestContext, type EventsV1Event, type HttpMethod, type KubeConfig } from '@kubernetes/client-node';
+import { request, type Dispatcher } from 'undici';
 import { PublishApiError } from '../errors.js';
 import { PooledAuthentication } from './pooled-authentication.js';
 import { describeUnreachable } from './unreachable-cause.js';
@@ -68,94 +58,85 @@ export interface EventsWriter {
 }
 
 /**
- * The requests a recorder sends, over client-node's `EventsV1Api` (so every
- * KubeConfig authentication works) and one pool of keep-alive connections,
- * each abortable through a signal. An answer that cannot be read (a broken
- * connection, a cut body) rejects with a {@link PublishApiError} that says
- * the write may have been applied.
+ * The requests a recorder sends, authenticated by client-node (so every
+ * KubeConfig authentication works, credentials refreshed as they expire)
+ * and sent by undici's `request` over one pool of keep-alive connections,
+ * each abortable through a signal. Bodies are plain JSON: the Event's
+ * `MicroTime`s serialise themselves with six fractional digits. An answer
+ * that cannot be read (a broken connection, a cut body) rejects with a
+ * {@link PublishApiError} that says the write may have been applied.
  */
 export class EventsApi implements EventsWriter {
-  private readonly api: EventsV1Api;
+  private readonly server: string;
   private readonly authentication: PooledAuthentication;
 
   constructor(kubeConfig: KubeConfig) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('The KubeConfig has no current cluster: set its current context.');
+    this.server = cluster.server.replace(/\/+$/, '');
     this.authentication = new PooledAuthentication(kubeConfig);
-    // As KubeConfig.makeApiClient does, with the pooled authentication in place of the KubeConfig itself.
-    this.api = new EventsV1Api(
-      createConfiguration({
-        baseServer: new ServerConfiguration(cluster.server, {}),
-        authMethods: { default: this.authentication },
-        middleware: [setHeaderMiddleware('User-Agent', USER_AGENT)],
-      }),
-    );
+  }
+
+  async create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState> {
+    return storedState(await this.send('POST', eventsPath(namespace), signal, body));
+  }
+
+  async read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState> {
+    return storedState(await this.send('GET', eventsPath(namespace, name), signal));
+  }
+
+  async patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState> {
+    const { resourceVersion, ...series } = patch;
+    const body = resourceVersion === undefined ? { series } : { metadata: { resourceVersion }, series };
+    return storedState(await this.send('PATCH', eventsPath(namespace, name), signal, body));
+  }
+
+  async list(namespace: string, query: EventQuery, signal: AbortSignal): Promise<ListedEvent[]> {
+    const fieldSelector = `regarding.uid=${query.uid},reason=${query.reason},reportingController=${query.reportingController}`;
+    const list = await this.send<{ items?: EventsV1Event[] }>('GET', `${eventsPath(namespace)}?fieldSelector=${encodeURIComponent(fieldSelector)}`, signal);
+    return (list.items ?? []).map(listedEvent);
+  }
+
+  async annotate(namespace: string, name: string, annotations: Record<string, string>, signal: AbortSignal): Promise<void> {
+    await this.send('PATCH', eventsPath(namespace, name), signal, { metadata: { annotations } });
   }
 
   close(): Promise<void> {
     return this.authentication.close();
   }
 
-  create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState> {
-    return this.send(signal, [], (options) => this.api.createNamespacedEvent({ namespace, body }, options));
-  }
-
-  read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState> {
-    return this.send(signal, [], (options) => this.api.readNamespacedEvent({ namespace, name }, options));
-  }
-
-  patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState> {
-    const { resourceVersion, ...series } = patch;
-    const body = resourceVersion === undefined ? { series } : { metadata: { resourceVersion }, series };
-    return this.send(signal, [MERGE_PATCH], (options) => this.api.patchNamespacedEvent({ namespace, name, body }, options));
-  }
-
-  async list(namespace: string, query: EventQuery, signal: AbortSignal): Promise<ListedEvent[]> {
-    const fieldSelector = `regarding.uid=${query.uid},reason=${query.reason},reportingController=${query.reportingController}`;
-    const answer: { status?: number } = {};
+  /** One request; PATCH bodies are JSON merge patches. */
+  private async send<T = EventsV1Event>(method: 'GET' | 'POST' | 'PATCH', path: string, signal: AbortSignal, body?: unknown): Promise<T> {
+    const url = `${this.server}${path}`;
+    let status: number | undefined;
     try {
-      const list = await this.api.listNamespacedEvent({ namespace, fieldSelector }, requestOptions(signal, answer, []));
-      return list.items.map(listedEvent);
+      const context = new RequestContext(url, method as HttpMethod);
+      await this.authentication.applySecurityAuthentication(context);
+      const headers: Record<string, string> = { ...context.getHeaders(), accept: 'application/json', 'user-agent': USER_AGENT };
+      if (body !== undefined) headers['content-type'] = method === 'PATCH' ? MERGE_PATCH : 'application/json';
+      const response = await request(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+        dispatcher: context.getDispatcher() as Dispatcher | undefined,
+      });
+      status = response.statusCode;
+      const text = await response.body.text();
+      if (status >= 400) throw refusal(status, text, response.headers['retry-after']);
+      return JSON.parse(text) as T;
     } catch (error) {
-      throw toPublishError(error, signal, answer.status);
-    }
-  }
-
-  async annotate(namespace: string, name: string, annotations: Record<string, string>, signal: AbortSignal): Promise<void> {
-    const body = { metadata: { annotations } };
-    await this.send(signal, [MERGE_PATCH], (options) => this.api.patchNamespacedEvent({ namespace, name, body }, options));
-  }
-
-  private async send(
-    signal: AbortSignal,
-    extra: ObservableMiddleware[],
-    request: (options: ReturnType<typeof requestOptions>) => Promise<EventsV1Event>,
-  ): Promise<StoredEventState> {
-    const answer: { status?: number } = {};
-    try {
-      return storedState(await request(requestOptions(signal, answer, extra)));
-    } catch (error) {
-      throw toPublishError(error, signal, answer.status);
+      throw toPublishError(error, signal, status);
     }
   }
 }
 
-const MERGE_PATCH = setHeaderMiddleware('Content-Type', PatchStrategy.MergePatch);
+const MERGE_PATCH = 'application/merge-patch+json';
 const USER_AGENT = `nestjs-kube-events (Node.js ${process.version})`;
 
-/** Per-request options: abortable through `signal`, and noting the status of the answer before its body is read. */
-function requestOptions(signal: AbortSignal, answer: { status?: number }, extra: ObservableMiddleware[]) {
-  const observed: ObservableMiddleware = {
-    pre: (context) => {
-      context.setSignal(signal);
-      return new Observable(Promise.resolve(context));
-    },
-    post: (response) => {
-      answer.status = response.httpStatusCode;
-      return new Observable(Promise.resolve(response));
-    },
-  };
-  return { middleware: [observed, ...extra], middlewareMergeStrategy: 'append' as const };
+function eventsPath(namespace: string, name?: string): string {
+  const collection = `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`;
+  return name === undefined ? collection : `${collection}/${encodeURIComponent(name)}`;
 }
 
 export function listedEvent(event: EventsV1Event): ListedEvent {
@@ -178,17 +159,18 @@ interface StatusBody {
   reason?: string;
 }
 
+/** The server's refusal, from its Status body. */
+function refusal(status: number, text: string, retryAfter: string | string[] | undefined): PublishApiError {
+  const body = parseStatus(text);
+  return new PublishApiError(`The API server refused the Event (${status}): ${body.message ?? `HTTP ${status}`}`, status, body.reason, {
+    retryAfterMs: retryAfterMs(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+  });
+}
+
 function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: number | undefined): unknown {
   // Aborted by the recorder's timeout: the reason is its PublishTimeoutError.
   if (signal.aborted) return signal.reason ?? error;
-  if (error instanceof ApiException) {
-    const status = parseStatus(error.body);
-    const message = status.message ?? `HTTP ${error.code}`;
-    return new PublishApiError(`The API server refused the Event (${error.code}): ${message}`, error.code, status.reason, {
-      cause: error,
-      retryAfterMs: retryAfterMs(error.headers),
-    });
-  }
+  if (error instanceof PublishApiError) return error;
   const detail = error instanceof Error ? error.message : String(error);
   if (answeredStatus !== undefined) {
     return new PublishApiError(
@@ -204,20 +186,18 @@ function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: num
   });
 }
 
-function parseStatus(body: unknown): StatusBody {
-  if (typeof body === 'string') {
-    try {
-      return JSON.parse(body) as StatusBody;
-    } catch {
-      return { message: body || undefined };
-    }
+function parseStatus(text: string): StatusBody {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed && typeof parsed === 'object') return parsed as StatusBody;
+  } catch {
+    // not JSON: the real max-in-flight filter answers 429 as text/plain
   }
-  return (body ?? {}) as StatusBody;
+  return { message: text.trim() || undefined };
 }
 
 /** `Retry-After` in seconds (the API server's form) or as an HTTP date, in milliseconds. */
-function retryAfterMs(headers: Record<string, string> | undefined): number | undefined {
-  const value = headers?.['retry-after'] ?? headers?.['Retry-After'];
+function retryAfterMs(value: string | undefined): number | undefined {
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1_000);
