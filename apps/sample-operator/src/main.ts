@@ -1,22 +1,51 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { startOperator } from './operator.js';
+import { startOperator, type RunningOperator } from './operator.js';
 import { operatorOptionsFromEnv } from './operator.options.js';
 
 /**
  * Runs the ConfigMirror operator until SIGTERM or SIGINT, then stops the
- * watches, drains the reconciles in flight, closes the application and exits 0.
+ * watches, drains the reconciles in flight, closes the application, releases
+ * the Lease if it leads (LEADER_ELECT=true) and exits 0.
+ *
+ * With leader election, a replica that loses the Lease (it could not renew
+ * it in time, or someone else holds it) stops its controller at once, then
+ * shuts down and exits 1, as controller-runtime does: the Deployment
+ * restarts it, and it comes back as a candidate with nothing left over from
+ * its term (informer caches, queued retries, Event series).
  * The cluster comes from $KUBECONFIG (else ~/.kube/config, else in-cluster).
  */
 async function main(): Promise<void> {
   const logger = new Logger('main');
+  let operator: RunningOperator;
   try {
-    const operator = await startOperator(operatorOptionsFromEnv());
-    operator.app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+    operator = await startOperator(operatorOptionsFromEnv());
   } catch (error) {
-    logger.error(`could not start: ${error instanceof Error ? error.message : String(error)}`);
+    logger.error(`could not start: ${describe(error)}`);
     process.exit(1);
   }
+
+  let exiting = false;
+  const exit = async (code: number): Promise<void> => {
+    if (exiting) return; // a second signal while stopping: the first one's stop goes on
+    exiting = true;
+    try {
+      await operator.stop();
+    } catch (error) {
+      logger.error(`error while stopping: ${describe(error)}`);
+      code = 1;
+    }
+    process.exit(code);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void exit(0));
+  void operator.leaderElection?.whenLost().then((reason) => {
+    logger.error(`leader election lost (${reason}): exiting`);
+    void exit(1);
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 await main();

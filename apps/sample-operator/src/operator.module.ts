@@ -25,6 +25,8 @@ export class OperatorModule {
           useFactory: (kubeConfig: KubeConfig) => ({
             reporter: { controller: CONFIG_MIRROR_CONTROLLER, instance: resolved.instance },
             kubeConfig,
+            // A new leader, or the operator after a restart, continues the failure series left on the server.
+            resumeSeries: true,
             ...(resolved.publishTimeoutMs !== undefined ? { timeout: resolved.publishTimeoutMs } : {}),
           }),
         }),

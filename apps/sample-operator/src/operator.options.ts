@@ -1,6 +1,19 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS } from './controller/backoff.js';
+import {
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  leaderElectionTimingProblem,
+} from './leader-election/leader-elector.js';
+
+/** Name of the operator's Lease (and of its Deployment). */
+export const LEASE_NAME = 'configmirror-controller';
+/** Where a pod finds its own namespace when POD_NAMESPACE is not set. */
+const IN_CLUSTER_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 /** Injection token of the {@link ResolvedOperatorOptions}. */
 export const OPERATOR_OPTIONS = 'CONFIG_MIRROR:OPERATOR_OPTIONS';
@@ -13,10 +26,25 @@ export interface OperatorOptions {
    */
   kubeConfig?: KubeConfig;
   /**
-   * `reportingInstance` of the Events (which replica published them).
-   * @default $POD_NAME, else the host name
+   * `reportingInstance` of the Events (which replica published them), and,
+   * with {@link leaderElect}, this replica's identity in the Lease.
+   * @default $POD_NAME, else the host name (with leader election: the host name and a random suffix)
    */
   instance?: string;
+  /**
+   * Run the controller only while this replica holds the operator's Lease
+   * (client-go's leader election), so that several replicas can run and
+   * only one reconciles.
+   * @default false
+   */
+  leaderElect?: boolean;
+  /** The Lease and the election's timings; used with {@link leaderElect}. */
+  leaderElection?: LeaderElectionSettings;
+  /**
+   * Serve `/healthz`, `/readyz` and `/status` over HTTP on this port (`0`: any free port).
+   * @default none: no server
+   */
+  healthProbePort?: number;
   /**
    * ConfigMirrors reconciled at once.
    * @default 2
@@ -49,17 +77,52 @@ export interface OperatorOptions {
   publishTimeoutMs?: number;
 }
 
+/** The operator's Lease and client-go's timings (`LeaderElectionConfig`). */
+export interface LeaderElectionSettings {
+  /** @default `configmirror-controller` */
+  leaseName?: string;
+  /** @default $POD_NAMESPACE, else the pod's own namespace when in a cluster, else `default` */
+  namespace?: string;
+  /** How long the other replicas wait before they take a Lease that is not renewed; whole seconds. @default 15_000 */
+  leaseDurationMs?: number;
+  /** How long the leader retries a failed renewal before it steps down. @default 10_000 */
+  renewDeadlineMs?: number;
+  /** How often a replica tries to acquire, and the leader renews. @default 2_000 */
+  retryPeriodMs?: number;
+}
+
 /** {@link OperatorOptions} with the defaults filled in. */
-export type ResolvedOperatorOptions = Required<Omit<OperatorOptions, 'kubeConfig' | 'publishTimeoutMs'>> &
-  Pick<OperatorOptions, 'kubeConfig' | 'publishTimeoutMs'>;
+export type ResolvedOperatorOptions = Required<
+  Omit<OperatorOptions, 'kubeConfig' | 'publishTimeoutMs' | 'healthProbePort' | 'leaderElection'>
+> &
+  Pick<OperatorOptions, 'kubeConfig' | 'publishTimeoutMs' | 'healthProbePort'> & {
+    leaderElection: Required<LeaderElectionSettings>;
+  };
 
 export function resolveOperatorOptions(
   options: OperatorOptions = {},
   env: NodeJS.ProcessEnv = process.env,
 ): ResolvedOperatorOptions {
+  const leaderElect = options.leaderElect ?? false;
+  const election = options.leaderElection ?? {};
+  const leaderElection: Required<LeaderElectionSettings> = {
+    leaseName: election.leaseName ?? LEASE_NAME,
+    namespace: election.namespace ?? (env.POD_NAMESPACE || inClusterNamespace() || 'default'),
+    leaseDurationMs: election.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS,
+    renewDeadlineMs: election.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS,
+    retryPeriodMs: election.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
+  };
+  if (leaderElect) {
+    const problem = leaderElectionTimingProblem(leaderElection);
+    if (problem) throw new Error(`leader election: ${problem}`);
+  }
   return {
     kubeConfig: options.kubeConfig,
-    instance: options.instance ?? (env.POD_NAME || hostname()),
+    // Two candidates must never share an identity: outside a pod, the host name alone may not be unique.
+    instance: options.instance ?? (env.POD_NAME || (leaderElect ? `${hostname()}-${randomBytes(3).toString('hex')}` : hostname())),
+    leaderElect,
+    leaderElection,
+    healthProbePort: options.healthProbePort,
     workers: options.workers ?? 2,
     resyncPeriodMs: options.resyncPeriodMs ?? 300_000,
     retryBaseDelayMs: options.retryBaseDelayMs ?? DEFAULT_BASE_DELAY_MS,
@@ -72,13 +135,30 @@ export function resolveOperatorOptions(
 /**
  * Reads the operator's settings from the environment:
  * `POD_NAME`, `WORKERS`, `RESYNC_PERIOD_MS`, `RETRY_BASE_DELAY_MS`,
- * `RETRY_MAX_DELAY_MS`, `SHUTDOWN_TIMEOUT_MS`, `EVENT_PUBLISH_TIMEOUT_MS`.
+ * `RETRY_MAX_DELAY_MS`, `SHUTDOWN_TIMEOUT_MS`, `EVENT_PUBLISH_TIMEOUT_MS`,
+ * `LEADER_ELECT`, `POD_NAMESPACE`, `LEADER_ELECT_LEASE_DURATION_MS`,
+ * `LEADER_ELECT_RENEW_DEADLINE_MS`, `LEADER_ELECT_RETRY_PERIOD_MS`,
+ * `HEALTH_PROBE_PORT`.
  * (`KUBECONFIG` is read by `KubeConfig.loadFromDefault()`.)
- * @throws Error naming the variable when a value is not a number in range.
+ * @throws Error naming the variable when a value is not a number in range (or not true/false).
  */
 export function operatorOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): OperatorOptions {
+  const leaderElection: LeaderElectionSettings = {
+    namespace: env.POD_NAMESPACE || undefined,
+    leaseDurationMs: integer(env, 'LEADER_ELECT_LEASE_DURATION_MS', 1000),
+    renewDeadlineMs: integer(env, 'LEADER_ELECT_RENEW_DEADLINE_MS', 1),
+    retryPeriodMs: integer(env, 'LEADER_ELECT_RETRY_PERIOD_MS', 1),
+  };
+  if (leaderElection.leaseDurationMs !== undefined && leaderElection.leaseDurationMs % 1000 !== 0) {
+    throw new Error(
+      `LEADER_ELECT_LEASE_DURATION_MS must be a whole number of seconds (the Lease holds seconds), got "${env.LEADER_ELECT_LEASE_DURATION_MS}"`,
+    );
+  }
   return {
     instance: env.POD_NAME || undefined,
+    leaderElect: boolean(env, 'LEADER_ELECT'),
+    leaderElection: withoutUndefined(leaderElection),
+    healthProbePort: integer(env, 'HEALTH_PROBE_PORT', 0, 65_535),
     workers: integer(env, 'WORKERS', 1),
     resyncPeriodMs: integer(env, 'RESYNC_PERIOD_MS', 0),
     retryBaseDelayMs: integer(env, 'RETRY_BASE_DELAY_MS', 1),
@@ -88,12 +168,34 @@ export function operatorOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Op
   };
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
+function integer(env: NodeJS.ProcessEnv, name: string, min: number, max?: number): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!Number.isSafeInteger(value) || value < min || (max !== undefined && value > max)) {
+    throw new Error(`${name} must be an integer >= ${min}${max !== undefined ? ` and <= ${max}` : ''}, got "${raw}"`);
   }
   return value;
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = raw.trim().toLowerCase();
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+}
+
+/** The namespace of the pod this process runs in, from its service account; undefined outside a cluster. */
+function inClusterNamespace(): string | undefined {
+  try {
+    return readFileSync(IN_CLUSTER_NAMESPACE_FILE, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,18 +1,70 @@
 import 'reflect-metadata';
-import type { INestApplicationContext, LoggerService, LogLevel } from '@nestjs/common';
+import { Logger, type INestApplicationContext, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ConfigMirrorController } from './config-mirror/config-mirror.controller.js';
+import { HealthServer } from './health/health-server.js';
+import { LeaderElector } from './leader-election/leader-elector.js';
+import { LeaseLock } from './leader-election/lease-lock.js';
 import { OperatorModule } from './operator.module.js';
-import type { OperatorOptions } from './operator.options.js';
+import { resolveOperatorOptions, type OperatorOptions, type ResolvedOperatorOptions } from './operator.options.js';
+
+/** How long past its lease duration a leader that has not renewed still counts as alive (client-go's healthz adaptor uses 20 s). */
+const LIVENESS_TOLERANCE_MS = 20_000;
 
 /** A running operator, as {@link startOperator} returns it. */
 export interface RunningOperator {
   app: INestApplicationContext;
   controller: ConfigMirrorController;
-  /** Resolves once the informers have synced: from then on, changes are reconciled. */
+  /** `reportingInstance` of its Events; with leader election, its identity in the Lease. */
+  instance: string;
+  /** Leader election, when it is on (`leaderElect`); undefined otherwise. */
+  leaderElection?: OperatorLeaderElection;
+  /** The port of the health probes (`/healthz`, `/readyz`, `/status`), when `healthProbePort` was given. */
+  healthProbePort?: number;
+  /**
+   * Resolves once the informers have synced: from then on, changes are
+   * reconciled. With leader election, only once this replica leads.
+   */
   whenReady(): Promise<void>;
-  /** Stops the watches, drains the reconciles in flight and closes the application. */
+  /** Who leads, whether the controller runs: what `/status` shows. */
+  status(): OperatorStatus;
+  /**
+   * Stops the watches, drains the reconciles in flight and closes the
+   * application; then, with leader election, releases the Lease if this
+   * replica holds it (it keeps renewing it until then), so that another
+   * replica takes over at once.
+   */
   stop(): Promise<void>;
+}
+
+/** This replica's view of the election. */
+export interface OperatorLeaderElection {
+  /** `namespace/name` of the Lease. */
+  readonly lease: string;
+  /** The holder of the Lease as this replica last saw it; `''` when nobody holds it. */
+  readonly leader: string;
+  /** Whether this replica leads (and so runs the controller). */
+  readonly isLeader: boolean;
+  /** Resolves when this replica acquires the Lease and starts the controller. */
+  whenLeading(): Promise<void>;
+  /**
+   * Resolves, with the reason, when this replica loses the Lease: it could
+   * not renew it within the renew deadline, or someone else holds it. The
+   * controller is stopping by then and does not start again; `main.ts` then
+   * stops the operator and exits 1, as controller-runtime does, for the
+   * Deployment to restart it as a candidate.
+   */
+  whenLost(): Promise<string>;
+}
+
+/** What `/status` answers, and `RunningOperator.status()` returns. */
+export interface OperatorStatus {
+  instance: string;
+  leaderElection:
+    | { enabled: false }
+    | { enabled: true; lease: string; leader: string; isLeader: boolean; state: LeaderElector['state'] };
+  controller: { running: boolean; synced: boolean };
 }
 
 /** Nest options for {@link startOperator}. */
@@ -23,8 +75,10 @@ export interface StartOperatorOptions {
 
 /**
  * Starts the operator in this process: creates the Nest application context
- * (which starts the informers and workers) and returns without waiting for
- * the informers to sync; await `whenReady()` for that.
+ * and returns without waiting for the informers to sync; await `whenReady()`
+ * for that. Without leader election the controller starts with the
+ * application; with it (`leaderElect`), the replica first campaigns for the
+ * Lease, and starts the controller only once it holds it.
  *
  * @example
  * const operator = await startOperator({ kubeConfig, retryMaxDelayMs: 2_000 });
@@ -36,15 +90,130 @@ export async function startOperator(
   options: OperatorOptions = {},
   nest: StartOperatorOptions = {},
 ): Promise<RunningOperator> {
-  const app = await NestFactory.createApplicationContext(OperatorModule.forRoot(options), {
+  const resolved = resolveOperatorOptions(options);
+  const app = await NestFactory.createApplicationContext(OperatorModule.forRoot(resolved), {
     abortOnError: false,
     ...(nest.logger !== undefined ? { logger: nest.logger } : {}),
   });
   const controller = app.get(ConfigMirrorController);
+  const logger = new Logger('Operator');
+  let closing = false;
+
+  let election: ReturnType<typeof campaign> | undefined;
+  const status = (): OperatorStatus => ({
+    instance: resolved.instance,
+    leaderElection: election
+      ? {
+          enabled: true,
+          lease: election.elector.describe(),
+          leader: election.elector.leader,
+          isLeader: election.elector.isLeader,
+          state: election.elector.state,
+        }
+      : { enabled: false },
+    controller: { running: controller.isRunning, synced: controller.isReady },
+  });
+
+  let health: HealthServer | undefined;
+  let healthProbePort: number | undefined;
+  try {
+    election = resolved.leaderElect ? campaign(app, controller, resolved, logger, () => closing) : undefined;
+    if (resolved.healthProbePort !== undefined) {
+      health = new HealthServer({
+        live: () => election?.elector.check(LIVENESS_TOLERANCE_MS),
+        // A follower is ready: it serves probes and stands by. A controller that stopped (the Lease lost) is not.
+        ready: () => (closing ? 'stopping' : election?.elector.state === 'lost' ? 'lost the leader lease' : undefined),
+        status,
+      });
+      healthProbePort = await health.listen(resolved.healthProbePort);
+      logger.log(`health probes on port ${healthProbePort} (/healthz, /readyz, /status)`);
+    }
+    election?.elector.start();
+  } catch (error) {
+    await health?.close();
+    await app.close();
+    throw error;
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = async (): Promise<void> => {
+    closing = true;
+    try {
+      // The controllers drain and the Events are flushed while the Lease is still renewed; released only then.
+      await app.close();
+    } finally {
+      await election?.elector.stop();
+      await health?.close();
+    }
+  };
+
   return {
     app,
     controller,
+    instance: resolved.instance,
+    ...(election ? { leaderElection: view(election) } : {}),
+    ...(healthProbePort !== undefined ? { healthProbePort } : {}),
     whenReady: () => controller.whenReady(),
-    stop: () => app.close(),
+    status,
+    stop: () => (stopping ??= stop()),
   };
+}
+
+function view({ elector, leading, lost }: ReturnType<typeof campaign>): OperatorLeaderElection {
+  return {
+    lease: elector.describe(),
+    get leader() {
+      return elector.leader;
+    },
+    get isLeader() {
+      return elector.isLeader;
+    },
+    whenLeading: () => leading,
+    whenLost: () => lost,
+  };
+}
+
+/** Creates this replica's {@link LeaderElector}: the controller runs while it leads, and stops when it loses. */
+function campaign(
+  app: INestApplicationContext,
+  controller: ConfigMirrorController,
+  options: ResolvedOperatorOptions,
+  logger: Logger,
+  closing: () => boolean,
+): { elector: LeaderElector; leading: Promise<void>; lost: Promise<string> } {
+  const { leaseName, namespace, leaseDurationMs, renewDeadlineMs, retryPeriodMs } = options.leaderElection;
+  const lock = new LeaseLock(app.get(KubeConfig).makeApiClient(CoordinationV1Api), namespace, leaseName);
+  let resolveLeading!: () => void;
+  let resolveLost!: (reason: string) => void;
+  const leading = new Promise<void>((resolve) => (resolveLeading = resolve));
+  const lost = new Promise<string>((resolve) => (resolveLost = resolve));
+  const elector = new LeaderElector({
+    lock,
+    identity: options.instance,
+    leaseDurationMs,
+    renewDeadlineMs,
+    retryPeriodMs,
+    callbacks: {
+      onStartedLeading: () => {
+        if (closing()) return;
+        logger.log(`${options.instance} leads (lease ${lock.describe()}): starting the ConfigMirror controller`);
+        controller.start();
+        resolveLeading();
+      },
+      onLostLeadership: (reason) => {
+        logger.error(`${options.instance} lost the lease ${lock.describe()} (${reason}): stopping the ConfigMirror controller`);
+        controller.stop().catch((error: unknown) => logger.error(`could not stop the controller: ${String(error)}`));
+        resolveLost(reason);
+      },
+      onNewLeader: (identity) => {
+        if (!identity) logger.log(`nobody leads: lease ${lock.describe()} was released`);
+        else if (identity !== options.instance) logger.log(`${identity} leads (lease ${lock.describe()}); ${options.instance} stands by`);
+      },
+    },
+  });
+  logger.log(
+    `leader election on: lease ${lock.describe()}, identity ${options.instance} ` +
+      `(lease ${leaseDurationMs} ms, renew deadline ${renewDeadlineMs} ms, retry ${retryPeriodMs} ms)`,
+  );
+  return { elector, leading, lost };
 }

@@ -29,8 +29,11 @@ export const READY_MESSAGE = 'ConfigMirror controller ready';
  * when its source ConfigMap changes, and when someone edits or deletes one of
  * its copies.
  *
- * Starts when the application bootstraps; on shutdown it stops the watches,
- * then lets the reconciles in flight finish (within `shutdownTimeoutMs`).
+ * Starts when the application bootstraps, or, with leader election, when
+ * this replica acquires the Lease (the operator calls {@link start}). On
+ * shutdown, or when the replica loses the Lease, it stops taking work at
+ * once, stops the watches, then lets the reconciles in flight finish (within
+ * `shutdownTimeoutMs`). It does not start again once stopped.
  */
 @Injectable()
 export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleDestroy {
@@ -86,17 +89,23 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     return this.mirrors.get(name, namespace);
   }
 
+  /** Whether the informers and workers run (started, and not stopped). */
+  get isRunning(): boolean {
+    return this.started && !this.stopping;
+  }
+
   onApplicationBootstrap(): void {
-    this.start();
+    // With leader election, only the replica that holds the Lease runs the controller: the operator starts it then.
+    if (!this.options.leaderElect) this.start();
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.stop();
   }
 
-  /** Starts the informers and the workers; called on application bootstrap. */
+  /** Starts the informers and the workers. Does nothing once it was started or stopped. */
   start(): void {
-    if (this.started) return;
+    if (this.started || this.stopping) return;
     this.started = true;
     this.workers.start();
     this.mirrors.start();
@@ -117,13 +126,15 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
   private async shutDown(): Promise<void> {
     if (!this.started) return;
     this.logger.log('stopping: closing watches, draining reconciles in flight');
-    await Promise.all([this.mirrors.stop(), this.configMaps.stop()]);
+    // The queue first: from here on no reconcile starts (a replica that lost the Lease must stop at once).
     const inFlight = this.queue.inFlight;
+    const drained = this.workers.stop().then(() => 'drained' as const);
+    await Promise.all([this.mirrors.stop(), this.configMaps.stop()]);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.options.shutdownTimeoutMs);
     });
-    const outcome = await Promise.race([this.workers.stop().then(() => 'drained' as const), timedOut]);
+    const outcome = await Promise.race([drained, timedOut]);
     clearTimeout(timer);
     if (outcome === 'timeout') {
       this.logger.warn(`gave up waiting for ${this.queue.inFlight} reconcile(s) after ${this.options.shutdownTimeoutMs} ms`);
