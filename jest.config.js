@@ -41,7 +41,7 @@ export default {
       setupFilesAfterEnv: ['<rootDir>/test/e2e/jest-setup.ts'],
       // One local control plane (etcd + kube-apiserver) for the whole run;
       // test files reach it through sharedControlPlane() in
-      // test/support/control-plane.ts.
+      // tools/control-plane/control-plane.ts.
       globalSetup: '<rootDir>/test/e2e/global-setup.ts',
       globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
     },

@@ -14,8 +14,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, kubernetesVersion } from '../test/support/build-control-plane.js';
-import { startControlPlane } from '../test/support/control-plane.js';
+import { REPO_ROOT, kubernetesVersion } from '../tools/control-plane/build.js';
+import { startControlPlane } from '../tools/control-plane/control-plane.js';
 import { ApiServer, delta, type ObjectRef, type RequestCounts } from './client-go/api-server.js';
 import { ensureClientGoBinary } from './client-go/build.js';
 import { ClientProcess, type Usage } from './client-go/client-process.js';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { REPO_ROOT, goVersion } from '../../test/support/build-control-plane.js';
+import { REPO_ROOT, goVersion } from '../../tools/control-plane/build.js';
 
 const MODULE_DIR = join(REPO_ROOT, 'bench/client-go');
 const CACHE_DIR = join(REPO_ROOT, '.cache/client-go-bench');

@@ -9,7 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { PublishError, PublishUnreachableError, type KubeEvent } from 'nestjs-kube-events';
-import { type ControlPlane, sharedControlPlane } from '../support/control-plane.js';
+import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { Scratch } from './support/library-fixtures.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };

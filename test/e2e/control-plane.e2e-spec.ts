@@ -20,7 +20,7 @@ import {
   type ControlPlane,
   serviceAccountKubeConfig,
   sharedControlPlane,
-} from '../support/control-plane.js';
+} from '../../tools/control-plane/control-plane.js';
 import { apiRefusal as refusal } from './support/library-fixtures.js';
 
 const CONTROLLER = 'kube-events.e2e/control-plane-test';

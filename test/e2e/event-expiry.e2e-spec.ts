@@ -2,7 +2,7 @@
 // Against an extra kube-apiserver with a 3 s TTL (same etcd, its own prefix),
 // a series whose Event is gone is created again (count 1) by the next
 // publish — its PATCH answered 404 — and then counts on in the new Event.
-import { type ControlPlane, E2E_ENV, sharedControlPlane } from '../support/control-plane.js';
+import { type ControlPlane, E2E_ENV, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeEvent } from 'nestjs-kube-events';
 import { Scratch } from './support/library-fixtures.js';

@@ -10,7 +10,7 @@ import {
 } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidEventError, type KubeEvent, MAX_NOTE_BYTES, PublishApiError } from 'nestjs-kube-events';
-import { sharedControlPlane } from '../support/control-plane.js';
+import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import {
   CONTROLLER,
   INSTANCE,

@@ -11,7 +11,7 @@
 // read back through the API.
 import type { EventsV1Event } from '@kubernetes/client-node';
 import type { KubeEvent, PublishOutcome } from 'nestjs-kube-events';
-import { type ControlPlane, sharedControlPlane } from '../support/control-plane.js';
+import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { Scratch } from './support/library-fixtures.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };

@@ -1,12 +1,12 @@
 // Jest globalSetup of the `e2e` project: builds the control plane if needed
 // and starts one for the whole run, then hands it to the test files through
 // process.env (KUBECONFIG_E2E, KUBE_EVENTS_E2E_*; see E2E_ENV in
-// test/support/control-plane.ts and sharedControlPlane()).
+// tools/control-plane/control-plane.ts and sharedControlPlane()).
 //
 // Jest loads global setup files through its CommonJS transform, where the
 // repository's ESM sources (relative `.js` imports, import.meta) do not load.
 // So this file uses Node built-ins only and runs the control plane in a child
-// process, test/support/control-plane-cli.ts --json, under @swc-node/register
+// process, tools/control-plane/cli.ts --json, under @swc-node/register
 // like every other script. The child stops when Jest's teardown asks it to,
 // and also when Jest dies (its stdin closes).
 import { spawn } from 'node:child_process';
@@ -21,7 +21,7 @@ export default async function globalSetup(_globalConfig: Config.GlobalConfig, pr
   const started = Date.now();
   const child = spawn(
     process.execPath,
-    ['--import', '@swc-node/register/esm-register', join(rootDir, 'test/support/control-plane-cli.ts'), '--json', '--stop-on-stdin-close'],
+    ['--import', '@swc-node/register/esm-register', join(rootDir, 'tools/control-plane/cli.ts'), '--json', '--stop-on-stdin-close'],
     { cwd: rootDir, stdio: ['pipe', 'pipe', 'inherit'], env: process.env },
   );
   (globalThis as Record<string, unknown>)[CHILD_KEY] = child;
@@ -53,7 +53,7 @@ export default async function globalSetup(_globalConfig: Config.GlobalConfig, pr
     delete (globalThis as Record<string, unknown>)[CHILD_KEY];
     throw new Error(
       `e2e: could not ${outcome.exitCode === GO_MISSING_EXIT_CODE ? 'build' : 'build or start'} the local control plane ` +
-        `(test/support/control-plane-cli.ts exited with ${outcome.exitCode}); see its output above.`,
+        `(tools/control-plane/cli.ts exited with ${outcome.exitCode}); see its output above.`,
     );
   }
 

@@ -4,7 +4,7 @@
 // note. Each test has a fresh namespace, removed afterwards.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeEvent } from 'nestjs-kube-events';
-import { type ControlPlane, sharedControlPlane } from '../support/control-plane.js';
+import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { CONTROLLER, Scratch } from './support/library-fixtures.js';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

@@ -37,7 +37,7 @@ import {
   V1MicroTime,
   loadAllYaml,
 } from '@kubernetes/client-node';
-import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../support/control-plane.js';
+import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import {
   CONFIG_MIRROR_CRD_NAME as CRD_NAME,
   CONFIG_MIRROR_GROUP as GROUP,

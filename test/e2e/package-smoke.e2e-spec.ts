@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { sharedControlPlane } from '../support/control-plane.js';
+import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { Scratch } from './support/library-fixtures.js';
 
 const run = promisify(execFile);

@@ -7,7 +7,7 @@ import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, InjectEventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
-import { sharedControlPlane } from '../support/control-plane.js';
+import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { CONTROLLER, MICRO_TIME, Scratch } from './support/library-fixtures.js';
 
 @Injectable()

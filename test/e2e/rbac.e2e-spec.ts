@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type KubeEvent, PublishApiError } from 'nestjs-kube-events';
-import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../support/control-plane.js';
+import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
 
 /** The Role the library ships (libs/kube-events/rbac/role.yaml), applied as it is into `namespace` and bound to a ServiceAccount. */

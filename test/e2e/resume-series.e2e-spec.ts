@@ -5,7 +5,7 @@
 // selectors find the Event.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SERIES_ENDED_ANNOTATION, type KubeEvent } from 'nestjs-kube-events';
-import { sharedControlPlane } from '../support/control-plane.js';
+import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { Scratch } from './support/library-fixtures.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source ConfigMap not found' };

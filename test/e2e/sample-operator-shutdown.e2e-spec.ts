@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { type ControlPlane, sharedControlPlane } from '../support/control-plane.js';
+import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import {
   CONFIG_MIRROR_CRD_NAME as CRD_NAME,
   CONFIG_MIRROR_GROUP as GROUP,

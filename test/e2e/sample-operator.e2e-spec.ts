@@ -44,7 +44,7 @@ import {
   type ControlPlane,
   serviceAccountKubeConfig,
   sharedControlPlane,
-} from '../support/control-plane.js';
+} from '../../tools/control-plane/control-plane.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEPLOY = join(REPO_ROOT, 'apps/sample-operator/deploy');

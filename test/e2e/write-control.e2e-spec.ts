@@ -13,7 +13,7 @@ import { Test } from '@nestjs/testing';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventRecorder, type KubeEvent, KubeEventsModule, type PublishOutcome, PublishTimeoutError } from 'nestjs-kube-events';
-import { sharedControlPlane } from '../support/control-plane.js';
+import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { CONTROLLER, MICRO_TIME, Scratch, rejectionOf } from './support/library-fixtures.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };

@@ -26,8 +26,8 @@ import {
   ControlPlaneBuildError,
   binariesIn,
   ensureControlPlaneBinaries,
-} from '../../../test/support/build-control-plane.js';
-import { type ControlPlane, startControlPlane } from '../../../test/support/control-plane.js';
+} from '../../../tools/control-plane/build.js';
+import { type ControlPlane, startControlPlane } from '../../../tools/control-plane/control-plane.js';
 // The built operator (`npm run demo` builds first).
 import { startOperator, type RunningOperator } from '../dist/operator.js';
 import type { ConfigMirror } from '../dist/config-mirror/config-mirror.types.js';

@@ -1,5 +1,5 @@
 // Builds the local control plane (kube-apiserver, etcd, kubectl) from the Go
-// module in test/control-plane into .cache/control-plane/bin, once: the build
+// module in tools/control-plane/kubernetes into .cache/control-plane/bin, once: the build
 // is skipped while the binaries exist and the stamp file matches a hash of
 // go.mod + go.sum.
 //
@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const CONTROL_PLANE_MODULE_DIR = join(REPO_ROOT, 'test/control-plane');
+export const CONTROL_PLANE_MODULE_DIR = join(REPO_ROOT, 'tools/control-plane/kubernetes');
 export const CONTROL_PLANE_CACHE_DIR = join(REPO_ROOT, '.cache/control-plane');
 export const CONTROL_PLANE_BIN_DIR = join(CONTROL_PLANE_CACHE_DIR, 'bin');
 

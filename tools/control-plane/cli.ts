@@ -8,7 +8,7 @@
 // control plane is ready. With --stop-on-stdin-close it also stops when its
 // stdin (a pipe from the parent) closes, that is when the parent goes away.
 // It always stops on SIGINT/SIGTERM/SIGHUP.
-import { ControlPlaneBuildError, ensureControlPlaneBinaries } from './build-control-plane.js';
+import { ControlPlaneBuildError, ensureControlPlaneBinaries } from './build.js';
 import { type ControlPlane, controlPlaneEnv, startControlPlane } from './control-plane.js';
 
 const json = process.argv.includes('--json');
