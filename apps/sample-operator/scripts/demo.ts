@@ -12,6 +12,7 @@
 // instead: nothing is started there; the demo's namespaces are deleted at the
 // end, and the CRD too if the demo installed it.
 import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
@@ -20,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { LoggerService } from '@nestjs/common';
-import { CustomObjectsApi, EventsV1Api, KubeConfig, type EventsV1Event } from '@kubernetes/client-node';
+import { CoordinationV1Api, CustomObjectsApi, EventsV1Api, KubeConfig, type EventsV1Event } from '@kubernetes/client-node';
 import {
   CONTROL_PLANE_BIN_DIR,
   ControlPlaneBuildError,
@@ -31,6 +32,7 @@ import { type ControlPlane, startControlPlane } from '../../../tools/control-pla
 // The built operator (`npm run demo` builds first).
 import { startOperator, type RunningOperator } from '../dist/operator.js';
 import type { ConfigMirror } from '../dist/config-mirror/config-mirror.types.js';
+import { LEASE_NAME } from '../dist/operator.options.js';
 import {
   CONFIG_MIRROR_CRD_NAME as CRD_NAME,
   CONFIG_MIRROR_GROUP as GROUP,
@@ -41,6 +43,8 @@ import {
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const DEPLOY_DIR = join(REPO_ROOT, 'apps/sample-operator/deploy');
+/** The failover step's Lease duration: short, so that the demo is quick. */
+const FAILOVER_LEASE_MS = 4_000;
 /** Retries back off from client-go's 5 ms, but only up to 2 s, so that the demo is quick. */
 const RETRY_MAX_DELAY_MS = 2_000;
 const LOG_PATH = join(REPO_ROOT, '.cache/demo/operator.log');
@@ -71,7 +75,7 @@ const indent = (text: string, prefix = '    ') =>
     .join('\n');
 
 let stepNumber = 0;
-const STEPS = 7;
+const STEPS = 8;
 function step(title: string): void {
   out();
   out(bold(`[${++stepNumber}/${STEPS}] ${title}`));
@@ -83,6 +87,8 @@ function step(title: string): void {
 const interrupted = new AbortController();
 let cp: ControlPlane | undefined;
 let operator: RunningOperator | undefined;
+/** The operator replicas of the failover step, each a process of its own. */
+const replicas = new Map<string, ChildProcess>();
 let operatorLog: WriteStream | undefined;
 let createdCrd = false;
 let createdNamespaces: string[] = [];
@@ -97,6 +103,14 @@ function cleanUp(): Promise<void> {
       await operator.stop().catch((error) => say(`(the operator did not stop cleanly: ${message(error)})`));
       operator = undefined;
     }
+    for (const [name, child] of replicas) {
+      if (child.exitCode === null && child.signalCode === null) {
+        say(`stopping replica ${name}…`);
+        child.kill('SIGTERM');
+        await new Promise((done) => child.once('exit', done));
+      }
+    }
+    replicas.clear();
     // On the demo's own control plane, everything goes away with it.
     if (cp?.external) {
       if (createdNamespaces.length > 0) {
@@ -343,13 +357,77 @@ async function main(): Promise<void> {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   out(indent(rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('   ').trimEnd()).join('\n')));
 
-  // 7. Done
+  // 7. Two replicas, and the leader dies
+  step('Two replicas with leader election: the leader is killed, the same Event keeps counting');
+  await operator!.stop();
+  operator = undefined;
+  const kubeconfigPath = cp?.kubeconfigPath ?? (await userKubeconfigPath());
+  const leases = kubeConfig.makeApiClient(CoordinationV1Api);
+  const holder = async () =>
+    (await leases.readNamespacedLease({ namespace: NS, name: LEASE_NAME }).catch(() => undefined))?.spec?.holderIdentity || undefined;
+  for (const name of ['configmirror-0', 'configmirror-1']) {
+    replicas.set(name, startReplica(name, kubeconfigPath));
+  }
+  say('Two operator processes, LEADER_ELECT=true, POD_NAME configmirror-0 and -1, competing for the Lease');
+  say(`${NS}/${LEASE_NAME} (lease ${FAILOVER_LEASE_MS / 1000} s here; client-go's 15 s in the shipped Deployment).`);
+  const leader = await waitFor('a leader', holder);
+  const failing = await waitFor('the failure Event counting under the new leader', async () => {
+    const [event] = (await mirrorEvents(eventsApi, getMirror)).filter((event) => isFailure(event) && !before.includes(event.metadata?.name));
+    return event;
+  });
+  await pause(3_000);
+  say(`${leader} leads; only it reconciles. resumeSeries: it continued the failure's Event (${failing.metadata?.name}).`);
+  out();
+  await describeMirror(['Events']);
+  const killedAt = Date.now();
+  say(`$ kill -KILL <${leader}>   (a crash: no release of the Lease)`);
+  replicas.get(leader)!.kill('SIGKILL');
+  const next = await waitFor('the other replica to take the Lease', async () => {
+    const now = await holder();
+    return now && now !== leader ? now : undefined;
+  });
+  say(`${next} took the Lease ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill (once it expired).`);
+  await pause(4_000);
+  say('The same Warning Event, its count still growing: not a new x1 under the old one.');
+  out();
+  await describeMirror(['Events']);
+  say(`$ kill -TERM <${next}>   (a clean stop releases the Lease at once)`);
+  const stopping = replicas.get(next)!;
+  stopping.kill('SIGTERM');
+  await new Promise((done) => stopping.once('exit', done));
+  say(`${next} exited; the Lease holder is now ${(await holder()) ?? 'nobody (released)'}.`);
+
+  // 8. Done
   step('Cleaning up');
   await cleanUp();
   out();
   out(bold(`Done in ${Math.round((Date.now() - started) / 1000)} s.`));
   if (!useKubeconfig) say('Against your own cluster: KUBE_EVENTS_DEMO_USE_KUBECONFIG=1 npm run demo');
   say('To run the operator for real, see apps/sample-operator/README.md.');
+}
+
+/** One operator replica as a process of its own, with leader election and the demo's short timings. */
+function startReplica(name: string, kubeconfigPath: string): ChildProcess {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'apps/sample-operator/dist/main.js')], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      KUBECONFIG: kubeconfigPath,
+      NO_COLOR: '1',
+      POD_NAME: name,
+      POD_NAMESPACE: NS,
+      LEADER_ELECT: 'true',
+      LEADER_ELECT_LEASE_DURATION_MS: String(FAILOVER_LEASE_MS),
+      LEADER_ELECT_RENEW_DEADLINE_MS: String(FAILOVER_LEASE_MS - 1_000),
+      LEADER_ELECT_RETRY_PERIOD_MS: '500',
+      RETRY_MAX_DELAY_MS: String(RETRY_MAX_DELAY_MS),
+      SHUTDOWN_TIMEOUT_MS: '5000',
+    },
+  });
+  child.stdout!.pipe(operatorLog!, { end: false });
+  child.stderr!.pipe(operatorLog!, { end: false });
+  return child;
 }
 
 function isFailure(event: EventsV1Event): boolean {
