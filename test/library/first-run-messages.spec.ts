@@ -11,7 +11,7 @@ import { FakeEventRecorder, KubeEventsTestingModule } from 'nestjs-kube-events/t
 import { loadDefaultKubeConfig } from '../../libs/kube-events/src/module/default-kube-config.js';
 import { assertSupportedNode, isAtLeast } from '../../libs/kube-events/src/runtime-check.js';
 
-// The messages a new user meets first (issue 10), each saying what is wrong and what to do.
+// The messages a new user meets first, each saying what is wrong and what to do.
 
 const widget: KubernetesObject = {
   apiVersion: 'example.com/v1',

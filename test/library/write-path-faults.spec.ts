@@ -11,12 +11,12 @@ import { configMap, syncFailed } from '../support/objects.js';
 
 /**
  * The write path under the faults a network and an API server can produce
- * (SPEC §5 "When a publish settles", "Writes are idempotent"; §8). Each test
+ * (README, "When a publish resolves": settling, idempotent writes, timeouts). Each test
  * asserts what the server holds in the end: one Event per series, a count
  * history that never goes backwards, and a final count equal to every
  * occurrence that resolved or was reported queued. No timing is asserted
  * beyond "no sooner than Retry-After" (and "promptly" for an unreachable
- * server, which the brief asks for).
+ * server, which a caller in a reconcile loop needs).
  */
 
 const failed = syncFailed;
