@@ -1,3 +1,8 @@
+/** What watches an awaited publish until it settles: told when it does, so that it lets go of it at once. */
+export interface SettleWatcher {
+  settled(awaited: AwaitedPublish): void;
+}
+
 /**
  * The promise a caller awaits for one publish: it settles with the write
  * that carries the occurrence, or rejects when its deadline passes first
@@ -7,6 +12,10 @@ export class AwaitedPublish {
   readonly promise: Promise<void>;
   /** What carries the occurrence, once queued: its last failure explains a timeout. */
   carrier: { readonly lastError: Error | undefined } | undefined;
+  /** Links of the deadline line (see `PublishDeadlines`), which owns them. */
+  previous: AwaitedPublish | undefined;
+  next: AwaitedPublish | undefined;
+  watcher: SettleWatcher | undefined;
   private resolvePromise!: () => void;
   private rejectPromise!: (error: unknown) => void;
   private settled = false;
@@ -21,11 +30,6 @@ export class AwaitedPublish {
     });
   }
 
-  /** Whether the caller has had its answer. */
-  get isSettled(): boolean {
-    return this.settled;
-  }
-
   resolve(): void {
     if (this.settle()) this.resolvePromise();
   }
@@ -37,6 +41,7 @@ export class AwaitedPublish {
   private settle(): boolean {
     if (this.settled) return false;
     this.settled = true;
+    this.watcher?.settled(this);
     return true;
   }
 }

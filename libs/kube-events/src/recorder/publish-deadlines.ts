@@ -1,42 +1,53 @@
 import { monotonicNow } from './monotonic-clock.js';
-import type { AwaitedPublish } from './awaited-publish.js';
+import type { AwaitedPublish, SettleWatcher } from './awaited-publish.js';
 
 /**
  * Ends the wait of every publish at its deadline, with one timer for all of
  * them: every publish of a recorder has the same timeout, so deadlines
  * arrive in the order publishes do, and a first-in-first-out line serves.
+ * The line is linked through the publishes themselves, so a publish that
+ * settles leaves it at once and nothing is held until its deadline.
  */
-export class PublishDeadlines {
-  private readonly line: AwaitedPublish[] = [];
-  private head = 0;
+export class PublishDeadlines implements SettleWatcher {
+  private head: AwaitedPublish | undefined;
+  private tail: AwaitedPublish | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly timedOut: (awaited: AwaitedPublish) => void) {}
 
   /** Watches `awaited` until it settles or its deadline passes. */
   watch(awaited: AwaitedPublish): void {
-    this.line.push(awaited);
+    awaited.watcher = this;
+    awaited.previous = this.tail;
+    if (this.tail) this.tail.next = awaited;
+    else this.head = awaited;
+    this.tail = awaited;
     this.arm();
   }
 
+  /** A watched publish settled: it leaves the line. */
+  settled(awaited: AwaitedPublish): void {
+    const { previous, next } = awaited;
+    if (previous) previous.next = next;
+    else if (this.head === awaited) this.head = next;
+    if (next) next.previous = previous;
+    else if (this.tail === awaited) this.tail = previous;
+    awaited.previous = awaited.next = awaited.watcher = undefined;
+  }
+
   private arm(): void {
-    if (this.timer || this.head >= this.line.length) return;
-    const wait = Math.max(0, this.line[this.head].deadline - monotonicNow());
-    this.timer = setTimeout(() => this.expire(), wait);
+    if (this.timer || !this.head) return;
+    this.timer = setTimeout(() => this.expire(), Math.max(0, this.head.deadline - monotonicNow()));
     this.timer.unref();
   }
 
   private expire(): void {
     this.timer = undefined;
     const now = monotonicNow();
-    while (this.head < this.line.length && this.line[this.head].deadline <= now) {
-      const awaited = this.line[this.head++];
-      if (!awaited.isSettled) this.timedOut(awaited);
-    }
-    // Settled publishes leave the line with their deadline; compact it now and then.
-    if (this.head > 1_024 && this.head * 2 > this.line.length) {
-      this.line.splice(0, this.head);
-      this.head = 0;
+    while (this.head && this.head.deadline <= now) {
+      const awaited = this.head;
+      this.settled(awaited);
+      this.timedOut(awaited);
     }
     this.arm();
   }

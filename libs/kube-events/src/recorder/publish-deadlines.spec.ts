@@ -1,0 +1,41 @@
+import { AwaitedPublish } from './awaited-publish.js';
+import { monotonicNow } from './monotonic-clock.js';
+import { PublishDeadlines } from './publish-deadlines.js';
+
+describe('PublishDeadlines', () => {
+  it('rejects what is still waiting at its deadline, in order, and lets go of what settled at once', async () => {
+    const timedOut: AwaitedPublish[] = [];
+    const deadlines = new PublishDeadlines((awaited) => {
+      timedOut.push(awaited);
+      awaited.reject(new Error('timed out'));
+    });
+    const now = monotonicNow();
+    const [first, second, third] = [now + 20, now + 25, now + 30].map((deadline) => new AwaitedPublish(deadline));
+    for (const awaited of [first, second, third]) {
+      awaited.promise.catch(() => undefined);
+      deadlines.watch(awaited);
+    }
+    second.resolve();
+    expect(second.watcher).toBeUndefined();
+    expect(first.next).toBe(third);
+    expect(third.previous).toBe(first);
+
+    await expect(first.promise).rejects.toThrow('timed out');
+    await expect(third.promise).rejects.toThrow('timed out');
+    await expect(second.promise).resolves.toBeUndefined();
+    expect(timedOut).toEqual([first, third]);
+  });
+
+  it('keeps nothing of a publish that settled before its deadline', () => {
+    const deadlines = new PublishDeadlines(() => undefined);
+    const awaited = Array.from({ length: 3 }, () => new AwaitedPublish(monotonicNow() + 60_000));
+    awaited.forEach((each) => deadlines.watch(each));
+    awaited.forEach((each) => each.resolve());
+    for (const each of awaited) expect([each.previous, each.next, each.watcher]).toEqual([undefined, undefined, undefined]);
+    // Watching again after the line emptied starts it anew.
+    const later = new AwaitedPublish(monotonicNow() + 60_000);
+    deadlines.watch(later);
+    expect(later.previous).toBeUndefined();
+    later.resolve();
+  });
+});
