@@ -47,6 +47,7 @@ import {
 import { LeaderElector, JITTER_FACTOR } from '../../apps/sample-operator/src/leader-election/leader-elector.js';
 import { LeaseLock } from '../../apps/sample-operator/src/leader-election/lease-lock.js';
 import { LEASE_NAME } from '../../apps/sample-operator/src/operator.options.js';
+import { exitOf, ProcessLog } from './support/child-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(REPO_ROOT, 'apps/sample-operator/dist/main.js');
@@ -67,62 +68,10 @@ const RELEASED = 'released leader lease';
 const LOST = 'lost the lease';
 const STOPPED_LINE = /stopped \(\d+ reconcile\(s\) were in flight\)/;
 
-/** A child process's output, line by line, with a way to wait for a line. */
-class ProcessLog {
-  readonly lines: string[] = [];
-  private waiters: Array<() => void> = [];
-
-  constructor(child: ChildProcess) {
-    for (const stream of [child.stdout!, child.stderr!]) {
-      let buffered = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => {
-        buffered += chunk;
-        let newline: number;
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          this.lines.push(buffered.slice(0, newline));
-          buffered = buffered.slice(newline + 1);
-        }
-        for (const wake of this.waiters.splice(0)) wake();
-      });
-    }
-  }
-
-  text(): string {
-    return this.lines.join('\n');
-  }
-
-  index(pattern: string | RegExp, from = 0): number {
-    return this.lines.findIndex((line, i) => i >= from && (typeof pattern === 'string' ? line.includes(pattern) : pattern.test(line)));
-  }
-
-  async waitFor(pattern: string | RegExp, timeoutMs = 20_000): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.index(pattern);
-      if (found >= 0) return found;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for a log line ${String(pattern)}\n--- log ---\n${this.text()}`);
-      await Promise.race([new Promise<void>((resolve) => this.waiters.push(resolve)), sleep(Math.min(left, 200))]);
-    }
-  }
-}
-
 interface Replica {
   name: string;
   child: ChildProcess;
   log: ProcessLog;
-}
-
-function exitOf(child: ChildProcess, timeoutMs: number): Promise<number | string> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode ?? child.signalCode!);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve(code ?? signal ?? 'unknown');
-    });
-  });
 }
 
 async function poll<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000, everyMs = 25): Promise<T> {

@@ -20,6 +20,7 @@ import {
   CONFIG_MIRROR_PLURAL as PLURAL,
   CONFIG_MIRROR_VERSION as VERSION,
 } from '../../apps/sample-operator/src/config-mirror/config-mirror.constants.js';
+import { exitOf, ProcessLog } from './support/child-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(REPO_ROOT, 'apps/sample-operator/dist/main.js');
@@ -35,62 +36,6 @@ const READY_LINE = 'ConfigMirror controller ready';
 const STOPPING_LINE = 'stopping: closing watches, draining reconciles in flight';
 const STOPPED_LINE = /stopped \(\d+ reconcile\(s\) were in flight\)/;
 const GAVE_UP_LINE = 'gave up waiting for';
-
-/** A child process's output, line by line, with a way to wait for a line. */
-class ProcessLog {
-  readonly lines: string[] = [];
-  private waiters: Array<() => void> = [];
-
-  constructor(child: ChildProcess) {
-    for (const stream of [child.stdout!, child.stderr!]) {
-      let buffered = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => {
-        buffered += chunk;
-        let newline: number;
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          this.lines.push(buffered.slice(0, newline));
-          buffered = buffered.slice(newline + 1);
-        }
-        for (const wake of this.waiters.splice(0)) wake();
-      });
-    }
-  }
-
-  text(): string {
-    return this.lines.join('\n');
-  }
-
-  /** Resolves with the first line matching `pattern`; rejects after `timeoutMs` with the log so far. */
-  async waitFor(pattern: string | RegExp, timeoutMs = 30_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const line = this.lines.find((candidate) => (typeof pattern === 'string' ? candidate.includes(pattern) : pattern.test(candidate)));
-      if (line !== undefined) return line;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for a log line ${String(pattern)}\n--- operator log ---\n${this.text()}`);
-      await Promise.race([new Promise<void>((resolve) => this.waiters.push(resolve)), sleep(Math.min(left, 500))]);
-    }
-  }
-}
-
-/** Resolves with the exit code (128+n for signal n), or 'timeout' if the process is still running after `timeoutMs`. */
-function exitOf(child: ChildProcess, timeoutMs: number): Promise<number | 'timeout'> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(codeOf(child.exitCode, child.signalCode));
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve(codeOf(code, signal));
-    });
-  });
-}
-
-function codeOf(code: number | null, signal: NodeJS.Signals | null): number {
-  if (code !== null) return code;
-  const signals: Record<string, number> = { SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
-  return 128 + (signal ? (signals[signal] ?? 0) : 0);
-}
 
 describe('sample operator process: SIGTERM while reconciles are failing', () => {
   let cp: ControlPlane;

@@ -3,8 +3,8 @@
 // Occurrences the recorder cannot write at once (an object's or the
 // recorder's budget is spent) wait in their series and are written together
 // by its next write; their publishes resolve with that write, so a test reads
-// the server right after awaiting them. Publishes whose write is far off are
-// started without await, and awaited after flush() (shutdown). Whatever the
+// the server right after awaiting them; only the shutdown test leaves a
+// publish for app.close() to write. Whatever the
 // path, the count read back through the API must be exact. Each test has a
 // fresh namespace, removed afterwards.
 import { jest } from '@jest/globals';
@@ -17,8 +17,8 @@ import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { CONTROLLER, MICRO_TIME, Scratch, rejectionOf } from './support/library-fixtures.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
-/** One write per object, then nothing for an hour: every further occurrence waits the maximum delay (a minute). */
-const oneWritePerObject = { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 };
+/** One write per object, then nothing for an hour: what waits goes out together after the maximum delay, 1.5 s (within the 5 s timeout). */
+const oneWritePerObject = { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 1_500 };
 
 /** Polls until `done` holds for the Events of the namespace, for at most `limitMs`. */
 async function eventually(scratch: Scratch, done: (events: EventsV1Event[]) => boolean, limitMs = 5_000): Promise<EventsV1Event[]> {
@@ -61,14 +61,13 @@ describe('write control against the real API server', () => {
     const [a, b] = await Promise.all([scratch.configMap('a'), scratch.configMap('b')]);
     const recorder = scratch.recorder({ writeControl: oneWritePerObject });
     await recorder.publish(a, failed);
-    const waiting = recorder.publish(a, failed); // a's budget is spent: waits (up to the one-minute maximum delay)
+    const waiting = recorder.publish(a, failed); // a's budget is spent: waits for the maximum delay
     await recorder.publish(b, failed);
     expect((await scratch.allEvents()).map((event) => [event.regarding?.name, event.series?.count])).toEqual([
       ['a', undefined],
       ['b', undefined],
     ]);
-    // Not awaited on purpose (its write is a minute away): flush() writes it, as at shutdown, and it resolves with that write.
-    await recorder.flush();
+    // It resolves with its own write, once the maximum delay has passed.
     await waiting;
     expect((await scratch.eventsAbout(a)).map((event) => event.series?.count)).toEqual([2]);
   });
@@ -159,8 +158,7 @@ describe('write control against the real API server', () => {
     await expect(refused).rejects.toMatchObject({ name: 'PublishError', queued: false, message: expect.stringMatching(/maxPending/) });
     expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual(['created 1', 'coalesced 2', 'dropped 1']);
     expect(warn).toHaveBeenCalledWith(expect.stringMatching(/Dropped 1 occurrence.*maxPending/));
-    // Not awaited on purpose (their write is a minute away): flush() writes them, and they resolve with that write.
-    await recorder.flush();
+    // They resolve with their one write, once the maximum delay has passed.
     await Promise.all(waiting);
 
     const events = await scratch.allEvents();
@@ -187,7 +185,11 @@ describe('write control against the real API server', () => {
     const cm = await scratch.configMap('app-config');
     const app = await Test.createTestingModule({
       imports: [
-        KubeEventsModule.forRoot({ reporter: { controller: CONTROLLER }, kubeConfig: scratch.admin, writeControl: oneWritePerObject }),
+        KubeEventsModule.forRoot({
+          reporter: { controller: CONTROLLER },
+          kubeConfig: scratch.admin,
+          writeControl: { ...oneWritePerObject, maxDelay: 60_000 },
+        }),
       ],
     }).compile();
     await app.init();

@@ -5,10 +5,10 @@ import {
   EventRecorder,
   type EventsWriter,
   type KubeEvent,
-  type KubeEventsModuleOptions,
   type PublishOutcome,
 } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
+import { recordersOf } from '../support/fake-server-recorders.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
 
@@ -20,20 +20,14 @@ const object = (name: string): KubernetesObject => ({
 
 describe('write control', () => {
   let server: FakeApiServer;
-  const recorders: EventRecorder[] = [];
-
-  const recorderWith = (options: Partial<KubeEventsModuleOptions> = {}) => {
-    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig: server.kubeConfig(), ...options });
-    recorders.push(recorder);
-    return recorder;
-  };
+  const { recorderWith, shutDown } = recordersOf(() => server);
   const countOf = (name: string) => server.events().find((event) => event.regarding.name === name)?.series?.count ?? 1;
 
   beforeEach(async () => {
     server = await FakeApiServer.start();
   });
   afterEach(async () => {
-    await Promise.all(recorders.splice(0).map((recorder) => recorder.flush()));
+    await shutDown();
     await server.close();
     jest.restoreAllMocks();
   });

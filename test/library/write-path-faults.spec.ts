@@ -1,13 +1,12 @@
 import {
-  EventRecorder,
   PublishApiError,
   PublishError,
   PublishTimeoutError,
-  type KubeEventsModuleOptions,
   type PublishOutcome,
 } from 'nestjs-kube-events';
 import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { recordersOf } from '../support/fake-server-recorders.js';
 
 /**
  * The write path under the faults a network and an API server can produce
@@ -41,13 +40,7 @@ const patchCount = (request: RecordedRequest): number | undefined =>
 
 describe('write path under faults', () => {
   let server: FakeApiServer;
-  const recorders: EventRecorder[] = [];
-
-  const recorderWith = (options: Partial<KubeEventsModuleOptions> = {}) => {
-    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig: server.kubeConfig(), ...options });
-    recorders.push(recorder);
-    return recorder;
-  };
+  const { recorderWith, shutDown } = recordersOf(() => server);
 
   /** Polls `probe` until it holds; fails with the server's request log after `timeoutMs`. */
   const until = async (probe: () => boolean, what: string, timeoutMs = 5_000): Promise<void> => {
@@ -74,7 +67,7 @@ describe('write path under faults', () => {
     server = await FakeApiServer.start();
   });
   afterEach(async () => {
-    await Promise.all(recorders.splice(0).map((recorder) => recorder.flush()));
+    await shutDown();
     await server.close();
   });
 

@@ -71,12 +71,9 @@ export class Scratch {
     return recorder;
   }
 
-  /**
-   * Shuts the recorders of this test down: writes what they still hold (publishes not awaited, or
-   * waiting for a budget). Never needed to read what an awaited publish wrote.
-   */
-  async flush(): Promise<void> {
-    await Promise.all(this.recorders.map((recorder) => recorder.flush()));
+  /** Shuts the recorders of this test down, as the application would: their connections close, and nothing outlives the test. */
+  async shutDown(): Promise<void> {
+    await Promise.all(this.recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
   }
 
   /** A real ConfigMap in this namespace (or another), as the server returned it: uid, resourceVersion, apiVersion, kind. */
@@ -140,7 +137,7 @@ export class Scratch {
   }
 
   /**
-   * Writes what recorders still hold (as at shutdown), then removes what the test made: Events about cluster-scoped objects in
+   * Shuts the recorders down (as the application would), then removes what the test made: Events about cluster-scoped objects in
    * `default`, ClusterRoles and Nodes, then each namespace with its content. Without
    * kube-controller-manager nothing empties and finalizes a deleted
    * namespace, so this does both, as the namespace controller would.
@@ -153,8 +150,8 @@ export class Scratch {
         // already gone, or never made
       }
     };
-    // No folded write (or its timer) outlives the test.
-    await quietly(this.flush());
+    // No recorder (its timers, its connections) outlives the test.
+    await quietly(this.shutDown());
     if (this.defaultEventsOf.size) {
       const inDefault = await this.events.listNamespacedEvent({ namespace: 'default' }).catch(() => ({ items: [] }));
       for (const event of inDefault.items) {
