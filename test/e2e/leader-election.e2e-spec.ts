@@ -16,12 +16,11 @@
 //
 // Who reconciled is read from the API server (the Lease, the Events'
 // reportingInstance and their time spans) and from each process's log.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ApiException,
@@ -39,7 +38,6 @@ import {
 } from '@kubernetes/client-node';
 import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import {
-  CONFIG_MIRROR_CRD_NAME as CRD_NAME,
   CONFIG_MIRROR_GROUP as GROUP,
   CONFIG_MIRROR_PLURAL as PLURAL,
   CONFIG_MIRROR_VERSION as VERSION,
@@ -48,10 +46,9 @@ import { LeaderElector, JITTER_FACTOR } from '../../apps/sample-operator/src/lea
 import { LeaseLock } from '../../apps/sample-operator/src/leader-election/lease-lock.js';
 import { LEASE_NAME } from '../../apps/sample-operator/src/operator.options.js';
 import { exitOf, ProcessLog } from './support/child-process.js';
+import { ensureOperatorBuilt, installConfigMirrorCrd, OPERATOR_MAIN as MAIN, removeConfigMirrorCrd } from './support/operator-fixtures.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(REPO_ROOT, 'apps/sample-operator/dist/main.js');
-const LIB = join(REPO_ROOT, 'libs/kube-events/dist/index.js');
 const DEPLOY = join(REPO_ROOT, 'apps/sample-operator/deploy');
 
 const LEASE_MS = 3_000;
@@ -152,23 +149,14 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
   const reconciles = (replica: Replica, from = 0) => replica.log.lines.slice(from).filter((line) => line.includes(reconcileLine));
 
   beforeAll(async () => {
-    if (!existsSync(MAIN) || !existsSync(LIB)) {
-      await promisify(execFile)('npm', ['run', 'build'], { cwd: REPO_ROOT });
-    }
+    await ensureOperatorBuilt();
     cp = sharedControlPlane();
     admin = cp.kubeConfig();
     core = admin.makeApiClient(CoreV1Api);
     customObjects = admin.makeApiClient(CustomObjectsApi);
     leases = admin.makeApiClient(CoordinationV1Api);
     events = admin.makeApiClient(EventsV1Api);
-    installedCrd = (await cp.kubectl(['get', 'crd', CRD_NAME])).code !== 0;
-    for (const args of [
-      ['apply', '-f', join(DEPLOY, 'crd.yaml')],
-      ['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=30s'],
-    ]) {
-      const result = await cp.kubectl(args);
-      if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited with ${result.code}: ${result.stderr}`);
-    }
+    installedCrd = await installConfigMirrorCrd(cp);
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     // Its source ConfigMap does not exist: the replica that reconciles fails, and retries, all the time.
     await customObjects.createNamespacedCustomObject({
@@ -202,7 +190,7 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
       }
     }, 20_000, 100).catch(() => {});
     await core?.deleteNamespace({ name: namespace }).catch(() => {});
-    if (installedCrd) await cp.kubectl(['delete', 'crd', CRD_NAME, '--ignore-not-found', '--wait=false']);
+    await removeConfigMirrorCrd(cp, installedCrd);
   });
 
   let leader: Replica;

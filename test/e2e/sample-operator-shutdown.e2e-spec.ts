@@ -5,27 +5,21 @@
 // shutdown timeout. This is the path a Deployment's pod takes on every
 // rollout; the in-process e2e (sample-operator.e2e-spec.ts) never goes
 // through main.ts and its signal handling.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import {
-  CONFIG_MIRROR_CRD_NAME as CRD_NAME,
   CONFIG_MIRROR_GROUP as GROUP,
   CONFIG_MIRROR_PLURAL as PLURAL,
   CONFIG_MIRROR_VERSION as VERSION,
 } from '../../apps/sample-operator/src/config-mirror/config-mirror.constants.js';
 import { exitOf, ProcessLog } from './support/child-process.js';
+import { ensureOperatorBuilt, installConfigMirrorCrd, OPERATOR_MAIN as MAIN, removeConfigMirrorCrd } from './support/operator-fixtures.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(REPO_ROOT, 'apps/sample-operator/dist/main.js');
-const LIB = join(REPO_ROOT, 'libs/kube-events/dist/index.js');
-const CRD = join(REPO_ROOT, 'apps/sample-operator/deploy/crd.yaml');
 
 /** The operator's SHUTDOWN_TIMEOUT_MS. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -48,21 +42,12 @@ describe('sample operator process: SIGTERM while reconciles are failing', () => 
   let log: ProcessLog;
 
   beforeAll(async () => {
-    if (!existsSync(MAIN) || !existsSync(LIB)) {
-      await promisify(execFile)('npm', ['run', 'build'], { cwd: REPO_ROOT });
-    }
+    await ensureOperatorBuilt();
     cp = sharedControlPlane();
     const admin = cp.kubeConfig();
     core = admin.makeApiClient(CoreV1Api);
     customObjects = admin.makeApiClient(CustomObjectsApi);
-    installedCrd = (await cp.kubectl(['get', 'crd', CRD_NAME])).code !== 0;
-    for (const args of [
-      ['apply', '-f', CRD],
-      ['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=30s'],
-    ]) {
-      const result = await cp.kubectl(args);
-      if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited with ${result.code}: ${result.stderr}`);
-    }
+    installedCrd = await installConfigMirrorCrd(cp);
     await core.createNamespace({ body: { metadata: { name: namespace } } });
   }, 180_000);
 
@@ -87,7 +72,7 @@ describe('sample operator process: SIGTERM while reconciles are failing', () => 
       await sleep(100);
     }
     await core?.deleteNamespace({ name: namespace }).catch(() => {});
-    if (installedCrd) await cp.kubectl(['delete', 'crd', CRD_NAME, '--ignore-not-found', '--wait=false']);
+    await removeConfigMirrorCrd(cp, installedCrd);
   });
 
   test('stops the watches, drains the reconciles in flight and exits 0 within the shutdown timeout', async () => {
