@@ -37,16 +37,18 @@ import {
   loadAllYaml,
 } from '@kubernetes/client-node';
 import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
-import {
-  CONFIG_MIRROR_GROUP as GROUP,
-  CONFIG_MIRROR_PLURAL as PLURAL,
-  CONFIG_MIRROR_VERSION as VERSION,
-} from '../../apps/sample-operator/src/config-mirror/config-mirror.constants.js';
 import { LeaderElector, JITTER_FACTOR } from '../../apps/sample-operator/src/leader-election/leader-elector.js';
 import { LeaseLock } from '../../apps/sample-operator/src/leader-election/lease-lock.js';
 import { LEASE_NAME } from '../../apps/sample-operator/src/operator.options.js';
 import { exitOf, ProcessLog } from './support/child-process.js';
-import { ensureOperatorBuilt, installConfigMirrorCrd, OPERATOR_MAIN as MAIN, removeConfigMirrorCrd } from './support/operator-fixtures.js';
+import {
+  createFailingConfigMirror,
+  deleteConfigMirror,
+  ensureOperatorBuilt,
+  installConfigMirrorCrd,
+  OPERATOR_MAIN as MAIN,
+  removeConfigMirrorCrd,
+} from './support/operator-fixtures.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEPLOY = join(REPO_ROOT, 'apps/sample-operator/deploy');
@@ -158,19 +160,8 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
     events = admin.makeApiClient(EventsV1Api);
     installedCrd = await installConfigMirrorCrd(cp);
     await core.createNamespace({ body: { metadata: { name: namespace } } });
-    // Its source ConfigMap does not exist: the replica that reconciles fails, and retries, all the time.
-    await customObjects.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      plural: PLURAL,
-      namespace,
-      body: {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'ConfigMirror',
-        metadata: { name, namespace },
-        spec: { sourceName: 'missing-source', targetNamespaces: [namespace] },
-      },
-    });
+    // The replica that reconciles it fails, and retries, all the time.
+    await createFailingConfigMirror(customObjects, namespace, name);
   }, 180_000);
 
   afterAll(async () => {
@@ -178,17 +169,7 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
     await Promise.all(replicas.map(({ child }) => exitOf(child, 10_000)));
-    await customObjects?.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name }).catch(() => {});
-    // Wait for the ConfigMirror to be gone: the control plane has no namespace controller, so a mirror
-    // left in a Terminating namespace would be picked up by the next operator that starts.
-    await poll('the ConfigMirror to be gone', async () => {
-      try {
-        await customObjects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name });
-        return false;
-      } catch (error) {
-        return error instanceof ApiException && error.code === 404;
-      }
-    }, 20_000, 100).catch(() => {});
+    if (customObjects) await deleteConfigMirror(customObjects, namespace, name);
     await core?.deleteNamespace({ name: namespace }).catch(() => {});
     await removeConfigMirrorCrd(cp, installedCrd);
   });

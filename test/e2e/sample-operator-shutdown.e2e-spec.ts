@@ -8,16 +8,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
-import {
-  CONFIG_MIRROR_GROUP as GROUP,
-  CONFIG_MIRROR_PLURAL as PLURAL,
-  CONFIG_MIRROR_VERSION as VERSION,
-} from '../../apps/sample-operator/src/config-mirror/config-mirror.constants.js';
 import { exitOf, ProcessLog } from './support/child-process.js';
-import { ensureOperatorBuilt, installConfigMirrorCrd, OPERATOR_MAIN as MAIN, removeConfigMirrorCrd } from './support/operator-fixtures.js';
+import {
+  createFailingConfigMirror,
+  deleteConfigMirror,
+  ensureOperatorBuilt,
+  installConfigMirrorCrd,
+  OPERATOR_MAIN as MAIN,
+  removeConfigMirrorCrd,
+} from './support/operator-fixtures.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -56,21 +57,7 @@ describe('sample operator process: SIGTERM while reconciles are failing', () => 
       child.kill('SIGKILL');
       await exitOf(child, 10_000);
     }
-    await customObjects
-      ?.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name })
-      .catch(() => {});
-    // Wait for the ConfigMirror to be gone: the control plane has no namespace
-    // controller, so a mirror left in a Terminating namespace would be picked
-    // up by the next operator that starts.
-    const deadline = Date.now() + 20_000;
-    while (customObjects && Date.now() < deadline) {
-      try {
-        await customObjects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name });
-      } catch (error) {
-        if (error instanceof ApiException && error.code === 404) break;
-      }
-      await sleep(100);
-    }
+    if (customObjects) await deleteConfigMirror(customObjects, namespace, name);
     await core?.deleteNamespace({ name: namespace }).catch(() => {});
     await removeConfigMirrorCrd(cp, installedCrd);
   });
@@ -95,19 +82,7 @@ describe('sample operator process: SIGTERM while reconciles are failing', () => 
 
     await log.waitFor(READY_LINE);
 
-    // Its source ConfigMap does not exist: every reconcile fails and is retried.
-    await customObjects.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      plural: PLURAL,
-      namespace,
-      body: {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'ConfigMirror',
-        metadata: { name, namespace },
-        spec: { sourceName: 'missing-source', targetNamespaces: [namespace] },
-      },
-    });
+    await createFailingConfigMirror(customObjects, namespace, name);
     await log.waitFor(`${namespace}/${name} failed (attempt 3)`);
 
     expect(child.kill('SIGTERM')).toBe(true);

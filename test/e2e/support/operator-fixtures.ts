@@ -4,7 +4,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CONFIG_MIRROR_CRD_NAME } from '../../../apps/sample-operator/src/config-mirror/config-mirror.constants.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiException, type CustomObjectsApi } from '@kubernetes/client-node';
+import {
+  CONFIG_MIRROR_API_VERSION,
+  CONFIG_MIRROR_CRD_NAME,
+  CONFIG_MIRROR_GROUP,
+  CONFIG_MIRROR_KIND,
+  CONFIG_MIRROR_PLURAL,
+  CONFIG_MIRROR_VERSION,
+} from '../../../apps/sample-operator/src/config-mirror/config-mirror.constants.js';
 import type { ControlPlane } from '../../../tools/control-plane/control-plane.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -34,4 +43,38 @@ export async function installConfigMirrorCrd(cp: ControlPlane): Promise<boolean>
 /** Removes the ConfigMirror CRD if {@link installConfigMirrorCrd} installed it. */
 export async function removeConfigMirrorCrd(cp: ControlPlane, installed: boolean): Promise<void> {
   if (installed) await cp.kubectl(['delete', 'crd', CONFIG_MIRROR_CRD_NAME, '--ignore-not-found', '--wait=false']);
+}
+
+const MIRRORS = { group: CONFIG_MIRROR_GROUP, version: CONFIG_MIRROR_VERSION, plural: CONFIG_MIRROR_PLURAL };
+
+/** A ConfigMirror whose source ConfigMap does not exist: every reconcile fails and is retried. */
+export async function createFailingConfigMirror(customObjects: CustomObjectsApi, namespace: string, name: string): Promise<void> {
+  await customObjects.createNamespacedCustomObject({
+    ...MIRRORS,
+    namespace,
+    body: {
+      apiVersion: CONFIG_MIRROR_API_VERSION,
+      kind: CONFIG_MIRROR_KIND,
+      metadata: { name, namespace },
+      spec: { sourceName: 'missing-source', targetNamespaces: [namespace] },
+    },
+  });
+}
+
+/**
+ * Deletes a ConfigMirror and waits (20 s at most) until it is gone: the
+ * control plane has no namespace controller, so a mirror left in a
+ * Terminating namespace would be picked up by the next operator that starts.
+ */
+export async function deleteConfigMirror(customObjects: CustomObjectsApi, namespace: string, name: string): Promise<void> {
+  await customObjects.deleteNamespacedCustomObject({ ...MIRRORS, namespace, name }).catch(() => {});
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    try {
+      await customObjects.getNamespacedCustomObject({ ...MIRRORS, namespace, name });
+    } catch (error) {
+      if (error instanceof ApiException && error.code === 404) return;
+    }
+    await sleep(100);
+  }
 }
