@@ -10,6 +10,9 @@
  * the server's counts to become exact; the wait also ends once they have
  * not moved for BENCH_SETTLE_S (default 15: client-go retries a write after
  * 10 s ± 25 %), which keeps the whole run within ~5 minutes on 2 cores.
+ * BENCH_WORKLOADS (default ABC): the workloads to run, by letter.
+ * BENCH_LIBRARY_NODE_FLAGS: flags for the library's Node process, for
+ * instance `--cpu-prof --cpu-prof-dir=/tmp/profiles` to see where its CPU goes.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -37,11 +40,14 @@ interface Workload {
   failure: boolean;
 }
 
-const WORKLOADS: Workload[] = [
+const ALL_WORKLOADS: Workload[] = [
   { label: '(A) 200 objects × 50 concurrent failures', objects: 200, repeats: 50, backoff: false, failure: true },
   { label: '(B) 200 objects × 20 failures on backoff', objects: 200, repeats: 20, backoff: true, failure: true },
   { label: '(C) 2,000 distinct events', objects: 2_000, repeats: 1, backoff: false, failure: false },
 ];
+const chosen = (process.env.BENCH_WORKLOADS ?? 'ABC').toUpperCase();
+const WORKLOADS = ALL_WORKLOADS.filter((workload) => chosen.includes(workload.label[1]));
+const LIBRARY_NODE_FLAGS = (process.env.BENCH_LIBRARY_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 
 interface Client {
   label: string;
@@ -103,7 +109,7 @@ class Bench {
     flags.push(`--controller=bench.example.com/${client.side}`);
     return client.side === 'client-go'
       ? new ClientProcess(this.goBinary, flags, REPO_ROOT)
-      : new ClientProcess(process.execPath, ['bench/client-go/library-client.ts', ...flags], REPO_ROOT);
+      : new ClientProcess(process.execPath, [...LIBRARY_NODE_FLAGS, 'bench/client-go/library-client.ts', ...flags], REPO_ROOT);
   }
 
   /** Start, load the client, exit: what each side costs before it publishes anything. */

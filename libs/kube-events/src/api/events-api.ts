@@ -1,6 +1,7 @@
 import { RequestContext, type EventsV1Event, type HttpMethod, type KubeConfig } from '@kubernetes/client-node';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { PublishApiError } from '../errors.js';
+import { AnswerCutError, jsonRequest } from './json-request.js';
 import { PooledAuthentication } from './pooled-authentication.js';
 import { describeUnreachable } from './unreachable-cause.js';
 
@@ -60,7 +61,7 @@ export interface EventsWriter {
 /**
  * The requests a recorder sends, authenticated by client-node (so every
  * KubeConfig authentication works, credentials refreshed as they expire)
- * and sent by undici's `request` over one pool of keep-alive connections,
+ * and sent through undici over one pool of keep-alive connections,
  * each abortable through a signal. Bodies are plain JSON: the Event's
  * `MicroTime`s serialise themselves with six fractional digits. An answer
  * that cannot be read (a broken connection, a cut body) rejects with a
@@ -68,12 +69,18 @@ export interface EventsWriter {
  */
 export class EventsApi implements EventsWriter {
   private readonly server: string;
+  /** The server's origin, and the path it is served under (behind a proxy, say), without a trailing slash. */
+  private readonly origin: string;
+  private readonly basePath: string;
   private readonly authentication: PooledAuthentication;
 
   constructor(kubeConfig: KubeConfig) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('The KubeConfig has no current cluster: set its current context.');
     this.server = cluster.server.replace(/\/+$/, '');
+    const url = new URL(this.server);
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '');
     this.authentication = new PooledAuthentication(kubeConfig);
   }
 
@@ -114,7 +121,9 @@ export class EventsApi implements EventsWriter {
       await this.authentication.applySecurityAuthentication(context);
       const headers: Record<string, string> = { ...context.getHeaders(), accept: 'application/json', 'user-agent': USER_AGENT };
       if (body !== undefined) headers['content-type'] = method === 'PATCH' ? MERGE_PATCH : 'application/json';
-      const response = await request(url, {
+      const response = await jsonRequest({
+        origin: this.origin,
+        path: `${this.basePath}${path}`,
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -122,10 +131,11 @@ export class EventsApi implements EventsWriter {
         dispatcher: context.getDispatcher() as Dispatcher | undefined,
       });
       status = response.statusCode;
-      const text = await response.body.text();
+      const { text } = response;
       if (status >= 400) throw refusal(status, text, response.headers['retry-after']);
       return JSON.parse(text) as T;
     } catch (error) {
+      if (error instanceof AnswerCutError) throw toPublishError(error.cause, signal, error.statusCode);
       throw toPublishError(error, signal, status);
     }
   }

@@ -5,9 +5,21 @@ import { Agent, type Dispatcher } from 'undici';
 /** Connections one recorder keeps open to its API server, at most. */
 export const POOL_CONNECTIONS = 8;
 
+/**
+ * How long TLS material read from the kubeconfig (CA, client certificate
+ * and key, from files or inline) is used before it is read again: a rotated
+ * file is picked up within this, as client-node re-reads a token file.
+ */
+export const TLS_MATERIAL_TTL_MS = 60_000;
+
 /** KubeConfig's dispatcher factory, private in its typings, which its authentication calls on `this` for every request. */
 interface DispatcherFactory {
   createDispatcher(cluster: Cluster | null, options: AgentOptions): Dispatcher | undefined;
+}
+
+/** KubeConfig's reading of TLS material into request options, private in its typings, which its authentication calls on `this` for every request. */
+interface TlsMaterialReader {
+  applyHTTPSOptions(options: AgentOptions): void;
 }
 
 /** The TLS material (and where it goes) that a pooled connection was made with. */
@@ -21,16 +33,22 @@ type Material = readonly unknown[];
  * exec plugins and OIDC refreshed as they expire, the in-cluster token
  * re-read as the kubelet rotates it) but hands the request a pooled Agent,
  * made anew only when the TLS material changes (a rotated client
- * certificate, say).
+ * certificate, say), and reads that material once a minute rather than
+ * for every request.
  */
 export class PooledAuthentication implements SecurityAuthentication {
-  /** The KubeConfig as client-node's authentication sees it, its dispatcher factory replaced by the pool. */
+  /** The KubeConfig as client-node's authentication sees it: its dispatcher factory replaced by the pool, its TLS material kept. */
   private readonly view: KubeConfig;
   private pooled: { material: Material; dispatcher: Dispatcher | undefined } | undefined;
+  private tls: { readAt: number; context: string; options: AgentOptions } | undefined;
 
   constructor(private readonly kubeConfig: KubeConfig) {
     const factory: DispatcherFactory = { createDispatcher: (cluster, options) => this.dispatcherFor(cluster, options) };
-    this.view = Object.create(kubeConfig, { createDispatcher: { value: factory.createDispatcher } }) as KubeConfig;
+    const reader: TlsMaterialReader = { applyHTTPSOptions: (options) => Object.assign(options, this.tlsOptions()) };
+    this.view = Object.create(kubeConfig, {
+      createDispatcher: { value: factory.createDispatcher },
+      applyHTTPSOptions: { value: reader.applyHTTPSOptions },
+    }) as KubeConfig;
   }
 
   getName(): string {
@@ -46,6 +64,23 @@ export class PooledAuthentication implements SecurityAuthentication {
     const dispatcher = this.pooled?.dispatcher;
     this.pooled = undefined;
     await dispatcher?.close();
+  }
+
+  /**
+   * The kubeconfig's TLS options, read at most once per {@link TLS_MATERIAL_TTL_MS}
+   * (and when the current context changes). client-node reads them for
+   * every request: a CA file read from disk in a pod, or inline data
+   * decoded; kept, the same material also finds the pool at once.
+   */
+  private tlsOptions(): AgentOptions {
+    const now = Date.now();
+    const context = this.kubeConfig.getCurrentContext();
+    if (!this.tls || this.tls.context !== context || now - this.tls.readAt >= TLS_MATERIAL_TTL_MS) {
+      const options: AgentOptions = {};
+      (this.kubeConfig as unknown as TlsMaterialReader).applyHTTPSOptions(options);
+      this.tls = { readAt: now, context, options };
+    }
+    return this.tls.options;
   }
 
   private dispatcherFor(cluster: Cluster | null, options: AgentOptions): Dispatcher | undefined {
@@ -71,7 +106,9 @@ export class PooledAuthentication implements SecurityAuthentication {
     const planned = this.kubeConfig.createDispatcherOptions(cluster, options);
     // Through a proxy, client-node's own dispatcher (kept like ours); without TLS options, undici's global pool.
     if (planned.type !== 'agent') return (this.kubeConfig as unknown as DispatcherFactory).createDispatcher(cluster, options);
-    return new Agent({ connect: planned.connect, connections: POOL_CONNECTIONS });
+    // HTTP/1.1 keep-alive: Node's HTTP/2 builds a stream object per request, and measured a third
+    // more CPU per write for writes one at a time, as controllers send them (see the README).
+    return new Agent({ connect: planned.connect, connections: POOL_CONNECTIONS, allowH2: false });
   }
 }
 
