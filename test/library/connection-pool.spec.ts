@@ -4,10 +4,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { jest } from '@jest/globals';
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
-import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { EventRecorder, PublishUnreachableError, type KubeEvent } from 'nestjs-kube-events';
+import { FakeApiServer, TLS_CERTIFICATE } from '../support/fake-api-server/index.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
 const object = (name: string): KubernetesObject => ({
@@ -121,5 +122,26 @@ describe('connections to the API server', () => {
 
     expect(server.requests.map((request) => request.headers.authorization)).toEqual(['Bearer bound-token-1', 'Bearer bound-token-2']);
     expect(server.connections).toBeLessThanOrEqual(2);
+  });
+
+  it('reads a CA file that changed within a minute, not for every request', async () => {
+    server = await FakeApiServer.start({ tls: true, token: 'static-token' });
+    // A CA that did not sign the server's certificate, until the file is rotated.
+    const caFile = join(dir, 'ca.crt');
+    await writeFile(caFile, rootCertificates[0]);
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromClusterAndUser({ name: 'rotating-ca', server: server.url, caFile, skipTLSVerify: false }, { name: 'user', token: 'static-token' });
+    const recorder = recorderFor(kubeConfig);
+    await expect(recorder.publish(object('a'), failed)).rejects.toBeInstanceOf(PublishUnreachableError);
+
+    // The recorder keeps retrying, still with the CA it read a moment ago.
+    await writeFile(caFile, TLS_CERTIFICATE);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(server.events()).toHaveLength(0);
+
+    jest.useFakeTimers({ doNotFake: [...EVERYTHING_BUT_DATE], now: Date.now() + 61_000 });
+    await recorder.publish(object('b'), failed).catch(() => undefined); // queued behind the unreachable server, or written
+    await recorder.flush();
+    expect(server.events().map((event) => event.regarding?.name).sort()).toEqual(['a', 'b']);
   });
 });

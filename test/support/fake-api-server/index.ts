@@ -37,5 +37,5 @@
  *   `text/plain` "Too many requests, please try again later.". Both carry
  *   `Retry-After`.
  */
-export { FakeApiServer } from './fake-api-server.js';
+export { FakeApiServer, TLS_CERTIFICATE } from './fake-api-server.js';
 export type * from './types.js';
