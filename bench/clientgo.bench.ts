@@ -11,6 +11,9 @@
  * not moved for BENCH_SETTLE_S (default 15: client-go retries a write after
  * 10 s ± 25 %), which keeps the whole run within ~5 minutes on 2 cores.
  * BENCH_WORKLOADS (default ABC): the workloads to run, by letter.
+ * BENCH_ROUNDS (default 1): runs of each workload and client, interleaved
+ * round by round; the tables then show the medians (CPU per write and peak
+ * RSS each), since one run of either side varies by ±20 % on 2 cores.
  * BENCH_LIBRARY_NODE_FLAGS: flags for the library's Node process, for
  * instance `--cpu-prof --cpu-prof-dir=/tmp/profiles` to see where its CPU goes.
  */
@@ -47,6 +50,7 @@ const ALL_WORKLOADS: Workload[] = [
 ];
 const chosen = (process.env.BENCH_WORKLOADS ?? 'ABC').toUpperCase();
 const WORKLOADS = ALL_WORKLOADS.filter((workload) => chosen.includes(workload.label[1]));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const LIBRARY_NODE_FLAGS = (process.env.BENCH_LIBRARY_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 
 interface Client {
@@ -191,6 +195,21 @@ function describeExact(result: Result): string {
 const perWrite = (result: Result, idle: Usage) => (result.usage.cpuMs - idle.cpuMs) / result.writes;
 const rssAbove = (result: Result, idle: Usage) => result.usage.maxRssMb - idle.maxRssMb;
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+const medianUsage = (runs: Usage[]): Usage => ({ cpuMs: median(runs.map((run) => run.cpuMs)), maxRssMb: median(runs.map((run) => run.maxRssMb)) });
+
+/** The round of median CPU per write, its peak RSS the median of all rounds. */
+function medianResult(runs: Result[], idle: Usage): Result {
+  const byCpu = [...runs].sort((a, b) => perWrite(a, idle) - perWrite(b, idle));
+  const middle = byCpu[Math.floor((byCpu.length - 1) / 2)];
+  return { ...middle, usage: { cpuMs: middle.usage.cpuMs, maxRssMb: median(runs.map((run) => run.usage.maxRssMb)) } };
+}
+
 async function main(): Promise<void> {
   const binary = await ensureClientGoBinary();
   const controlPlane = await startControlPlane();
@@ -199,16 +218,23 @@ async function main(): Promise<void> {
   try {
     const started = Date.now();
     const bench = await Bench.prepare(api, controlPlane.kubeconfigPath, binary.path, scratch);
-    const idle = { library: await bench.idle(CLIENTS[0]), 'client-go': await bench.idle(CLIENTS[1]) };
+    const idleRuns = { library: [] as Usage[], 'client-go': [] as Usage[] };
+    for (let round = 0; round < ROUNDS; round++) {
+      idleRuns.library.push(await bench.idle(CLIENTS[0]));
+      idleRuns['client-go'].push(await bench.idle(CLIENTS[1]));
+    }
+    const idle = { library: medianUsage(idleRuns.library), 'client-go': medianUsage(idleRuns['client-go']) };
 
     const results = new Map<Workload, Map<Client, Result>>();
     for (const workload of WORKLOADS) {
-      const row = new Map<Client, Result>();
-      results.set(workload, row);
-      for (const client of CLIENTS) {
-        process.stderr.write(`${workload.label} · ${client.label}…\n`);
-        row.set(client, await bench.run(client, workload));
+      const runs = new Map<Client, Result[]>(CLIENTS.map((client) => [client, []]));
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const client of CLIENTS) {
+          process.stderr.write(`${workload.label} · ${client.label}${ROUNDS > 1 ? ` · round ${round} of ${ROUNDS}` : ''}…\n`);
+          runs.get(client)!.push(await bench.run(client, workload));
+        }
       }
+      results.set(workload, new Map(CLIENTS.map((client) => [client, medianResult(runs.get(client)!, idle[client.side])])));
     }
 
     console.log(
@@ -217,6 +243,7 @@ async function main(): Promise<void> {
         `Writes are the API server's own apiserver_request_total{resource="events"}; counts are the sum of series.count over the Events it holds, ` +
         `read when the client returned (for the library: when every publish had settled) and then every ${POLL_MS / 1000} s while the client kept running, ` +
         `for up to ${WINDOW_MS / 1000} s or until unchanged for ${SETTLE_MS / 1000} s. ` +
+        (ROUNDS > 1 ? `Each row is the median of ${ROUNDS} interleaved rounds (CPU per write and peak RSS each; the other columns from the round of median CPU). ` : '') +
         `CPU (user+sys) and peak RSS (VmHWM) are the client process's own; "marginal" is above an idle start-up of the same side ` +
         `(library: Node + client-node + nestjs-kube-events ${n(idle.library.cpuMs)} ms CPU, ${idle.library.maxRssMb.toFixed(0)} MB; ` +
         `client-go: ${n(idle['client-go'].cpuMs)} ms CPU, ${idle['client-go'].maxRssMb.toFixed(0)} MB). Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
