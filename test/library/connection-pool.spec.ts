@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { jest } from '@jest/globals';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder, PublishUnreachableError, type KubeEvent } from 'nestjs-kube-events';
+import { EventRecorder, PublishTimeoutError, PublishUnreachableError, type KubeEvent } from 'nestjs-kube-events';
 import { FakeApiServer, TLS_CERTIFICATE } from '../support/fake-api-server/index.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
@@ -35,8 +35,8 @@ describe('connections to the API server', () => {
   let server: FakeApiServer;
   let dir: string;
   const recorders: EventRecorder[] = [];
-  const recorderFor = (kubeConfig: KubeConfig) => {
-    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig, timeout: 2_000 });
+  const recorderFor = (kubeConfig: KubeConfig, timeout = 2_000) => {
+    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig, timeout });
     recorders.push(recorder);
     return recorder;
   };
@@ -143,5 +143,27 @@ describe('connections to the API server', () => {
     await recorder.publish(object('b'), failed).catch(() => undefined); // queued behind the unreachable server, or written
     await recorder.flush();
     expect(server.events().map((event) => event.regarding?.name).sort()).toEqual(['a', 'b']);
+  });
+
+  it('times out a write waiting for a connection that hung requests hold, and writes it once they are let go', async () => {
+    server = await FakeApiServer.start({ tls: true, token: 'static-token' });
+    for (let i = 0; i < 8; i++) server.hangNext('POST');
+    const recorder = recorderFor(server.kubeConfig(), 500);
+    const started = Date.now();
+    const results = await Promise.all(
+      Array.from({ length: 9 }, (_, i) =>
+        recorder.publish(object(`held-${i}`), failed).then(
+          () => 'resolved',
+          (error: unknown) => error,
+        ),
+      ),
+    );
+    // The ninth waited in the pool's queue behind the eight hung ones: its deadline held all the same.
+    expect(Date.now() - started).toBeLessThan(1_500);
+    for (const result of results) expect(result).toMatchObject({ name: PublishTimeoutError.name, queued: true });
+
+    await recorder.flush();
+    expect(server.events().map((event) => event.regarding?.name).sort()).toEqual(Array.from({ length: 9 }, (_, i) => `held-${i}`).sort());
+    expect(server.events().every((event) => (event.series?.count ?? 1) === 1)).toBe(true);
   });
 });
