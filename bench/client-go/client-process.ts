@@ -16,6 +16,8 @@ export interface Usage {
   cpuMs: number;
   /** Peak resident set, in megabytes. */
   maxRssMb: number;
+  /** User + system CPU from "go" to "exit": the work alone, no start-up. */
+  workCpuMs: number;
 }
 
 export class ClientProcess {
@@ -66,7 +68,11 @@ export class ClientProcess {
     this.child.stdin.write('exit\n');
     const message = await this.next('exit');
     await new Promise<void>((resolve) => (this.closed ? resolve() : this.child.once('close', () => resolve())));
-    return { cpuMs: (Number(message.userUs) + Number(message.sysUs)) / 1000, maxRssMb: Number(message.maxRssKb) / 1024 };
+    return {
+      cpuMs: (Number(message.userUs) + Number(message.sysUs)) / 1000,
+      maxRssMb: Number(message.maxRssKb) / 1024,
+      workCpuMs: Number(message.workUs) / 1000,
+    };
   }
 
   kill(): void {

@@ -64,6 +64,7 @@ function peakRssKb(): number {
 
 say({ event: 'ready' });
 await lines.next(); // "go"
+const atGo = process.cpuUsage();
 
 const started = performance.now();
 await Promise.all(
@@ -81,5 +82,6 @@ say({ event: 'returned', wallMs: performance.now() - started, rejected });
 await lines.next(); // "exit"
 await recorder.onApplicationShutdown();
 const cpu = process.cpuUsage();
-say({ event: 'exit', userUs: cpu.user, sysUs: cpu.system, maxRssKb: peakRssKb() });
+const work = process.cpuUsage(atGo);
+say({ event: 'exit', userUs: cpu.user, sysUs: cpu.system, workUs: work.user + work.system, maxRssKb: peakRssKb() });
 process.exit(0);

@@ -6,7 +6,10 @@
 //	stdin  go
 //	stdout {"event":"returned","wallMs":…}   every Eventf call has returned
 //	stdin  exit
-//	stdout {"event":"exit","userUs":…,"sysUs":…,"maxRssKb":…}
+//	stdout {"event":"exit","userUs":…,"sysUs":…,"workUs":…,"maxRssKb":…}
+//
+// workUs is the CPU (user+sys) spent from "go" to "exit": the work alone,
+// whatever the start-up cost.
 package main
 
 import (
@@ -94,6 +97,7 @@ func main() {
 	stdin := bufio.NewScanner(os.Stdin)
 	say(map[string]any{"event": "ready"})
 	stdin.Scan() // "go"
+	atGo := cpuUs()
 
 	publish := func(cm *corev1.ConfigMap) {
 		if *failure {
@@ -133,8 +137,18 @@ func main() {
 		"event":    "exit",
 		"userUs":   usage.Utime.Sec*1e6 + usage.Utime.Usec,
 		"sysUs":    usage.Stime.Sec*1e6 + usage.Stime.Usec,
+		"workUs":   cpuUs() - atGo,
 		"maxRssKb": peakRssKb(usage.Maxrss),
 	})
+}
+
+// cpuUs is the user and system CPU this process has spent so far, in microseconds.
+func cpuUs() int64 {
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
+		fail(err)
+	}
+	return usage.Utime.Sec*1e6 + usage.Utime.Usec + usage.Stime.Sec*1e6 + usage.Stime.Usec
 }
 
 // peakRssKb is this program's own peak RSS. getrusage's maxrss is not: Linux
