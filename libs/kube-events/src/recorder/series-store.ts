@@ -6,6 +6,7 @@ import type { ListedEvent } from '../api/events-api.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import { identityOf, type Occurrence } from './occurrence.js';
 import { isTransient, mayHaveApplied, retryDelay } from './retry-backoff.js';
+import { StringPool } from './string-pool.js';
 import type { TokenBucket } from './token-bucket.js';
 import type { CreatePlan, PatchPlan, StoredEvent, WritePlan, WriteResult } from './write-plan.js';
 
@@ -131,6 +132,8 @@ export class SeriesStore {
   private readonly spentBudgets = new Map<string, TokenBucket>();
   /** Batches waiting for a write (not in flight), which `maxPending` bounds. */
   private waitingBatches = 0;
+  /** Identities and namespaces, which series keep for their whole life and mostly share. */
+  private readonly shared = new StringPool();
 
   constructor(private readonly options: SeriesStoreOptions) {}
 
@@ -145,17 +148,27 @@ export class SeriesStore {
     if (series) this.series.delete(key);
     this.dropStale(now);
     if (!series) {
-      let object = this.objects.get(uid);
-      if (!object) {
-        object = { uid, series: [], budget: this.spentBudgets.get(uid) };
-        this.spentBudgets.delete(uid);
-        this.objects.set(uid, object);
+      const object = this.objects.get(uid);
+      if (object) {
+        series = newSeries(key, object, failure, this.options.resume);
+        object.series.push(series);
+      } else {
+        series = this.firstSeriesOf(uid, key, failure);
       }
-      series = newSeries(key, object, failure, this.options.resume);
-      object.series.push(series);
     }
     this.series.set(key, series);
     return series;
+  }
+
+  /** A new tracked object with its first series. */
+  private firstSeriesOf(uid: string, key: string, failure: boolean): Series {
+    // Room for one series: most objects have one, and a push into [] reserves room for 17.
+    const seriesOfObject: Series[] = [undefined as unknown as Series];
+    const object: TrackedObject = { uid, series: seriesOfObject, budget: this.spentBudgets.get(uid) };
+    seriesOfObject[0] = newSeries(key, object, failure, this.options.resume);
+    this.spentBudgets.delete(uid);
+    this.objects.set(uid, object);
+    return seriesOfObject[0];
   }
 
   /** A series of one Event about an object without a uid: never tracked, so never repeated. */
@@ -165,7 +178,7 @@ export class SeriesStore {
 
   /** Queues an occurrence in its series: with the last batch when it repeats it and is not sent yet, else in a batch of its own. */
   enqueue(series: Series, occurrence: Occurrence, waiter: AwaitedPublish): Enqueued {
-    const identity = identityOf(occurrence.event);
+    const identity = this.shared.intern(identityOf(occurrence.event));
     const last = series.queue.at(-1);
     if (last && !last.plan && last.identity === identity) {
       last.occurrences++;
@@ -287,7 +300,7 @@ export class SeriesStore {
     }
     return {
       kind: 'create',
-      namespace: eventNamespace(resource),
+      namespace: this.shared.intern(eventNamespace(resource)),
       name: eventName(resource.metadata?.name, this.options.controller, Date.now()),
       eventTime: Date.now(),
       count: batch.occurrences,
