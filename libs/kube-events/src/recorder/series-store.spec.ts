@@ -75,6 +75,21 @@ describe('SeriesStore', () => {
       expect(store.acquire('false/b', 'b', false, 5).event).toBeUndefined();
     });
 
+    it('drops expired series behind one that is still in use', () => {
+      const store = storeOf();
+      const a = publish(store, 'a', 0);
+      publish(store, 'b', 100);
+      // a repeats at 900: still first in line, but current.
+      store.acquire('false/a', 'a', false, 900);
+      store.enqueue(a, occurrence('a', 900), waiter());
+      const { batch, plan } = store.startWrite(a, 900)!;
+      if (plan.kind !== 'patch') throw new Error(`expected a patch, got ${plan.kind}`);
+      store.settle(a, batch, { kind: 'patched', state: { name: plan.name, namespace: 'default', resourceVersion: '2', count: plan.count } }, 900);
+      publish(store, 'c', 1_150);
+      expect(store.size).toBe(2); // b expired at 1100 and is gone; a and c remain
+      expect(store.acquire('false/a', 'a', false, 1_200)).toBe(a);
+    });
+
     it('forgets only the failure series of an object when asked', () => {
       const store = storeOf();
       const published = publish(store, 'a', 0, false);

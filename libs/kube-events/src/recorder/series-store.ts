@@ -70,6 +70,8 @@ export interface Series {
   lastFailureAt: number;
   /** A previous process may have left its Event on the server (`resumeSeries`): look before the first write. */
   unexplored: boolean;
+  /** Used again since it last took its place in the store's order: it gets a second chance before it is dropped. */
+  referenced: boolean;
 }
 
 /** What became of an occurrence given to {@link SeriesStore.enqueue}. */
@@ -113,11 +115,12 @@ export interface SeriesStoreOptions {
  * an occurrence joins, which write goes out next, and what a write's answer
  * means for the count.
  *
- * Bounded in time and in number. A `Map` keeps insertion order, and every
- * use moves a series to the end, so the front holds the least recently used
- * ones: expiry and eviction only look there, which keeps each publish
- * amortised O(1) however many series are tracked. A series with queued
- * occurrences is never dropped.
+ * Bounded in time and in number. A `Map` keeps insertion order; a use only
+ * marks a series as referenced, and expiry and eviction, which look at the
+ * front only, move a referenced series to the end instead of dropping it
+ * (the CLOCK approximation of least recently used). A repeat thus changes
+ * no map, and each publish stays amortised O(1) however many series are
+ * tracked. A series with queued occurrences is never dropped.
  */
 export class SeriesStore {
   /** Series with occurrences queued, forgotten ones and those of objects without a uid included. */
@@ -144,17 +147,20 @@ export class SeriesStore {
 
   /** Returns the series for `key`, creating it, and marks it most recently used. */
   acquire(key: string, uid: string, failure: boolean, now: number): Series {
-    let series = this.series.get(key);
-    if (series) this.series.delete(key);
+    const known = this.series.get(key);
+    if (known) {
+      known.referenced = true;
+      this.dropStale(now, known);
+      return known;
+    }
     this.dropStale(now);
-    if (!series) {
-      const object = this.objects.get(uid);
-      if (object) {
-        series = newSeries(key, object, failure, this.options.resume);
-        object.series.push(series);
-      } else {
-        series = this.firstSeriesOf(uid, key, failure);
-      }
+    const object = this.objects.get(uid);
+    let series: Series;
+    if (object) {
+      series = newSeries(key, object, failure, this.options.resume);
+      object.series.push(series);
+    } else {
+      series = this.firstSeriesOf(uid, key, failure);
     }
     this.series.set(key, series);
     return series;
@@ -357,21 +363,38 @@ export class SeriesStore {
   }
 
   /**
-   * Drops expired series from the least recently used end, stopping at the
-   * first live or busy one, then evicts idle series until there is room for
-   * the series being acquired (which is out of the map meanwhile).
+   * Drops expired series from the front, stopping at the first live or busy
+   * one (a referenced live one moves to the end first), then, when a new
+   * series is coming (`using` is unset), evicts idle unreferenced series
+   * until there is room for it. `using` is never dropped.
    */
-  private dropStale(now: number): void {
+  private dropStale(now: number, using?: Series): void {
     for (const series of this.series.values()) {
-      if (series.queue.length || (series.event && this.isCurrent(series.event, now))) break;
+      if (series === using) continue;
+      if (series.queue.length) break;
+      if (series.event && this.isCurrent(series.event, now)) {
+        if (!series.referenced) break;
+        this.moveToEnd(series);
+        continue;
+      }
       this.remove(series, now);
     }
-    if (this.series.size < this.options.maxSeries) return;
+    if (using || this.series.size < this.options.maxSeries) return;
     for (const series of this.series.values()) {
-      if (!series.queue.length) this.remove(series, now);
+      if (series.queue.length) continue;
+      if (series.referenced) this.moveToEnd(series);
+      else this.remove(series, now);
       if (this.series.size < this.options.maxSeries) return;
     }
   }
+
+  /** Gives a referenced series its second chance: to the end of the order, unreferenced. */
+  private moveToEnd(series: Series): void {
+    series.referenced = false;
+    this.series.delete(series.key!);
+    this.series.set(series.key!, series);
+  }
+
 
   private remove(series: Series, now: number): void {
     this.series.delete(series.key!);
@@ -386,5 +409,5 @@ export class SeriesStore {
 }
 
 function newSeries(key: string | undefined, object: TrackedObject | undefined, failure: boolean, unexplored: boolean): Series {
-  return { key, object, failure, event: undefined, queue: [], writing: false, failures: 0, retryAt: 0, lastFailureAt: 0, unexplored };
+  return { key, object, failure, event: undefined, queue: [], writing: false, failures: 0, retryAt: 0, lastFailureAt: 0, unexplored, referenced: false };
 }
