@@ -145,7 +145,7 @@ export class SeriesStore {
     return this.series.size;
   }
 
-  /** Returns the series for `key`, creating it, and marks it most recently used. */
+  /** Returns the series for `key`, creating it, and marks it used. */
   acquire(key: string, uid: string, failure: boolean, now: number): Series {
     const known = this.series.get(key);
     if (known) {
