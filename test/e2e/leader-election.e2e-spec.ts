@@ -16,7 +16,7 @@
 //
 // Who reconciled is read from the API server (the Lease, the Events'
 // reportingInstance and their time spans) and from each process's log.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,8 +46,8 @@ import {
   deleteConfigMirror,
   ensureOperatorBuilt,
   installConfigMirrorCrd,
-  OPERATOR_MAIN as MAIN,
   removeConfigMirrorCrd,
+  spawnOperator,
 } from './support/operator-fixtures.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -103,25 +103,15 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
   const reconcileLine = `${namespace}/${name} failed (attempt`;
 
   function start(replicaName: string): Replica {
-    const child = spawn(process.execPath, [MAIN], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        KUBECONFIG: cp.kubeconfigPath,
-        NO_COLOR: '1',
-        POD_NAME: replicaName,
-        POD_NAMESPACE: namespace,
-        LEADER_ELECT: 'true',
-        LEADER_ELECT_LEASE_DURATION_MS: String(LEASE_MS),
-        LEADER_ELECT_RENEW_DEADLINE_MS: String(RENEW_DEADLINE_MS),
-        LEADER_ELECT_RETRY_PERIOD_MS: String(RETRY_MS),
-        WORKERS: '1',
-        RESYNC_PERIOD_MS: '0',
-        RETRY_BASE_DELAY_MS: '5',
-        RETRY_MAX_DELAY_MS: '200',
-        SHUTDOWN_TIMEOUT_MS: '5000',
-      },
+    const child = spawnOperator(cp, {
+      POD_NAME: replicaName,
+      POD_NAMESPACE: namespace,
+      LEADER_ELECT: 'true',
+      LEADER_ELECT_LEASE_DURATION_MS: String(LEASE_MS),
+      LEADER_ELECT_RENEW_DEADLINE_MS: String(RENEW_DEADLINE_MS),
+      LEADER_ELECT_RETRY_PERIOD_MS: String(RETRY_MS),
+      WORKERS: '1',
+      SHUTDOWN_TIMEOUT_MS: '5000',
     });
     const replica = { name: replicaName, child, log: new ProcessLog(child) };
     replicas.push(replica);

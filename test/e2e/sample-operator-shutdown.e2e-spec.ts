@@ -5,9 +5,8 @@
 // shutdown timeout. This is the path a Deployment's pod takes on every
 // rollout; the in-process e2e (sample-operator.e2e-spec.ts) never goes
 // through main.ts and its signal handling.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { exitOf, ProcessLog } from './support/child-process.js';
@@ -16,11 +15,9 @@ import {
   deleteConfigMirror,
   ensureOperatorBuilt,
   installConfigMirrorCrd,
-  OPERATOR_MAIN as MAIN,
   removeConfigMirrorCrd,
+  spawnOperator,
 } from './support/operator-fixtures.js';
-
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The operator's SHUTDOWN_TIMEOUT_MS. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -63,21 +60,7 @@ describe('sample operator process: SIGTERM while reconciles are failing', () => 
   });
 
   test('stops the watches, drains the reconciles in flight and exits 0 within the shutdown timeout', async () => {
-    child = spawn(process.execPath, [MAIN], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        KUBECONFIG: cp.kubeconfigPath,
-        NO_COLOR: '1',
-        POD_NAME: 'e2e-shutdown',
-        WORKERS: '2',
-        RESYNC_PERIOD_MS: '0',
-        RETRY_BASE_DELAY_MS: '5',
-        RETRY_MAX_DELAY_MS: '200',
-        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-      },
-    });
+    child = spawnOperator(cp, { POD_NAME: 'e2e-shutdown', WORKERS: '2', SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) });
     log = new ProcessLog(child);
 
     await log.waitFor(READY_LINE);

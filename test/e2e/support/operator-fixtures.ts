@@ -1,5 +1,5 @@
 // What the end-to-end tests of the sample operator's process need: the built operator, and its CRD on the cluster.
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,26 @@ const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** The operator's entry point, as `npm start` runs it. */
 export const OPERATOR_MAIN = join(REPO_ROOT, 'apps/sample-operator/dist/main.js');
+
+/**
+ * Starts the built operator against `cp` as a child process, with fast
+ * retries and no resync; `env` adds to or overrides its settings.
+ */
+export function spawnOperator(cp: ControlPlane, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [OPERATOR_MAIN], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      KUBECONFIG: cp.kubeconfigPath,
+      NO_COLOR: '1',
+      RESYNC_PERIOD_MS: '0',
+      RETRY_BASE_DELAY_MS: '5',
+      RETRY_MAX_DELAY_MS: '200',
+      ...env,
+    },
+  });
+}
 
 /** Builds the library and the operator unless both are built. */
 export async function ensureOperatorBuilt(): Promise<void> {
