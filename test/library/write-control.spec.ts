@@ -171,6 +171,46 @@ describe('write control', () => {
     expect(writes).toBe(2_000);
   });
 
+  /** When each create was sent, while 500 series wait for the recorder-wide budget for `waitMs`; then all are written. */
+  async function sendTimes(writeControl: { qps: number; burst: number }, waitMs: number): Promise<{ sentAt: number[]; elapsedMs: number }> {
+    const sentAt: number[] = [];
+    const writer: EventsWriter = {
+      create: async (namespace, body) => {
+        sentAt.push(performance.now());
+        return { name: body.metadata!.name!, namespace, resourceVersion: '1', count: 1 };
+      },
+      read: async (namespace, name) => ({ name, namespace, resourceVersion: '1', count: 1 }),
+      patchSeries: async (namespace, name, patch) => ({ name, namespace, resourceVersion: '1', count: patch.count }),
+    };
+    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, writeControl }, writer);
+    const started = performance.now();
+    const waiting = Array.from({ length: 500 }, (_, i) => recorder.publish(object(`batch-${i}`), failed).catch(() => undefined));
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    const elapsedMs = performance.now() - started;
+    const sent = [...sentAt];
+    await recorder.flush();
+    await Promise.all(waiting);
+    expect(sentAt).toHaveLength(500);
+    return { sentAt: sent, elapsedMs };
+  }
+
+  it('sends the writes the recorder-wide budget held in batches, a few wake-ups a second, at the budget’s rate', async () => {
+    const { sentAt, elapsedMs } = await sendTimes({ qps: 100, burst: 20 }, 450);
+    // Writes sent on one wake-up go out in one go: less than 5 ms apart.
+    const batches = sentAt.filter((at, i) => i === 0 || at - sentAt[i - 1] >= 5).length;
+    // The burst, then 100 writes/s: kept, and used.
+    expect(sentAt.length).toBeLessThanOrEqual(20 + Math.ceil(elapsedMs / 10));
+    expect(sentAt.length).toBeGreaterThanOrEqual(40);
+    // The burst, then a batch per 100 ms at most, where a wake-up per token would be one per write.
+    expect(batches).toBeLessThanOrEqual(2 + Math.ceil(elapsedMs / 100));
+  });
+
+  it('keeps the recorder-wide rate when the burst is smaller than a batch', async () => {
+    const { sentAt, elapsedMs } = await sendTimes({ qps: 100, burst: 1 }, 450);
+    expect(sentAt.length).toBeLessThanOrEqual(1 + Math.ceil(elapsedMs / 10));
+    expect(sentAt.length).toBeGreaterThanOrEqual(20);
+  });
+
   it('writes series waiting for the recorder-wide budget in the order they came', async () => {
     const recorder = recorderWith({ writeControl: { qps: 50, burst: 1 } });
     for (const name of ['a', 'b', 'c', 'd']) await recorder.publish(object(name), failed);

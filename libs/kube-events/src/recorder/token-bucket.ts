@@ -29,6 +29,12 @@ export class TokenBucket {
     return this.tokens >= 1 ? 0 : Math.ceil((1 - this.tokens) * this.refillMs);
   }
 
+  /** Milliseconds until the bucket is full, after which waiting longer would waste tokens (0 when it is). */
+  msUntilFull(now: number): number {
+    this.refill(now);
+    return Math.ceil((this.burst - this.tokens) * this.refillMs);
+  }
+
   /** Whether the bucket has refilled completely, so that forgetting it loses nothing. */
   isFull(now: number): boolean {
     this.refill(now);

@@ -50,6 +50,11 @@ export class WriteBudget {
     return this.recorderWide.msUntilToken(now);
   }
 
+  /** Milliseconds until the recorder-wide budget is full again: holding writes past that would lower its rate. */
+  msUntilRecorderFull(now: number): number {
+    return this.recorderWide.msUntilFull(now);
+  }
+
   private bucketOf(object: TrackedObject, now: number): TokenBucket {
     return (object.budget ??= new TokenBucket(this.control.objectBurst, this.control.objectRefillMs, now));
   }
