@@ -208,7 +208,8 @@ describe('write control', () => {
   it('keeps the recorder-wide rate when the burst is smaller than a batch', async () => {
     const { sentAt, elapsedMs } = await sendTimes({ qps: 100, burst: 1 }, 450);
     expect(sentAt.length).toBeLessThanOrEqual(1 + Math.ceil(elapsedMs / 10));
-    expect(sentAt.length).toBeGreaterThanOrEqual(20);
+    // About 45 at 100/s; a batch per 100 ms from a bucket of one would be 5.
+    expect(sentAt.length).toBeGreaterThanOrEqual(15);
   });
 
   it('writes series waiting for the recorder-wide budget in the order they came', async () => {
