@@ -65,7 +65,9 @@ export interface WriteControlOptions {
    */
   maxDelay?: number;
   /**
-   * Writes per second for the whole recorder, across all objects.
+   * Writes per second for the whole recorder, across all objects. Writes it
+   * holds back go out together, at most every 100 ms (sooner when a small
+   * `burst` fills), rather than one per wake-up.
    * @default 100
    */
   qps?: number;
