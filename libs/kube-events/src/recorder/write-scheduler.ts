@@ -11,7 +11,7 @@ import type { WriteBudget } from './write-budget.js';
  * budget holds waits at most this much longer; the budget's rate is kept,
  * since a burst too small to hold a batch is served as soon as it is full.
  */
-export const LINE_SERVICE_INTERVAL_MS = 100;
+const LINE_SERVICE_INTERVAL_MS = 100;
 
 /**
  * Decides when each series' next write goes out: at once when nothing
