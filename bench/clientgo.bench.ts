@@ -16,6 +16,9 @@
  * RSS each), since one run of either side varies by ±20 % on 2 cores.
  * BENCH_LIBRARY_NODE_FLAGS: flags for the library's Node process, for
  * instance `--cpu-prof --cpu-prof-dir=/tmp/profiles` to see where its CPU goes.
+ * The library's marginal RSS also says how much of it is V8's young
+ * generation (its peak committed size, sampled every 250 ms), which V8 sizes
+ * at start-up and a run fills as it allocates.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -205,7 +208,23 @@ const medianUsage = (runs: Usage[]): Usage => ({
   cpuMs: median(runs.map((run) => run.cpuMs)),
   maxRssMb: median(runs.map((run) => run.maxRssMb)),
   workCpuMs: median(runs.map((run) => run.workCpuMs)),
+  youngMb: medianOf(runs.map((run) => run.youngMb)),
 });
+
+/** The median of values a side may not report (client-go has no V8 heap). */
+function medianOf(values: Array<number | undefined>): number | undefined {
+  const known = values.filter((value): value is number => value !== undefined);
+  return known.length ? median(known) : undefined;
+}
+
+/** `+54 MB`, and for the library how much of it is V8's young generation: `+54 MB (V8 young generation +20)`. */
+function describeRssAbove(result: Result, idle: Usage): string {
+  const above = rssAbove(result, idle);
+  const total = `${above >= 0 ? '+' : ''}${above.toFixed(0)} MB`;
+  if (result.usage.youngMb === undefined || idle.youngMb === undefined) return total;
+  const young = result.usage.youngMb - idle.youngMb;
+  return `${total} (V8 young generation ${young >= 0 ? '+' : ''}${young.toFixed(0)})`;
+}
 
 /** CPU per write from "go" to "exit", measured inside the client: no idle run to subtract, so less noisy. */
 const workPerWrite = (result: Result) => result.usage.workCpuMs / result.writes;
@@ -215,7 +234,8 @@ function medianResult(runs: Result[], idle: Usage): Result {
   const byCpu = [...runs].sort((a, b) => perWrite(a, idle) - perWrite(b, idle));
   const middle = byCpu[Math.floor((byCpu.length - 1) / 2)];
   const workCpuMs = median(runs.map(workPerWrite)) * middle.writes;
-  return { ...middle, usage: { cpuMs: middle.usage.cpuMs, maxRssMb: median(runs.map((run) => run.usage.maxRssMb)), workCpuMs } };
+  const maxRssMb = median(runs.map((run) => run.usage.maxRssMb));
+  return { ...middle, usage: { cpuMs: middle.usage.cpuMs, maxRssMb, workCpuMs, youngMb: medianOf(runs.map((run) => run.usage.youngMb)) } };
 }
 
 async function main(): Promise<void> {
@@ -255,7 +275,9 @@ async function main(): Promise<void> {
         `CPU (user+sys) and peak RSS (VmHWM) are the client process's own; "marginal" is above an idle start-up of the same side ` +
         `(library: Node + client-node + nestjs-kube-events ${n(idle.library.cpuMs)} ms CPU, ${idle.library.maxRssMb.toFixed(0)} MB; ` +
         `client-go: ${n(idle['client-go'].cpuMs)} ms CPU, ${idle['client-go'].maxRssMb.toFixed(0)} MB); ` +
-        `"go to exit" is the CPU the client spent from the start of the workload to its exit, read inside it: no idle run subtracted. Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+        `"go to exit" is the CPU the client spent from the start of the workload to its exit, read inside it: no idle run subtracted. ` +
+        `For the library, the marginal RSS also gives the growth of V8's young generation (peak committed, above the idle start-up's). ` +
+        `Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
     );
     const rows: string[][] = [];
     for (const [workload, row] of results) {
@@ -273,7 +295,7 @@ async function main(): Promise<void> {
           `${result.usage.maxRssMb.toFixed(0)} MB`,
           `${perWrite(result, base).toFixed(2)} ms`,
           `${workPerWrite(result).toFixed(2)} ms`,
-          `${rssAbove(result, base) >= 0 ? '+' : ''}${rssAbove(result, base).toFixed(0)} MB`,
+          describeRssAbove(result, base),
         ]);
       }
     }

@@ -16,6 +16,8 @@ export interface Usage {
   cpuMs: number;
   /** Peak resident set, in megabytes. */
   maxRssMb: number;
+  /** The V8 young generation's peak committed size, in megabytes: the library's side only. */
+  youngMb?: number;
   /** User + system CPU from "go" to "exit": the work alone, no start-up. */
   workCpuMs: number;
 }
@@ -72,6 +74,7 @@ export class ClientProcess {
       cpuMs: (Number(message.userUs) + Number(message.sysUs)) / 1000,
       maxRssMb: Number(message.maxRssKb) / 1024,
       workCpuMs: Number(message.workUs) / 1000,
+      youngMb: message.youngKb === undefined ? undefined : Number(message.youngKb) / 1024,
     };
   }
 

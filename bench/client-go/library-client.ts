@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
 
@@ -62,6 +63,17 @@ function peakRssKb(): number {
   return hwm ? Number(hwm[1]) : process.resourceUsage().maxRSS;
 }
 
+/**
+ * The V8 young generation's peak committed size (KB), sampled: most of the
+ * marginal peak RSS, and sized by V8 at start-up, before any publish.
+ */
+let youngKb = 0;
+const sampleYoung = () => {
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+  youngKb = Math.max(youngKb, (young?.physical_space_size ?? 0) / 1024);
+};
+setInterval(sampleYoung, 250).unref();
+
 say({ event: 'ready' });
 await lines.next(); // "go"
 const atGo = process.cpuUsage();
@@ -83,5 +95,6 @@ await lines.next(); // "exit"
 await recorder.onApplicationShutdown();
 const cpu = process.cpuUsage();
 const work = process.cpuUsage(atGo);
-say({ event: 'exit', userUs: cpu.user, sysUs: cpu.system, workUs: work.user + work.system, maxRssKb: peakRssKb() });
+sampleYoung();
+say({ event: 'exit', userUs: cpu.user, sysUs: cpu.system, workUs: work.user + work.system, maxRssKb: peakRssKb(), youngKb: Math.round(youngKb) });
 process.exit(0);
