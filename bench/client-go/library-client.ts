@@ -64,8 +64,8 @@ function peakRssKb(): number {
 }
 
 /**
- * The V8 young generation's peak committed size (KB), sampled: most of the
- * marginal peak RSS, and sized by V8 at start-up, before any publish.
+ * The V8 young generation's peak committed size (KB), sampled: the largest
+ * part of the marginal peak RSS, sized by V8 at start-up, before any publish.
  */
 let youngKb = 0;
 const sampleYoung = () => {
