@@ -16,18 +16,22 @@
  * RSS each), since one run of either side varies by ±20 % on 2 cores.
  * BENCH_LIBRARY_NODE_FLAGS: flags for the library's Node process, for
  * instance `--cpu-prof --cpu-prof-dir=/tmp/profiles` to see where its CPU goes.
+ * BENCH_MEMORY_LIMIT (default 256Mi, the sample operator's pod limit): each
+ * client runs in a cgroup with this memory limit, as in a pod, since Node
+ * sizes V8's heap from it; `none` runs them without (see memory-limit.ts).
  * The library's marginal RSS also says how much of it is V8's young
  * generation (its peak committed size, sampled every 250 ms), which V8 sizes
  * at start-up and a run fills as it allocates.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, kubernetesVersion } from '../tools/control-plane/build.js';
 import { startControlPlane } from '../tools/control-plane/control-plane.js';
 import { ApiServer, delta, type ObjectRef, type RequestCounts } from './client-go/api-server.js';
 import { ensureClientGoBinary } from './client-go/build.js';
 import { ClientProcess, type Usage } from './client-go/client-process.js';
+import { createMemoryLimit, parseMemoryLimit, type MemoryLimit } from './client-go/memory-limit.js';
 import { tally, type Tally } from './client-go/tally.js';
 import { printTable } from './measure.js';
 
@@ -55,6 +59,7 @@ const chosen = (process.env.BENCH_WORKLOADS ?? 'ABC').toUpperCase();
 const WORKLOADS = ALL_WORKLOADS.filter((workload) => chosen.includes(workload.label[1]));
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const LIBRARY_NODE_FLAGS = (process.env.BENCH_LIBRARY_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+const MEMORY_LIMIT_BYTES = parseMemoryLimit(process.env.BENCH_MEMORY_LIMIT ?? '256Mi');
 
 interface Client {
   label: string;
@@ -92,9 +97,10 @@ class Bench {
     private readonly kubeconfigPath: string,
     private readonly goBinary: string,
     private readonly objectsFiles: Map<number, string>,
+    private readonly memoryLimit: MemoryLimit | undefined,
   ) {}
 
-  static async prepare(api: ApiServer, kubeconfigPath: string, goBinary: string, scratch: string): Promise<Bench> {
+  static async prepare(api: ApiServer, kubeconfigPath: string, goBinary: string, scratch: string, memoryLimit?: MemoryLimit): Promise<Bench> {
     await api.createNamespace(NAMESPACE);
     const refs = await api.createConfigMaps(NAMESPACE, 'cm', Math.max(...WORKLOADS.map((workload) => workload.objects)));
     const files = new Map<number, string>();
@@ -103,7 +109,7 @@ class Bench {
       await writeFile(file, JSON.stringify(refs.slice(0, count) satisfies ObjectRef[]));
       files.set(count, file);
     }
-    return new Bench(api, kubeconfigPath, goBinary, files);
+    return new Bench(api, kubeconfigPath, goBinary, files, memoryLimit);
   }
 
   private spawn(client: Client, workload?: Workload): ClientProcess {
@@ -114,9 +120,10 @@ class Bench {
       if (workload.failure) flags.push('--failure');
     }
     flags.push(`--controller=bench.example.com/${client.side}`);
-    return client.side === 'client-go'
-      ? new ClientProcess(this.goBinary, flags, REPO_ROOT)
-      : new ClientProcess(process.execPath, [...LIBRARY_NODE_FLAGS, 'bench/client-go/library-client.ts', ...flags], REPO_ROOT);
+    const [command, args] =
+      client.side === 'client-go' ? [this.goBinary, flags] : [process.execPath, [...LIBRARY_NODE_FLAGS, 'bench/client-go/library-client.ts', ...flags]];
+    const limited = this.memoryLimit?.wrap(command, args) ?? { command, args };
+    return new ClientProcess(limited.command, limited.args, REPO_ROOT);
   }
 
   /** Start, load the client, exit: what each side costs before it publishes anything. */
@@ -226,6 +233,11 @@ function describeRssAbove(result: Result, idle: Usage): string {
   return `${total} (V8 young generation ${young >= 0 ? '+' : ''}${young.toFixed(0)})`;
 }
 
+/** Whether the clients' RSS is their own: a process that reached the cgroup's limit had pages reclaimed. */
+function describeLimitReached(times: number): string {
+  return times === 0 ? 'no client reached it. ' : `the clients reached it ${times} times, so their peak RSS is lower than their own: raise BENCH_MEMORY_LIMIT. `;
+}
+
 /** CPU per write from "go" to "exit", measured inside the client: no idle run to subtract, so less noisy. */
 const workPerWrite = (result: Result) => result.usage.workCpuMs / result.writes;
 
@@ -243,9 +255,11 @@ async function main(): Promise<void> {
   const controlPlane = await startControlPlane();
   const scratch = await mkdtemp(join(tmpdir(), 'bench-clientgo-'));
   const api = await ApiServer.connect(controlPlane.kubeConfig());
+  const limit = MEMORY_LIMIT_BYTES === undefined ? { unavailable: 'BENCH_MEMORY_LIMIT=none' } : await createMemoryLimit(MEMORY_LIMIT_BYTES);
+  const [memoryLimit, noLimitBecause] = 'unavailable' in limit ? [undefined, limit.unavailable] : [limit, undefined];
   try {
     const started = Date.now();
-    const bench = await Bench.prepare(api, controlPlane.kubeconfigPath, binary.path, scratch);
+    const bench = await Bench.prepare(api, controlPlane.kubeconfigPath, binary.path, scratch, memoryLimit);
     const idleRuns = { library: [] as Usage[], 'client-go': [] as Usage[] };
     for (let round = 0; round < ROUNDS; round++) {
       idleRuns.library.push(await bench.idle(CLIENTS[0]));
@@ -277,6 +291,10 @@ async function main(): Promise<void> {
         `client-go: ${n(idle['client-go'].cpuMs)} ms CPU, ${idle['client-go'].maxRssMb.toFixed(0)} MB); ` +
         `"go to exit" is the CPU the client spent from the start of the workload to its exit, read inside it: no idle run subtracted. ` +
         `For the library, the marginal RSS also gives the growth of V8's young generation (peak committed, above the idle start-up's). ` +
+        (memoryLimit
+          ? `Each client ran in a cgroup with a memory limit of ${memoryLimit.description}, as in a pod: Node sizes V8's heap from it, Go's runtime does not; ` +
+            describeLimitReached(await memoryLimit.timesReached())
+          : `No memory limit (${noLimitBecause}): Node sized V8's heap for this machine's ${n(totalmem() / 2 ** 30)} GB. `) +
         `Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
     );
     const rows: string[][] = [];
@@ -329,6 +347,7 @@ async function main(): Promise<void> {
     api.close();
     await controlPlane.stop();
     await rm(scratch, { recursive: true, force: true });
+    await memoryLimit?.remove();
   }
 }
 
