@@ -7,6 +7,11 @@ import type { AwaitedPublish, SettleWatcher } from './awaited-publish.js';
  * arrive in the order publishes do, and a first-in-first-out line serves.
  * The line is linked through the publishes themselves, so a publish that
  * settles leaves it at once and nothing is held until its deadline.
+ *
+ * The timer is the one the recorder keeps referenced: while a caller awaits
+ * a publish, the process stays alive until it settles (a script awaiting a
+ * publish that waits for the write budget would otherwise exit under it),
+ * and once nothing is awaited, nothing of the recorder keeps it alive.
  */
 export class PublishDeadlines implements SettleWatcher {
   private head: AwaitedPublish | undefined;
@@ -33,12 +38,14 @@ export class PublishDeadlines implements SettleWatcher {
     if (next) next.previous = previous;
     else if (this.tail === awaited) this.tail = previous;
     awaited.previous = awaited.next = awaited.watcher = undefined;
+    // Left armed, so that the next publish finds it: cheaper than a timer per publish.
+    if (!this.head) this.timer?.unref();
   }
 
   private arm(): void {
-    if (this.timer || !this.head) return;
-    this.timer = setTimeout(() => this.expire(), Math.max(0, this.head.deadline - monotonicNow()));
-    this.timer.unref();
+    if (!this.head) return;
+    if (this.timer) this.timer.ref();
+    else this.timer = setTimeout(() => this.expire(), Math.max(0, this.head.deadline - monotonicNow()));
   }
 
   private expire(): void {
