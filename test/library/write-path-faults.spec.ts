@@ -260,4 +260,23 @@ describe('write path under faults', () => {
     expectOneEvent(name, counted(results));
     expect(counted(results)).toBe(2);
   }, 10_000);
+
+  it('10. the end of an outage does not cut a Retry-After short: the throttled series still waits for it', async () => {
+    const recorder = recorderWith({ timeout: 500 });
+    const name = 'throttled-through-outage';
+    const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
+    server.failNext(429, 'PATCH', { retryAfterSeconds: 3 });
+    results.push(await settle(recorder.publish(object(name), failed)));
+    expect(results[1]).toMatchObject({ queued: true, cause: expect.objectContaining({ statusCode: 429 }) });
+
+    // Meanwhile another series meets an outage: the server answering it again ends the recorder's backoffs.
+    server.outage(300);
+    expect(await settle(recorder.publish(object('unreachable-meanwhile'), failed))).toMatchObject({ queued: true });
+    await until(() => eventsAbout('unreachable-meanwhile').length === 1, 'the other series written after the outage', 5_000);
+
+    const patches = await server.waitForRequests(2, 'PATCH', 6_000);
+    expect(patches[1].receivedAt.getTime() - patches[0].receivedAt.getTime()).toBeGreaterThanOrEqual(2_950);
+    await until(() => server.seriesCount('default', eventsAbout(name)[0]?.metadata.name ?? '') === 2, 'the throttled occurrence on the server');
+    expectOneEvent(name, counted(results));
+  }, 15_000);
 });

@@ -262,9 +262,15 @@ export class SeriesStore {
     return { kind: 'retry' };
   }
 
-  /** Ends the backoff of every series, as when the server answers again after an outage: their retries may go now. */
+  /**
+   * Ends the backoff of every series, as when the server answers again after
+   * an outage: their retries may go now. A series the server itself told to
+   * wait (`Retry-After`) still waits: that was an answer, not the outage.
+   */
   endBackoffs(): void {
     for (const series of this.withWork) {
+      const lastError = series.queue[0]?.lastError;
+      if (lastError instanceof PublishApiError && lastError.retryAfterMs !== undefined) continue;
       series.retryAt = 0;
       series.failures = 0;
     }
