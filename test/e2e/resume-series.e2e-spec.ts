@@ -56,6 +56,23 @@ describe('EventRecorder with resumeSeries across processes', () => {
     expect(ended.series?.count).toBe(5);
   });
 
+  it('continues a series whose event has a related object and annotations, however their keys were ordered', async () => {
+    const object = await scratch.configMap('app-config');
+    const source = await scratch.configMap('app-source');
+    // The server returns related in its own field order and annotations sorted; the publisher's order differs.
+    const withRelated: KubeEvent = {
+      ...failed,
+      related: { uid: source.metadata!.uid, name: 'app-source', namespace: scratch.namespace, kind: 'ConfigMap', apiVersion: 'v1' },
+      annotations: { 'example.com/z-last': 'z', 'example.com/a-first': 'a' },
+    };
+    await scratch.recorder({ resumeSeries: true }).publishFailure(object, withRelated);
+
+    await scratch.recorder({ resumeSeries: true }).publishFailure(object, withRelated);
+    const events = await scratch.eventsAbout(object);
+    expect(events).toHaveLength(1);
+    expect(events[0].series?.count).toBe(2);
+  });
+
   it('leaves it off by default: a new process starts its own Event', async () => {
     const object = await scratch.configMap('app-config');
     await scratch.recorder().publishFailure(object, failed);

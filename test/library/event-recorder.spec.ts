@@ -136,6 +136,19 @@ describe('EventRecorder against an API server', () => {
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
   });
 
+  it('keeps one series when related and annotations are equal but their keys come in another order, and starts one when they differ', async () => {
+    const recorder = recorderWith();
+    const source = { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-source', namespace: 'ns-a' };
+    await recorder.publish(configMap('app-config'), { ...failed, related: source, annotations: { 'example.com/a': '1', 'example.com/b': '2' } });
+    await recorder.publish(configMap('app-config'), {
+      ...failed,
+      related: { namespace: 'ns-a', name: 'app-source', kind: 'ConfigMap', apiVersion: 'v1' },
+      annotations: { 'example.com/b': '2', 'example.com/a': '1' },
+    });
+    await recorder.publish(configMap('app-config'), { ...failed, related: { ...source, name: 'other-source' }, annotations: { 'example.com/a': '1', 'example.com/b': '2' } });
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'POST']);
+  });
+
   it('creates a new Event after forget', async () => {
     const recorder = recorderWith();
     await recorder.publish(configMap('app-config'), failed);

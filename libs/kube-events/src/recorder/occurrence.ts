@@ -26,8 +26,22 @@ export function seriesKeyOf({ resource, event, failure }: Occurrence): string | 
  * What a repeat must match, besides its series key, to raise the series'
  * Event rather than create one: type, note, related and annotations. The
  * object's resourceVersion is not part of it, so an object updated between
- * two failures stays in one series.
+ * two failures stays in one series. The order of keys is not either: the
+ * API server returns `related` in its own field order and annotations
+ * sorted, and drops empty fields, so a resumed series compares equal.
  */
 export function identityOf(event: KubeEvent): string {
-  return JSON.stringify([event.type, event.note ?? null, event.related ?? null, event.annotations ?? null]);
+  return JSON.stringify([event.type, event.note ?? null, relatedIdentity(event.related), annotationsIdentity(event.annotations)]);
+}
+
+/** The fields of an ObjectReference the API server keeps, in one order. */
+const REFERENCE_FIELDS = ['apiVersion', 'kind', 'namespace', 'name', 'uid', 'resourceVersion', 'fieldPath'] as const;
+
+function relatedIdentity(related: KubeEvent['related']): Array<string | null> | null {
+  return related ? REFERENCE_FIELDS.map((field) => related[field] || null) : null;
+}
+
+function annotationsIdentity(annotations: KubeEvent['annotations']): string[][] | null {
+  const keys = annotations ? Object.keys(annotations).sort() : [];
+  return keys.length ? keys.map((key) => [key, annotations![key]]) : null;
 }
