@@ -6,6 +6,8 @@
 // recorder keeps working where it is allowed. Each test has fresh namespaces,
 // removed afterwards.
 import { readFileSync } from 'node:fs';
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { fileURLToPath } from 'node:url';
 import { type KubeEvent, PublishApiError } from 'nestjs-kube-events';
 import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
@@ -44,6 +46,7 @@ describe('EventRecorder under RBAC', () => {
     scratch = await Scratch.create(cp.kubeConfig(), 'rbac-e2e-a');
   });
   afterEach(async () => {
+    jest.restoreAllMocks();
     await scratch?.cleanup();
   });
 
@@ -111,6 +114,24 @@ describe('EventRecorder under RBAC', () => {
     for (const verb of ['list', 'watch', 'update', 'delete']) expect(await can(verb)).toBe('no');
     await recorder.publish(inA, failed);
     expect(await scratch.allEvents()).toHaveLength(1);
+  });
+
+  it('with resumeSeries and the shipped Role (no list): the lookup is refused, Events are written all the same, and the refusal is logged once', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const [first, second] = await Promise.all([scratch.configMap('app-config'), scratch.configMap('app-source')]);
+    const sa = await serviceAccountKubeConfig(cp, { namespace: scratch.namespace, name: 'resuming' });
+    const applied = await cp.kubectl(['apply', '-n', scratch.namespace, '-f', '-'], { input: publisherRbac(scratch.namespace, 'resuming') });
+    expect(applied.code).toBe(0);
+    const recorder = scratch.recorder({ kubeConfig: sa.kubeConfig, resumeSeries: true });
+    await retrying(() => recorder.publish(first, failed), forbidden);
+    await recorder.publish(first, failed);
+    await recorder.publish(second, failed);
+
+    expect((await scratch.eventsAbout(first)).map((event) => event.series?.count)).toEqual([2]);
+    expect(await scratch.eventsAbout(second)).toHaveLength(1);
+    const refusals = warn.mock.calls.filter(([message]) => /resumeSeries: the API server refused to list Events/.test(String(message)));
+    expect(refusals).toHaveLength(1);
+    expect(String(refusals[0][0])).toMatch(/cannot list resource "events"/);
   });
 
   it('ships a ClusterRole with the same rules, which the API server accepts', async () => {

@@ -122,7 +122,9 @@ export interface KubeEventsModuleOptions {
    * A series that ends (`forget`, or a successful reconcile) gets the
    * annotation {@link SERIES_ENDED_ANNOTATION} on its Event, so that no later
    * process continues it. Costs one list per new series and one patch per
-   * ended one, and RBAC `list` on events.
+   * ended one, and RBAC `list` on events; without it (the shipped Role has
+   * none) the recorder logs the refusal once and starts new Events, as
+   * without this option.
    * @default false
    */
   resumeSeries?: boolean;

@@ -68,6 +68,9 @@ export const OCCURRENCES_DROPPED = (
 export const SERIES_END_NOT_RECORDED = (namespace: string, name: string, error: unknown) =>
   `Could not mark Event ${namespace}/${name} as ended (${error instanceof Error ? error.message : String(error)}): ` +
   'a process that starts within the series window may continue its count.';
+export const SERIES_LOOKUP_REFUSED = (error: Error) =>
+  `resumeSeries: the API server refused to list Events (${error.message}); series start new Events, as without resumeSeries, ` +
+  "until the recorder's ServiceAccount may list events.events.k8s.io.";
 export const SERVER_UNREACHABLE = (since: Date, detail: string) =>
   `The API server has been unreachable since ${since.toISOString()} (${detail}); ` +
   'the occurrence is queued and will be written when the server answers again.';

@@ -7,7 +7,7 @@ import { validateEvent } from '../api/event-validation.js';
 import { PublishApiError, PublishError, PublishTimeoutError, PublishUnreachableError } from '../errors.js';
 import type { KubeEvent, KubeEventsModuleOptions, Reporter, ResolvedRecorderOptions } from '../kube-events.interfaces.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
-import { OCCURRENCES_DROPPED, SERIES_END_NOT_RECORDED, SERVER_UNREACHABLE, type DropCause } from '../kube-events.messages.js';
+import { OCCURRENCES_DROPPED, SERIES_END_NOT_RECORDED, SERIES_LOOKUP_REFUSED, SERVER_UNREACHABLE, type DropCause } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../module/default-kube-config.js';
 import { resolveRecorderOptions } from '../module/options-validation.js';
 import { AwaitedPublish } from './awaited-publish.js';
@@ -83,6 +83,8 @@ export class EventRecorder implements OnApplicationShutdown {
   private readonly draining = new Set<Series>();
   /** Since when (epoch ms) writes have found no server, and why; unset once one answers. */
   private unreachable: { since: number; error: PublishApiError } | undefined;
+  /** Said once: every new series would say it again. */
+  private lookupRefusalLogged = false;
   private readonly logger = new Logger('EventRecorder');
 
   /**
@@ -233,6 +235,7 @@ export class EventRecorder implements OnApplicationShutdown {
         return this.failed(series, batch, error instanceof PublishError ? error : new PublishError(String(error), { cause: error }));
       }
       this.answered();
+      if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
       const settled = this.store.settle(series, batch, result, monotonicNow());
       if (settled.kind === 'written') {
         const written = { name: settled.event.name, namespace: settled.event.namespace };
@@ -256,6 +259,12 @@ export class EventRecorder implements OnApplicationShutdown {
     if (verdict.kind === 'refused') for (const waiter of batch.waiters) waiter.reject(error);
     else if (verdict.kind === 'expired') this.drop(batch, 'expired', error);
     else if (this.unreachable) for (const waiter of batch.waiters) waiter.reject(this.unreachableError());
+  }
+
+  private warnLookupRefused(error: PublishApiError): void {
+    if (this.lookupRefusalLogged) return;
+    this.lookupRefusalLogged = true;
+    this.logger.warn(SERIES_LOOKUP_REFUSED(error));
   }
 
   /** The server answered: if it was unreachable, the series backing off may write at once. */

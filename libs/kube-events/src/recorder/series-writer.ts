@@ -33,10 +33,21 @@ export class SeriesWriter {
     return this.bounded(async (signal) => this.api.annotate?.(namespace, name, annotations, signal));
   }
 
-  /** The latest Event this controller wrote for the series (same object, reason and action). */
+  /**
+   * The latest Event this controller wrote for the series (same object,
+   * reason and action). Without RBAC `list` (the shipped Role grants none),
+   * nothing is found and the series starts a new Event, as without
+   * `resumeSeries`: the lookup is an optimisation, not worth losing Events.
+   */
   private async find(plan: FindPlan, signal: AbortSignal): Promise<WriteResult> {
     const query = { uid: plan.uid, reason: plan.reason, reportingController: this.reporter.controller };
-    const listed = (await this.api.list?.(plan.namespace, query, signal)) ?? [];
+    let listed: ListedEvent[];
+    try {
+      listed = (await this.api.list?.(plan.namespace, query, signal)) ?? [];
+    } catch (error) {
+      if (hasStatus(error, 403)) return { kind: 'found', latest: undefined, refused: error as PublishApiError };
+      throw error;
+    }
     const latest = listed
       .filter((candidate) => candidate.event.action === plan.action)
       .reduce<ListedEvent | undefined>((found, candidate) => (found && found.lastObservedAt >= candidate.lastObservedAt ? found : candidate), undefined);

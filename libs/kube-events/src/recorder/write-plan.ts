@@ -1,5 +1,6 @@
 import type { EventCreation } from '../api/event-body.js';
 import type { ListedEvent, StoredEventState as StoredEvent } from '../api/events-api.js';
+import type { PublishApiError } from '../errors.js';
 
 /**
  * One write of a series, fixed when first sent so that a retry sends the
@@ -44,7 +45,7 @@ export type WriteResult =
   | { readonly kind: 'conflict'; readonly state: StoredEvent }
   /** The patched Event is gone (the server deletes Events an `--event-ttl` after their last update). */
   | { readonly kind: 'gone' }
-  /** What a find saw: the latest Event for the series, if any. */
-  | { readonly kind: 'found'; readonly latest: ListedEvent | undefined };
+  /** What a find saw: the latest Event for the series, if any; none when the server refused the lookup (`refused`). */
+  | { readonly kind: 'found'; readonly latest: ListedEvent | undefined; readonly refused?: PublishApiError };
 
 export type { StoredEvent };
