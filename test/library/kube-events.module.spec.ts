@@ -135,6 +135,14 @@ describe('KubeEventsModule', () => {
     await expect(compiling).rejects.toThrow(/invalid option timeout/);
   });
 
+  it('refuses a recorder name that is not a non-empty string, naming the option', () => {
+    for (const name of ['', 7]) {
+      expect(() => KubeEventsModule.forRoot({ name: name as string, reporter: { controller: 'ok' }, kubeConfig })).toThrow(
+        /invalid option name: name must be a non-empty string when given/,
+      );
+    }
+  });
+
   it('isGlobal makes the recorder injectable in modules that do not import it', async () => {
     @Injectable()
     class Reconciler {

@@ -31,10 +31,13 @@ export const NOT_A_QUALIFIED_NAME = (field: string, value: unknown) =>
   `${field} must be a qualified name ([dns-subdomain/]name, name ≤ 63 characters of [A-Za-z0-9_.-] ` +
   `starting and ending alphanumeric), got ${JSON.stringify(value)}.`;
 export const NOT_A_POSITIVE_NUMBER = (field: string, value: unknown) =>
-  `${field} must be a positive number, got ${JSON.stringify(value)}.`;
-export const NOT_A_BOOLEAN = (field: string, value: unknown) => `${field} must be true or false, got ${JSON.stringify(value)}.`;
+  `${field} must be a positive number, got ${describeValue(value)}.`;
+export const NOT_A_BOOLEAN = (field: string, value: unknown) => `${field} must be true or false, got ${describeValue(value)}.`;
 export const NOT_A_POSITIVE_INTEGER = (field: string, value: unknown) =>
-  `${field} must be a positive integer, got ${JSON.stringify(value)}.`;
+  `${field} must be a positive integer, got ${describeValue(value)}.`;
+export const NOT_A_KUBE_CONFIG = (value: unknown) =>
+  `kubeConfig must be a KubeConfig from @kubernetes/client-node (loaded, with a current context), got ${describeValue(value)}.`;
+export const NOT_A_RECORDER_NAME = (value: unknown) => `name must be a non-empty string when given, got ${describeValue(value)}.`;
 export const INVALID_OPTIONS = (field: string, problem: string) => `KubeEventsModule: invalid option ${field}: ${problem}`;
 export const UNKNOWN_RECORDER = (name: string, method: string) =>
   `@PublishesFailures on ${method} names the recorder ${JSON.stringify(name)}, but no ` +

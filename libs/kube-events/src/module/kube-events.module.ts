@@ -8,6 +8,7 @@ import {
   KUBE_EVENTS_OPTIONS_TYPE,
 } from './kube-events.module-definition.js';
 import { getEventRecorderToken } from './kube-events.tokens.js';
+import { INVALID_OPTIONS, NOT_A_RECORDER_NAME } from '../kube-events.messages.js';
 import { EventSinksModule } from '../sinks/event-sinks.module.js';
 import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { KubeEventsMetricsModule } from '../metrics/kube-events-metrics.module.js';
@@ -45,6 +46,7 @@ export class KubeEventsModule extends ConfigurableKubeEventsModule {
 }
 
 function withRecorder(definition: DynamicModule, name: string | undefined): DynamicModule {
+  if (name !== undefined && (typeof name !== 'string' || name === '')) throw new Error(INVALID_OPTIONS('name', NOT_A_RECORDER_NAME(name)));
   const token = getEventRecorderToken(name);
   return {
     ...definition,

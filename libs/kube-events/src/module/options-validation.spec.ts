@@ -32,8 +32,17 @@ describe('resolveRecorderOptions', () => {
     [{ reporter: { controller: 'widgets' }, resumeSeries: 'yes' } as never, 'resumeSeries'],
     [{ reporter: { controller: 'widgets' }, writeControl: { objectBurst: 2.5 } }, 'writeControl.objectBurst'],
     [{ reporter: { controller: 'widgets' }, writeControl: { maxDelay: 'soon' } }, 'writeControl.maxDelay'],
+    [{ reporter: { controller: 'widgets' }, logEvents: 'true' }, 'logEvents'],
+    [{ reporter: { controller: 'widgets' }, metrics: 'false' }, 'metrics'],
+    [{ reporter: { controller: 'widgets' }, kubeConfig: '~/.kube/config' }, 'kubeConfig'],
+    [{ reporter: { controller: 'widgets' }, kubeConfig: null }, 'kubeConfig'],
   ])('refuses %j naming %s', (options, field) => {
     expect(() => resolve(options)).toThrow(new RegExp(`invalid option ${field.replace('.', '\\.')}:`));
+  });
+
+  it('names the field and the value of a BigInt option, rather than failing on it', () => {
+    expect(() => resolve({ reporter: { controller: 'widgets' }, timeout: 5000n })).toThrow('invalid option timeout: timeout must be a positive number, got 5000n (a BigInt).');
+    expect(() => resolve({ reporter: { controller: 'widgets' }, maxSeries: 10n })).toThrow(/invalid option maxSeries: .*got 10n \(a BigInt\)/);
   });
 
   it('accepts qualified names with and without a prefix', () => {

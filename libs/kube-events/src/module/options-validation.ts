@@ -12,6 +12,7 @@ import {
   INSTANCE_NOT_A_STRING,
   INVALID_OPTIONS,
   NOT_A_BOOLEAN,
+  NOT_A_KUBE_CONFIG,
   NOT_A_POSITIVE_INTEGER,
   NOT_A_POSITIVE_NUMBER,
   NOT_A_QUALIFIED_NAME,
@@ -67,6 +68,13 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     if (typeof value !== 'boolean') fail(field, NOT_A_BOOLEAN(field, value));
     return value as boolean;
   };
+  // Checked here although the recorder does not resolve them, so that every option fails start-up by name.
+  if (options!.logEvents !== undefined) flag('logEvents', options!.logEvents);
+  if (options!.metrics !== undefined) flag('metrics', options!.metrics);
+  const kubeConfig: unknown = options!.kubeConfig;
+  if (kubeConfig !== undefined && typeof (kubeConfig as { getCurrentCluster?: unknown } | null)?.getCurrentCluster !== 'function') {
+    fail('kubeConfig', NOT_A_KUBE_CONFIG(kubeConfig));
+  }
   const control = { ...DEFAULT_WRITE_CONTROL, ...options!.writeControl };
   const writeControl: ResolvedWriteControl = {
     objectBurst: count('writeControl.objectBurst', control.objectBurst),
