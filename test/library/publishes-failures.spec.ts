@@ -168,13 +168,16 @@ describe('@PublishesFailures', () => {
 
   it('is bounded by the recorder timeout when the server hangs', async () => {
     await start(300);
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     server.hangNext('POST');
     const error = new Error('source missing');
     reconciler.failWith = error;
     const started = Date.now();
     await expect(reconciler.reconcile(widget(), 1)).rejects.toBe(error);
+    // It waited for the publish, up to the timeout, and logged that the publish timed out.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(Date.now() - started).toBeLessThan(1_500);
+    expect(warn.mock.calls.map(([message]) => String(message))).toEqual([expect.stringMatching(/did not finish within 300 ms/)]);
   });
 
   it('rethrows the reconcile error even when the note formatter throws, and a throwing selector never fails a success', async () => {
