@@ -64,8 +64,10 @@ function peakRssKb(): number {
 }
 
 /**
- * The V8 young generation's peak committed size (KB), sampled: the largest
- * part of the marginal peak RSS, sized by V8 at start-up, before any publish.
+ * The V8 young generation's peak committed size (KB), sampled: sized by V8
+ * at start-up, before any publish, from the memory it may use (2 MB under a
+ * 256 MiB limit, 64 MB on a large machine without one, where it is the
+ * largest part of the marginal peak RSS).
  */
 let youngKb = 0;
 const sampleYoung = () => {
