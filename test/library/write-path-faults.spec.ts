@@ -53,6 +53,15 @@ describe('write path under faults', () => {
 
   const eventsAbout = (name: string) => server.events().filter((event) => event.regarding.name === name);
 
+  /** Two publishes of one series, the second write answered 429 with `Retry-After`: what each publish settled with. */
+  const publishThrottled = async (name: string, { timeout, retryAfterSeconds }: { timeout: number; retryAfterSeconds: number }) => {
+    const recorder = recorderWith({ timeout });
+    const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
+    server.failNext(429, 'PATCH', { retryAfterSeconds });
+    results.push(await settle(recorder.publish(object(name), failed)));
+    return { recorder, results };
+  };
+
   /** The server holds exactly one Event about `name`, whose count never went backwards and ends at `count`. */
   const expectOneEvent = (name: string, count: number) => {
     const events = eventsAbout(name);
@@ -158,11 +167,8 @@ describe('write path under faults', () => {
   });
 
   it('5. 429 with Retry-After: 1: the next write of the series waits for it, and the publish resolves', async () => {
-    const recorder = recorderWith({ timeout: 3_000 });
     const name = 'throttled';
-    const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
-    server.failNext(429, 'PATCH', { retryAfterSeconds: 1 });
-    results.push(await settle(recorder.publish(object(name), failed)));
+    const { results } = await publishThrottled(name, { timeout: 3_000, retryAfterSeconds: 1 });
 
     expect(results).toEqual(['resolved', 'resolved']);
     const patches = server.requestsFor('PATCH');
@@ -246,11 +252,8 @@ describe('write path under faults', () => {
   }, 25_000);
 
   it('9. a Retry-After longer than the timeout: the publish times out queued, the retry waits for it, the occurrence lands', async () => {
-    const recorder = recorderWith({ timeout: 500 });
     const name = 'throttled-long';
-    const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
-    server.failNext(429, 'PATCH', { retryAfterSeconds: 2 });
-    results.push(await settle(recorder.publish(object(name), failed)));
+    const { results } = await publishThrottled(name, { timeout: 500, retryAfterSeconds: 2 });
 
     expect(results[1]).toBeInstanceOf(PublishTimeoutError);
     expect(results[1]).toMatchObject({ queued: true, cause: expect.objectContaining({ statusCode: 429 }) });
@@ -262,11 +265,8 @@ describe('write path under faults', () => {
   }, 10_000);
 
   it('10. the end of an outage does not cut a Retry-After short: the throttled series still waits for it', async () => {
-    const recorder = recorderWith({ timeout: 500 });
     const name = 'throttled-through-outage';
-    const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
-    server.failNext(429, 'PATCH', { retryAfterSeconds: 3 });
-    results.push(await settle(recorder.publish(object(name), failed)));
+    const { recorder, results } = await publishThrottled(name, { timeout: 500, retryAfterSeconds: 3 });
     expect(results[1]).toMatchObject({ queued: true, cause: expect.objectContaining({ statusCode: 429 }) });
 
     // Meanwhile another series meets an outage: the server answering it again ends the recorder's backoffs.
