@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
 import { InMemoryWriter } from './in-memory-writer.js';
-import { median, microsPerOp, printTable, ratio, settledHeap } from './measure.js';
+import { cpuMicrosPerOp, median, printTable, ratio, settledHeap } from './measure.js';
 
 const reporter = { controller: 'bench.example.com/widget-controller' };
 /**
@@ -27,6 +27,8 @@ async function publishDistinct(recorder: EventRecorder, count: number, offset = 
   }
 }
 
+type Cost = Awaited<ReturnType<typeof cpuMicrosPerOp>>;
+
 /** A recorder tracking `tracked` series, all still within their window. */
 async function recorderTracking(tracked: number, maxSeries = tracked): Promise<EventRecorder> {
   const recorder = new EventRecorder({ reporter, maxSeries, writeControl }, new InMemoryWriter());
@@ -40,20 +42,20 @@ async function recorderTracking(tracked: number, maxSeries = tracked): Promise<E
  * the same set whatever the number tracked, so that the cost measured is what
  * tracking more series adds.
  */
-async function repeatCost(tracked: number, publishes: number, hot = 1_000): Promise<number> {
+async function repeatCost(tracked: number, publishes: number, hot = 1_000): Promise<Cost> {
   const recorder = await recorderTracking(tracked);
   const items = objects(hot, tracked - hot);
   const picks = Array.from({ length: publishes }, () => items[Math.floor(Math.random() * items.length)]);
-  return microsPerOp(publishes, async () => {
+  return cpuMicrosPerOp(publishes, async () => {
     for (const item of picks) await recorder.publish(item, failed);
   });
 }
 
 /** Cost of a first publish (the create path) while `tracked` series are tracked. */
-async function newSeriesCost(tracked: number, publishes: number): Promise<number> {
+async function newSeriesCost(tracked: number, publishes: number): Promise<Cost> {
   const recorder = await recorderTracking(tracked, tracked + publishes);
   const fresh = objects(publishes, tracked);
-  return microsPerOp(publishes, async () => {
+  return cpuMicrosPerOp(publishes, async () => {
     for (const item of fresh) await recorder.publish(item, failed);
   });
 }
@@ -61,8 +63,8 @@ async function newSeriesCost(tracked: number, publishes: number): Promise<number
 export async function seriesScaling(): Promise<void> {
   const rounds = 7;
   const sizes = [1_000, 10_000, 100_000];
-  const repeats = new Map(sizes.map((size) => [size, [] as number[]]));
-  const fresh = new Map(sizes.map((size) => [size, [] as number[]]));
+  const repeats = new Map(sizes.map((size) => [size, [] as Cost[]]));
+  const fresh = new Map(sizes.map((size) => [size, [] as Cost[]]));
   // Sizes interleaved round by round, so that drift of the machine weighs on all alike.
   for (let round = 0; round < rounds; round++) {
     for (const tracked of sizes) {
@@ -70,15 +72,24 @@ export async function seriesScaling(): Promise<void> {
       fresh.get(tracked)!.push(await newSeriesCost(tracked, 20_000));
     }
   }
-  const base = { repeat: median(repeats.get(1_000)!), fresh: median(fresh.get(1_000)!) };
+  const cpu = (costs: Cost[]) => median(costs.map((cost) => cost.cpu));
+  const wall = (costs: Cost[]) => median(costs.map((cost) => cost.wall));
+  const base = { repeat: cpu(repeats.get(1_000)!), fresh: cpu(fresh.get(1_000)!) };
   const rows = sizes.map((tracked) => {
-    const repeat = median(repeats.get(tracked)!);
-    const created = median(fresh.get(tracked)!);
-    return [tracked.toLocaleString('en'), repeat.toFixed(2), ratio(repeat, base.repeat), created.toFixed(2), ratio(created, base.fresh)];
+    const repeat = repeats.get(tracked)!;
+    const created = fresh.get(tracked)!;
+    return [
+      tracked.toLocaleString('en'),
+      cpu(repeat).toFixed(2),
+      ratio(cpu(repeat), base.repeat),
+      cpu(created).toFixed(2),
+      ratio(cpu(created), base.fresh),
+      `${wall(repeat).toFixed(2)} / ${wall(created).toFixed(2)}`,
+    ];
   });
   printTable(
-    `publish() cost as tracked series grow (in-memory writer; median of ${rounds} interleaved runs of 20,000 publishes)`,
-    ['tracked series', 'repeat µs (1,000 hot objects)', 'vs 1,000', 'new series µs', 'vs 1,000'],
+    `publish() cost as tracked series grow: CPU µs of the main thread per publish (in-memory writer; median of ${rounds} interleaved runs of 20,000 publishes)`,
+    ['tracked series', 'repeat (1,000 hot objects)', 'vs 1,000', 'new series', 'vs 1,000', 'wall µs repeat / new'],
     rows,
   );
 }
