@@ -51,45 +51,58 @@ async function repeatCost(tracked: number, publishes: number, hot = 1_000): Prom
   });
 }
 
-/** Cost of a first publish (the create path) while `tracked` series are tracked. */
-async function newSeriesCost(tracked: number, publishes: number): Promise<Cost> {
-  const recorder = await recorderTracking(tracked, tracked + publishes);
+/**
+ * Cost of a first publish (the create path) while `tracked` series are
+ * tracked. With room in the store (`full` unset), the store grows by the
+ * publishes timed; full, each new series takes the place of the least
+ * recently used one, as in a controller at its `maxSeries` whose objects
+ * come and go.
+ */
+async function newSeriesCost(tracked: number, publishes: number, full: boolean): Promise<Cost> {
+  const recorder = await recorderTracking(tracked, full ? tracked : tracked + publishes);
   const fresh = objects(publishes, tracked);
   return cpuMicrosPerOp(publishes, async () => {
     for (const item of fresh) await recorder.publish(item, failed);
   });
 }
 
+/** One way to publish, timed at each size: the number of publishes, and how. */
+interface Case {
+  readonly title: string;
+  readonly publishes: number;
+  readonly cost: (tracked: number, publishes: number) => Promise<Cost>;
+}
+
+const CASES: Case[] = [
+  { title: 'repeat (1,000 hot objects)', publishes: 100_000, cost: (tracked, publishes) => repeatCost(tracked, publishes) },
+  { title: 'new series, room in the store', publishes: 20_000, cost: (tracked, publishes) => newSeriesCost(tracked, publishes, false) },
+  { title: 'new series, store full', publishes: 50_000, cost: (tracked, publishes) => newSeriesCost(tracked, publishes, true) },
+];
+
 export async function seriesScaling(): Promise<void> {
   const rounds = 7;
   const sizes = [1_000, 10_000, 100_000];
-  const repeats = new Map(sizes.map((size) => [size, [] as Cost[]]));
-  const fresh = new Map(sizes.map((size) => [size, [] as Cost[]]));
+  const costs = CASES.map(() => new Map(sizes.map((size) => [size, [] as Cost[]])));
   // Sizes interleaved round by round, so that drift of the machine weighs on all alike.
   for (let round = 0; round < rounds; round++) {
     for (const tracked of sizes) {
-      repeats.get(tracked)!.push(await repeatCost(tracked, 20_000));
-      fresh.get(tracked)!.push(await newSeriesCost(tracked, 20_000));
+      for (const [i, { publishes, cost }] of CASES.entries()) {
+        costs[i].get(tracked)!.push(await cost(tracked, publishes));
+      }
     }
   }
-  const cpu = (costs: Cost[]) => median(costs.map((cost) => cost.cpu));
-  const wall = (costs: Cost[]) => median(costs.map((cost) => cost.wall));
-  const base = { repeat: cpu(repeats.get(1_000)!), fresh: cpu(fresh.get(1_000)!) };
-  const rows = sizes.map((tracked) => {
-    const repeat = repeats.get(tracked)!;
-    const created = fresh.get(tracked)!;
-    return [
-      tracked.toLocaleString('en'),
-      cpu(repeat).toFixed(2),
-      ratio(cpu(repeat), base.repeat),
-      cpu(created).toFixed(2),
-      ratio(cpu(created), base.fresh),
-      `${wall(repeat).toFixed(2)} / ${wall(created).toFixed(2)}`,
-    ];
-  });
+  const cpu = (samples: Cost[]) => median(samples.map((sample) => sample.cpu));
+  const wall = (samples: Cost[]) => median(samples.map((sample) => sample.wall));
+  const rows = sizes.map((tracked) => [
+    tracked.toLocaleString('en'),
+    ...costs.flatMap((bySize) => [cpu(bySize.get(tracked)!).toFixed(2), ratio(cpu(bySize.get(tracked)!), cpu(bySize.get(1_000)!))]),
+    costs.map((bySize) => wall(bySize.get(tracked)!).toFixed(2)).join(' / '),
+  ]);
   printTable(
-    `publish() cost as tracked series grow: CPU µs of the main thread per publish (in-memory writer; median of ${rounds} interleaved runs of 20,000 publishes)`,
-    ['tracked series', 'repeat (1,000 hot objects)', 'vs 1,000', 'new series', 'vs 1,000', 'wall µs repeat / new'],
+    `publish() cost as tracked series grow: CPU µs of the main thread per publish (in-memory writer; median of ${rounds} interleaved runs; ` +
+      CASES.map(({ title, publishes }) => `${title}: ${publishes.toLocaleString('en')} publishes`).join(', ') +
+      ')',
+    ['tracked series', ...CASES.flatMap(({ title }) => [title, 'vs 1,000']), 'wall µs, same order'],
     rows,
   );
 }

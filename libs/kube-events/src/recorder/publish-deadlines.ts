@@ -1,5 +1,6 @@
 import { monotonicNow } from './monotonic-clock.js';
 import type { AwaitedPublish, SettleWatcher } from './awaited-publish.js';
+import { InsertionOrder } from './insertion-order.js';
 
 /**
  * Ends the wait of every publish at its deadline, with one timer for all of
@@ -14,8 +15,7 @@ import type { AwaitedPublish, SettleWatcher } from './awaited-publish.js';
  * and once nothing is awaited, nothing of the recorder keeps it alive.
  */
 export class PublishDeadlines implements SettleWatcher {
-  private head: AwaitedPublish | undefined;
-  private tail: AwaitedPublish | undefined;
+  private readonly line = new InsertionOrder<AwaitedPublish>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly timedOut: (awaited: AwaitedPublish) => void) {}
@@ -23,36 +23,29 @@ export class PublishDeadlines implements SettleWatcher {
   /** Watches `awaited` until it settles or its deadline passes. */
   watch(awaited: AwaitedPublish): void {
     awaited.watcher = this;
-    awaited.previous = this.tail;
-    if (this.tail) this.tail.next = awaited;
-    else this.head = awaited;
-    this.tail = awaited;
+    this.line.push(awaited);
     this.arm();
   }
 
   /** A watched publish settled: it leaves the line. */
   settled(awaited: AwaitedPublish): void {
-    const { previous, next } = awaited;
-    if (previous) previous.next = next;
-    else if (this.head === awaited) this.head = next;
-    if (next) next.previous = previous;
-    else if (this.tail === awaited) this.tail = previous;
-    awaited.previous = awaited.next = awaited.watcher = undefined;
+    this.line.remove(awaited);
+    awaited.watcher = undefined;
     // Left armed, so that the next publish finds it: cheaper than a timer per publish.
-    if (!this.head) this.timer?.unref();
+    if (!this.line.first) this.timer?.unref();
   }
 
   private arm(): void {
-    if (!this.head) return;
+    const first = this.line.first;
+    if (!first) return;
     if (this.timer) this.timer.ref();
-    else this.timer = setTimeout(() => this.expire(), Math.max(0, this.head.deadline - monotonicNow()));
+    else this.timer = setTimeout(() => this.expire(), Math.max(0, first.deadline - monotonicNow()));
   }
 
   private expire(): void {
     this.timer = undefined;
     const now = monotonicNow();
-    while (this.head && this.head.deadline <= now) {
-      const awaited = this.head;
+    for (let awaited = this.line.first; awaited && awaited.deadline <= now; awaited = this.line.first) {
       this.settled(awaited);
       this.timedOut(awaited);
     }

@@ -75,6 +75,19 @@ describe('SeriesStore', () => {
       expect(store.acquire('false/b', 'b', false, 5).event).toBeUndefined();
     });
 
+    it('keeps to the cap through a long churn of objects, and keeps the one in use throughout', () => {
+      const store = storeOf(3);
+      const hot = publish(store, 'hot', 0);
+      for (let i = 0; i < 50; i++) {
+        expect(store.acquire('false/hot', 'hot', false, i)).toBe(hot);
+        publish(store, `cold-${i}`, i);
+        expect(store.size).toBeLessThanOrEqual(3);
+      }
+      expect(store.acquire('false/hot', 'hot', false, 50)).toBe(hot);
+      expect(store.acquire('false/cold-49', 'cold-49', false, 50).event).toBeDefined();
+      expect(store.acquire('false/cold-0', 'cold-0', false, 50).event).toBeUndefined();
+    });
+
     it('drops expired series behind one that is still in use', () => {
       const store = storeOf();
       const a = publish(store, 'a', 0);

@@ -4,6 +4,7 @@ import { PublishApiError, type PublishError } from '../errors.js';
 import type { AwaitedPublish } from './awaited-publish.js';
 import type { ListedEvent } from '../api/events-api.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
+import { InsertionOrder } from './insertion-order.js';
 import { identityOf, type Occurrence } from './occurrence.js';
 import { isTransient, mayHaveApplied, retryDelay } from './retry-backoff.js';
 import { StringPool } from './string-pool.js';
@@ -72,6 +73,17 @@ export interface Series {
   unexplored: boolean;
   /** Used again since it last took its place in the store's order: it gets a second chance before it is dropped. */
   referenced: boolean;
+  /** Its neighbours in the store's order, which the store owns. */
+  previous: Series | undefined;
+  next: Series | undefined;
+}
+
+/** The budget of an object whose series were all forgotten, kept in the order they were. */
+interface SpentBudget {
+  readonly uid: string;
+  readonly budget: TokenBucket;
+  previous: SpentBudget | undefined;
+  next: SpentBudget | undefined;
 }
 
 /** What became of an occurrence given to {@link SeriesStore.enqueue}. */
@@ -115,7 +127,8 @@ export interface SeriesStoreOptions {
  * an occurrence joins, which write goes out next, and what a write's answer
  * means for the count.
  *
- * Bounded in time and in number. A `Map` keeps insertion order; a use only
+ * Bounded in time and in number. Series are kept in the order they came
+ * (a linked list, not a `Map`'s order; see `InsertionOrder`); a use only
  * marks a series as referenced, and expiry and eviction, which look at the
  * front only, move a referenced series to the end instead of dropping it
  * (the CLOCK approximation of least recently used). A repeat thus changes
@@ -126,13 +139,17 @@ export class SeriesStore {
   /** Series with occurrences queued, forgotten ones and those of objects without a uid included. */
   readonly withWork = new Set<Series>();
   private readonly series = new Map<string, Series>();
+  /** Every series of `series`, oldest first (or least recently given its second chance). */
+  private readonly order = new InsertionOrder<Series>();
   private readonly objects = new Map<string, TrackedObject>();
   /**
    * Budgets of objects whose series were all forgotten before the budget
    * refilled: a flapping object (failure, success, failure…) keeps its spent
-   * budget. Bounded like the series, and a refilled one is not kept.
+   * budget. Bounded like the series, oldest dropped first, and a refilled
+   * one is not kept.
    */
-  private readonly spentBudgets = new Map<string, TokenBucket>();
+  private readonly spentBudgets = new Map<string, SpentBudget>();
+  private readonly spentOrder = new InsertionOrder<SpentBudget>();
   /** Batches waiting for a write (not in flight), which `maxPending` bounds. */
   private waitingBatches = 0;
   /** Identities and namespaces, which series keep for their whole life and mostly share. */
@@ -163,6 +180,7 @@ export class SeriesStore {
       series = this.firstSeriesOf(uid, key, failure);
     }
     this.series.set(key, series);
+    this.order.push(series);
     return series;
   }
 
@@ -170,9 +188,8 @@ export class SeriesStore {
   private firstSeriesOf(uid: string, key: string, failure: boolean): Series {
     // Room for one series: most objects have one, and a push into [] reserves room for 17.
     const seriesOfObject: Series[] = [undefined as unknown as Series];
-    const object: TrackedObject = { uid, series: seriesOfObject, budget: this.spentBudgets.get(uid) };
+    const object: TrackedObject = { uid, series: seriesOfObject, budget: this.takeSpentBudget(uid) };
     seriesOfObject[0] = newSeries(key, object, failure, this.options.resume);
-    this.spentBudgets.delete(uid);
     this.objects.set(uid, object);
     return seriesOfObject[0];
   }
@@ -375,7 +392,9 @@ export class SeriesStore {
    * until there is room for it. `using` is never dropped.
    */
   private dropStale(now: number, using?: Series): void {
-    for (const series of this.series.values()) {
+    // Each step reads its next series before it moves or drops the one it is on.
+    for (let series = this.order.first, next: Series | undefined; series; series = next) {
+      next = series.next;
       if (series === using) continue;
       if (series.queue.length) break;
       if (series.event && this.isCurrent(series.event, now)) {
@@ -386,7 +405,8 @@ export class SeriesStore {
       this.remove(series, now);
     }
     if (using || this.series.size < this.options.maxSeries) return;
-    for (const series of this.series.values()) {
+    for (let series = this.order.first, next: Series | undefined; series; series = next) {
+      next = series.next;
       if (series.queue.length) continue;
       if (series.referenced) this.moveToEnd(series);
       else this.remove(series, now);
@@ -397,23 +417,48 @@ export class SeriesStore {
   /** Gives a referenced series its second chance: to the end of the order, unreferenced. */
   private moveToEnd(series: Series): void {
     series.referenced = false;
-    this.series.delete(series.key!);
-    this.series.set(series.key!, series);
+    this.order.moveToEnd(series);
   }
 
 
   private remove(series: Series, now: number): void {
     this.series.delete(series.key!);
+    this.order.remove(series);
     const object = series.object!;
     object.series.splice(object.series.indexOf(series), 1);
     if (object.series.length) return;
     this.objects.delete(object.uid);
     if (!object.budget || object.budget.isFull(now)) return;
-    this.spentBudgets.set(object.uid, object.budget);
-    if (this.spentBudgets.size > this.options.maxSeries) this.spentBudgets.delete(this.spentBudgets.keys().next().value!);
+    const spent: SpentBudget = { uid: object.uid, budget: object.budget, previous: undefined, next: undefined };
+    this.spentBudgets.set(spent.uid, spent);
+    this.spentOrder.push(spent);
+    if (this.spentBudgets.size > this.options.maxSeries) this.takeSpentBudget(this.spentOrder.first!.uid);
+  }
+
+  /** The spent budget kept for an object coming back, which it takes out of the store. */
+  private takeSpentBudget(uid: string): TokenBucket | undefined {
+    const spent = this.spentBudgets.get(uid);
+    if (!spent) return undefined;
+    this.spentBudgets.delete(uid);
+    this.spentOrder.remove(spent);
+    return spent.budget;
   }
 }
 
 function newSeries(key: string | undefined, object: TrackedObject | undefined, failure: boolean, unexplored: boolean): Series {
-  return { key, object, failure, event: undefined, queue: [], writing: false, failures: 0, retryAt: 0, lastFailureAt: 0, unexplored, referenced: false };
+  return {
+    key,
+    object,
+    failure,
+    event: undefined,
+    queue: [],
+    writing: false,
+    failures: 0,
+    retryAt: 0,
+    lastFailureAt: 0,
+    unexplored,
+    referenced: false,
+    previous: undefined,
+    next: undefined,
+  };
 }
