@@ -148,6 +148,13 @@ describe('EventRecorder against an API server', () => {
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'POST']);
   });
 
+  it('keeps one series when an annotation is given as undefined in one publish and left out in the next', async () => {
+    const recorder = recorderWith();
+    await recorder.publish(configMap('app-config'), { ...failed, annotations: { 'example.com/a': '1' } });
+    await recorder.publish(configMap('app-config'), { ...failed, annotations: { 'example.com/a': '1', 'example.com/trace-id': undefined as unknown as string } });
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
+  });
+
   it('creates a new Event after forget', async () => {
     const recorder = recorderWith();
     await recorder.publish(configMap('app-config'), failed);

@@ -2,13 +2,15 @@ import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { Injectable, Logger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import {
   EventRecorder,
   getEventRecorderToken,
+  InvalidEventError,
   KubeEventsModule,
   KubeEventsSink,
   type EventSink,
+  type KubeEvent,
   type KubeEventsModuleOptions,
   type PublishOutcome,
 } from 'nestjs-kube-events';
@@ -226,6 +228,27 @@ describe('Event sinks', () => {
       expect(warn).toHaveBeenCalledWith(
         expect.stringMatching(/^outcome=failed controller=widgets object=ConfigMap\/default\/other .* count=1 .*error=".*422/),
       );
+    });
+
+    it('logs a publish refused as invalid, whatever the caller passed', async () => {
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      await start([], { logEvents: true });
+      const recorder = app!.get(EventRecorder);
+      const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+      revoke();
+      await expect(recorder.publish(configMap(), null as unknown as KubeEvent)).rejects.toThrow(InvalidEventError);
+      await expect(recorder.publish(configMap(), { ...failed, reason: Symbol('r') as unknown as string })).rejects.toThrow(InvalidEventError);
+      const publishing = recorder.publish(revoked as KubernetesObject, failed);
+      await expect(publishing).rejects.toThrow();
+
+      const lines = warn.mock.calls.map(([line]) => String(line)).filter((line) => line.startsWith('outcome=failed'));
+      expect(lines).toEqual([
+        expect.stringMatching(/^outcome=failed controller=widgets object=ConfigMap\/default\/app reason="" action="" count=1 error="event must be an object/),
+        expect.stringMatching(/^outcome=failed controller=widgets object=ConfigMap\/default\/app type=Warning reason="" action=Sync count=1 note="source is missing" error="reason is required/),
+        expect.stringMatching(/^outcome=failed controller=widgets object=object type=Warning reason=SyncFailed action=Sync count=1 note="source is missing" error=/),
+      ]);
+      expect(error).not.toHaveBeenCalled();
     });
 
     it('is off by default', async () => {

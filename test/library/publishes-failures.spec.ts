@@ -22,6 +22,8 @@ class SourceMissingError extends Error {}
 class WidgetReconciler {
   readonly seen: unknown[] = [];
   failWith: Error | undefined;
+  /** Bound when Nest creates the provider, before the module wraps the method: as a controller hands its reconcile to a queue. */
+  readonly boundReconcile = this.reconcile.bind(this);
 
   @PublishesFailures()
   @SetMetadata('audit', 'reconcile')
@@ -103,8 +105,26 @@ describe('@PublishesFailures', () => {
     await expect(reconciler.reconcile(object, 3)).resolves.toBe('synced w1');
     expect(reconciler.seen).toEqual([reconciler, object, 3]);
     expect(reconciler.reconcile.name).toBe('reconcile');
+    expect(reconciler.reconcile.length).toBe(2);
     expect(Reflect.getMetadata('audit', reconciler.reconcile)).toBe('reconcile');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('publishes through a reference to the method taken before the application initialised', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    await start();
+    const error = new Error('source missing');
+    reconciler.failWith = error;
+    await expect(reconciler.boundReconcile(widget(), 1)).rejects.toBe(error);
+    await expect(reconciler.boundReconcile(widget(), 2)).rejects.toBe(error);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
+    reconciler.failWith = undefined;
+    await expect(reconciler.boundReconcile(widget(), 3)).resolves.toBe('synced w1');
+    reconciler.failWith = error;
+    await expect(reconciler.reconcile(widget(), 4)).rejects.toBe(error);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'POST']);
+    expect(reconciler.seen.filter((seen) => typeof seen === 'number')).toEqual([1, 2, 3, 4]);
+    expect(warn.mock.calls.filter(([message]) => String(message).includes('is not active'))).toEqual([]);
   });
 
   it('folds repeated failures and starts a new Event after a success', async () => {

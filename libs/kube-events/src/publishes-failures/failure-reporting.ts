@@ -14,7 +14,7 @@ const outageLogged = new WeakMap<EventRecorder, number>();
 /**
  * Wraps a reconcile method so that failures become Warning events and a
  * success resets the object's failure series. Keeps `this`, the arguments,
- * the return value, the original error, the name and the Reflect metadata
+ * the return value, the original error, the name, the length and the Reflect metadata
  * (of `metadataOf`, the method as found on the prototype, when given).
  */
 export function withFailureEvents(
@@ -87,6 +87,7 @@ export function withFailureEvents(
     );
   };
   Object.defineProperty(wrapped, 'name', { value: method.name });
+  Object.defineProperty(wrapped, 'length', { value: method.length });
   // Other decorators read their metadata from the function they decorated.
   for (const key of Reflect.getMetadataKeys(metadataOf)) {
     Reflect.defineMetadata(key, Reflect.getMetadata(key, metadataOf), wrapped);

@@ -16,13 +16,17 @@ const wrappedOn = new WeakMap<object, Set<string | symbol>>();
 
 /**
  * Stands in for a `@PublishesFailures` method until the explorer replaces it
- * on the instance: if it is ever called, nothing wrapped the method, so its
- * failures are not published; it says so once, then calls the method.
- * Keeps `this`, the arguments, the return value (a synchronous method stays
- * synchronous), the name, the length and the Reflect metadata.
+ * on the instance. Called through a reference taken before that (a method
+ * bound in the constructor), it goes through the explorer's wrapper. Called
+ * on an instance nothing wrapped, the method's failures are not published:
+ * it says so once, then calls the method. Keeps `this`, the arguments, the
+ * return value (a synchronous method stays synchronous), the name, the
+ * length and the Reflect metadata.
  */
 export function guardUnwrapped(method: Method, label: string, key: string | symbol): Method {
   const guard = function (this: unknown, ...args: unknown[]): unknown {
+    const wrapper = staleReferenceWrapper(this, key, guard);
+    if (wrapper) return wrapper.apply(this, args);
     if (!quiet.has(guard) && !isWrappedOn(this, key)) {
       quiet.add(guard);
       logger.warn(PUBLISHES_FAILURES_INACTIVE(label));
@@ -58,4 +62,19 @@ export function silenceGuard(method: Method): void {
 
 function isWrappedOn(instance: unknown, key: string | symbol): boolean {
   return typeof instance === 'object' && instance !== null && wrappedOn.get(instance)?.has(key) === true;
+}
+
+/**
+ * The explorer's wrapper on `instance` when `guard` was reached through a
+ * reference taken before the wrapping, not through the wrapper: the
+ * instance's prototype still holds the guard itself, and the instance its
+ * wrapper. `undefined` when another decorator wraps the guard: that
+ * decorator's function is what the explorer wrapped, and it calls the guard.
+ */
+function staleReferenceWrapper(instance: unknown, key: string | symbol, guard: Method): Method | undefined {
+  if (!isWrappedOn(instance, key)) return undefined;
+  const target = instance as Record<string | symbol, unknown>;
+  const wrapper = target[key];
+  const prototype = Object.getPrototypeOf(target) as Record<string | symbol, unknown> | null;
+  return prototype?.[key] === guard && typeof wrapper === 'function' && wrapper !== guard ? (wrapper as Method) : undefined;
 }

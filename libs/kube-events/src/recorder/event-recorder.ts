@@ -14,7 +14,7 @@ import { AwaitedPublish } from './awaited-publish.js';
 import { monotonicNow } from './monotonic-clock.js';
 import { PublishDeadlines } from './publish-deadlines.js';
 import { seriesKeyOf, type Occurrence } from './occurrence.js';
-import { outcomeOf, type OutcomeDetails, type PublishOutcome, type PublishOutcomeKind } from './publish-outcome.js';
+import { outcomeOf, refusedOccurrence, type OutcomeDetails, type PublishOutcome, type PublishOutcomeKind } from './publish-outcome.js';
 import { isUnreachable } from './retry-backoff.js';
 import { SeriesStore, type Batch, type Series } from './series-store.js';
 import { SeriesWriter } from './series-writer.js';
@@ -195,7 +195,7 @@ export class EventRecorder implements OnApplicationShutdown {
     try {
       occurrence = { resource, event: validateEvent(resource, event), failure, publishedAt };
     } catch (error) {
-      this.emit('failed', { resource, event, failure, publishedAt }, { count: 1, error, now: publishedAt });
+      this.emit('failed', refusedOccurrence(resource, event, failure, publishedAt), { count: 1, error, now: publishedAt });
       return Promise.reject(error);
     }
     const key = seriesKeyOf(occurrence);

@@ -42,6 +42,7 @@ function relatedIdentity(related: KubeEvent['related']): Array<string | null> | 
 }
 
 function annotationsIdentity(annotations: KubeEvent['annotations']): string[][] | null {
-  const keys = annotations ? Object.keys(annotations).sort() : [];
+  // A key whose value is undefined is not sent (JSON drops it), so it is not part of the identity either.
+  const keys = annotations ? Object.keys(annotations).filter((key) => annotations[key] !== undefined).sort() : [];
   return keys.length ? keys.map((key) => [key, annotations![key]]) : null;
 }

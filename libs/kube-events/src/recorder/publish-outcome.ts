@@ -78,3 +78,41 @@ function asPublishError(error: unknown): PublishError {
   if (error instanceof PublishError) return error;
   return new PublishError(error instanceof Error ? error.message : String(error), { cause: error });
 }
+
+/**
+ * A publish refused as invalid, as its outcome shows it: of the caller's
+ * object and event, only the fields that are strings, read so that nothing
+ * throws. Sinks and metrics then never meet a `null` event, a Symbol or a
+ * getter that throws, whatever the caller passed.
+ */
+export function refusedOccurrence(resource: unknown, event: unknown, failure: boolean, publishedAt: number): Occurrence {
+  const metadata = fieldOf(resource, 'metadata');
+  return {
+    resource: {
+      apiVersion: textOf(resource, 'apiVersion'),
+      kind: textOf(resource, 'kind'),
+      metadata: { name: textOf(metadata, 'name'), namespace: textOf(metadata, 'namespace'), uid: textOf(metadata, 'uid') },
+    },
+    event: {
+      type: textOf(event, 'type') as KubeEvent['type'],
+      reason: textOf(event, 'reason') ?? '',
+      action: textOf(event, 'action') ?? '',
+      note: textOf(event, 'note'),
+    },
+    failure,
+    publishedAt,
+  };
+}
+
+function fieldOf(value: unknown, key: string): unknown {
+  try {
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function textOf(value: unknown, key: string): string | undefined {
+  const field = fieldOf(value, key);
+  return typeof field === 'string' ? field : undefined;
+}

@@ -11,7 +11,7 @@ export const TEST_REPORTER: Readonly<Reporter> = Object.freeze({ controller: 'ku
 /**
  * Write control of a {@link FakeEventRecorder}: budgets too large to matter
  * in a test, so that only a write of the same series in flight folds an
- * occurrence, and nothing is ever dropped.
+ * occurrence, and none is dropped for want of room (`maxPending`).
  */
 export const TEST_WRITE_CONTROL: Readonly<Required<WriteControlOptions>> = Object.freeze({
   objectBurst: Number.MAX_SAFE_INTEGER,
@@ -72,7 +72,9 @@ export interface ExpectedEvent {
  * for unit tests: validation, note truncation and aggregation into series
  * apply exactly as in production, and {@link events} shows what the server
  * would hold, with each Event's current count. Unlike client-go's
- * FakeRecorder (a bounded channel) it never blocks and never drops.
+ * FakeRecorder (a bounded channel) it never blocks, and it drops only what
+ * a production recorder would: past 8 distinct events waiting in one series
+ * (say, 10 publishes with different notes about one object, not awaited).
  *
  * As in production, an awaited publish is written: assert right after it.
  * Only the failure of a synchronous `@PublishesFailures` method is
