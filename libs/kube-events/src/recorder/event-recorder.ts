@@ -13,7 +13,7 @@ import { resolveRecorderOptions } from '../module/options-validation.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import { monotonicNow } from './monotonic-clock.js';
 import { PublishDeadlines } from './publish-deadlines.js';
-import { seriesKeyOf, type Occurrence } from './occurrence.js';
+import type { Occurrence } from './occurrence.js';
 import { outcomeOf, refusedOccurrence, type OutcomeDetails, type PublishOutcome, type PublishOutcomeKind } from './publish-outcome.js';
 import { isUnreachable } from './retry-backoff.js';
 import { SeriesStore, type Batch, type Series } from './series-store.js';
@@ -198,8 +198,10 @@ export class EventRecorder implements OnApplicationShutdown {
       this.emit('failed', refusedOccurrence(resource, event, failure, publishedAt), { count: 1, error, now: publishedAt });
       return Promise.reject(error);
     }
-    const key = seriesKeyOf(occurrence);
-    const series = key === undefined ? this.store.untracked(failure) : this.store.acquire(key, resource.metadata!.uid!, failure, publishedAt);
+    // An object without a uid gets an Event of its own every time.
+    const uid = occurrence.resource.metadata?.uid;
+    const { reason, action } = occurrence.event;
+    const series = uid ? this.store.acquire(uid, failure, reason, action, publishedAt) : this.store.untracked(failure);
     const awaited = new AwaitedPublish(publishedAt + this.options.timeout);
     const { batch, joined, evicted } = this.store.enqueue(series, occurrence, awaited);
     if (evicted) this.drop(evicted, 'evicted');

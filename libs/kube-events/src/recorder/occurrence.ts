@@ -13,16 +13,6 @@ export interface Occurrence {
 }
 
 /**
- * The series an occurrence belongs to: (failure?, object uid, reason,
- * action). `undefined` for an object without a uid, which gets an Event of
- * its own every time.
- */
-export function seriesKeyOf({ resource, event, failure }: Occurrence): string | undefined {
-  const uid = resource.metadata?.uid;
-  return uid ? `${failure ? 'failure' : 'publish'}\0${uid}\0${event.reason}\0${event.action}` : undefined;
-}
-
-/**
  * What a repeat must match, besides its series key, to raise the series'
  * Event rather than create one: type, note, related and annotations. The
  * object's resourceVersion is not part of it, so an object updated between

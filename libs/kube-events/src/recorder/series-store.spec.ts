@@ -30,7 +30,7 @@ afterEach(() => waiters.splice(0).forEach((awaited) => awaited.resolve()));
 
 /** Publishes one occurrence at `now` and writes it (a create answered with `count`). */
 function publish(store: SeriesStore, uid: string, now: number, failure = false): Series {
-  const series = store.acquire(`${failure}/${uid}`, uid, failure, now);
+  const series = store.acquire(uid, failure, 'Failed', 'Sync', now);
   store.enqueue(series, occurrence(uid, now), waiter());
   const { batch, plan } = store.startWrite(series, now)!;
   if (plan.kind !== 'create') throw new Error(`expected a create, got ${plan.kind}`);
@@ -43,7 +43,22 @@ describe('SeriesStore', () => {
     it('returns the same series for the same key while it is current', () => {
       const store = storeOf();
       const first = publish(store, 'a', 0);
-      expect(store.acquire('false/a', 'a', false, 500)).toBe(first);
+      expect(store.acquire('a', false, 'Failed', 'Sync', 500)).toBe(first);
+    });
+
+    it('keeps one object’s series apart by failure, reason and action', () => {
+      const store = storeOf();
+      const queued = (failure: boolean, reason: string, action: string) => {
+        const series = store.acquire('a', failure, reason, action, 0);
+        store.enqueue(series, occurrence('a', 0), waiter());
+        return series;
+      };
+      const sync = queued(false, 'Failed', 'Sync');
+      const others = [queued(true, 'Failed', 'Sync'), queued(false, 'Failed', 'Delete'), queued(false, 'Stuck', 'Sync')];
+      expect(new Set([sync, ...others]).size).toBe(4);
+      expect(store.size).toBe(4);
+      expect(store.acquire('a', false, 'Failed', 'Sync', 1)).toBe(sync);
+      expect(store.acquire('b', false, 'Failed', 'Sync', 1)).not.toBe(sync);
     });
 
     it('drops series past their window when a later publish comes', () => {
@@ -58,34 +73,34 @@ describe('SeriesStore', () => {
 
     it('never drops a series with queued occurrences, even when expired or over the cap', () => {
       const store = storeOf(1);
-      const busy = store.acquire('false/a', 'a', false, 0);
+      const busy = store.acquire('a', false, 'Failed', 'Sync', 0);
       store.enqueue(busy, occurrence('a', 0), waiter());
       publish(store, 'b', 5_000);
-      expect(store.acquire('false/a', 'a', false, 5_001)).toBe(busy);
+      expect(store.acquire('a', false, 'Failed', 'Sync', 5_001)).toBe(busy);
     });
 
     it('evicts the least recently used idle series past the cap', () => {
       const store = storeOf(2);
       const a = publish(store, 'a', 0);
       publish(store, 'b', 1);
-      store.acquire('false/a', 'a', false, 2); // a is used again: b is now the oldest
+      store.acquire('a', false, 'Failed', 'Sync', 2); // a is used again: b is now the oldest
       publish(store, 'c', 3);
       expect(store.size).toBe(2);
-      expect(store.acquire('false/a', 'a', false, 4)).toBe(a);
-      expect(store.acquire('false/b', 'b', false, 5).event).toBeUndefined();
+      expect(store.acquire('a', false, 'Failed', 'Sync', 4)).toBe(a);
+      expect(store.acquire('b', false, 'Failed', 'Sync', 5).event).toBeUndefined();
     });
 
     it('keeps to the cap through a long churn of objects, and keeps the one in use throughout', () => {
       const store = storeOf(3);
       const hot = publish(store, 'hot', 0);
       for (let i = 0; i < 50; i++) {
-        expect(store.acquire('false/hot', 'hot', false, i)).toBe(hot);
+        expect(store.acquire('hot', false, 'Failed', 'Sync', i)).toBe(hot);
         publish(store, `cold-${i}`, i);
         expect(store.size).toBeLessThanOrEqual(3);
       }
-      expect(store.acquire('false/hot', 'hot', false, 50)).toBe(hot);
-      expect(store.acquire('false/cold-49', 'cold-49', false, 50).event).toBeDefined();
-      expect(store.acquire('false/cold-0', 'cold-0', false, 50).event).toBeUndefined();
+      expect(store.acquire('hot', false, 'Failed', 'Sync', 50)).toBe(hot);
+      expect(store.acquire('cold-49', false, 'Failed', 'Sync', 50).event).toBeDefined();
+      expect(store.acquire('cold-0', false, 'Failed', 'Sync', 50).event).toBeUndefined();
     });
 
     it('drops expired series behind one that is still in use', () => {
@@ -93,14 +108,14 @@ describe('SeriesStore', () => {
       const a = publish(store, 'a', 0);
       publish(store, 'b', 100);
       // a repeats at 900: still first in line, but current.
-      store.acquire('false/a', 'a', false, 900);
+      store.acquire('a', false, 'Failed', 'Sync', 900);
       store.enqueue(a, occurrence('a', 900), waiter());
       const { batch, plan } = store.startWrite(a, 900)!;
       if (plan.kind !== 'patch') throw new Error(`expected a patch, got ${plan.kind}`);
       store.settle(a, batch, { kind: 'patched', state: { name: plan.name, namespace: 'default', resourceVersion: '2', count: plan.count } }, 900);
       publish(store, 'c', 1_150);
       expect(store.size).toBe(2); // b expired at 1100 and is gone; a and c remain
-      expect(store.acquire('false/a', 'a', false, 1_200)).toBe(a);
+      expect(store.acquire('a', false, 'Failed', 'Sync', 1_200)).toBe(a);
     });
 
     it('forgets only the failure series of an object when asked', () => {
@@ -109,19 +124,19 @@ describe('SeriesStore', () => {
       publish(store, 'a', 0, true);
       store.forget('a', true, 1);
       expect(store.size).toBe(1);
-      expect(store.acquire('false/a', 'a', false, 1)).toBe(published);
-      expect(store.acquire('true/a', 'a', true, 1).event).toBeUndefined();
+      expect(store.acquire('a', false, 'Failed', 'Sync', 1)).toBe(published);
+      expect(store.acquire('a', true, 'Failed', 'Sync', 1).event).toBeUndefined();
     });
 
     it('refuses a new batch past maxPending, but lets a repeat join a waiting one and an idle series start a write', () => {
       const store = storeOf(10, 1);
-      const a = store.acquire('false/a', 'a', false, 0);
+      const a = store.acquire('a', false, 'Failed', 'Sync', 0);
       store.enqueue(a, occurrence('a', 0), waiter());
       store.startWrite(a, 0); // in flight: takes no waiting room
       expect(store.enqueue(a, occurrence('a', 1), waiter())).toMatchObject({ joined: false, batch: expect.anything() });
       expect(store.enqueue(a, occurrence('a', 2), waiter())).toMatchObject({ joined: true });
       expect(store.enqueue(a, occurrence('a', 3, 'other'), waiter()).batch).toBeUndefined();
-      const b = store.acquire('false/b', 'b', false, 4);
+      const b = store.acquire('b', false, 'Failed', 'Sync', 4);
       expect(store.enqueue(b, occurrence('b', 4), waiter()).batch).toBeDefined();
     });
   });
@@ -178,7 +193,7 @@ describe('SeriesStore', () => {
 
     it('gives up a refused batch, and a failing one past the series window', () => {
       const store = storeOf();
-      const series = store.acquire('false/a', 'a', false, 0);
+      const series = store.acquire('a', false, 'Failed', 'Sync', 0);
       store.enqueue(series, occurrence('a', 0), waiter());
       const refused = store.startWrite(series, 0)!;
       expect(store.fail(series, refused.batch, new PublishApiError('forbidden', 403), 1)).toEqual({ kind: 'refused' });
@@ -209,7 +224,7 @@ describe('SeriesStore', () => {
 
     it('looks for the Event a previous process left before the first write, and continues it', () => {
       const store = storeOf(10, 100, true);
-      const series = store.acquire('false/a', 'a', false, 0);
+      const series = store.acquire('a', false, 'Failed', 'Sync', 0);
       store.enqueue(series, occurrence('a', 0), waiter());
       const { batch, plan } = store.startWrite(series, 0)!;
       expect(plan).toMatchObject({ kind: 'find', uid: 'a', reason: 'Failed', action: 'Sync' });
@@ -223,7 +238,7 @@ describe('SeriesStore', () => {
       ['a series ended by a success', { annotations: { 'nestjs-kube-events/series-ended': '2026-11-30T00:00:00Z' } }],
     ])('starts a new Event rather than continue %s', (_, overrides) => {
       const store = storeOf(10, 100, true);
-      const series = store.acquire('false/a', 'a', false, 0);
+      const series = store.acquire('a', false, 'Failed', 'Sync', 0);
       store.enqueue(series, occurrence('a', 0), waiter());
       const { batch } = store.startWrite(series, 0)!;
       expect(store.settle(series, batch, { kind: 'found', latest: listed(overrides) }, 1)).toMatchObject({ kind: 'again', plan: { kind: 'create' } });
@@ -231,7 +246,7 @@ describe('SeriesStore', () => {
 
     it('looks once per series, and returns the Events of ended series to mark them', () => {
       const store = storeOf(10, 100, true);
-      const series = store.acquire('true/a', 'a', true, 0);
+      const series = store.acquire('a', true, 'Failed', 'Sync', 0);
       store.enqueue(series, occurrence('a', 0), waiter());
       const { batch } = store.startWrite(series, 0)!;
       const { plan } = store.settle(series, batch, { kind: 'found', latest: undefined }, 1) as { plan: { kind: string; name: string } };

@@ -52,12 +52,16 @@ export interface TrackedObject {
   budget: TokenBucket | undefined;
 }
 
-/** One series: repeats of one Event about one object, written one at a time. */
+/**
+ * One series: repeats of one Event about one object, written one at a time.
+ * A series is (failure?, object uid, reason, action).
+ */
 export interface Series {
   /** `undefined` for the Event of an object without a uid, which no later publish repeats. */
-  readonly key: string | undefined;
   readonly object: TrackedObject | undefined;
   readonly failure: boolean;
+  readonly reason: string;
+  readonly action: string;
   event: SeriesEvent | undefined;
   /** Occurrences waiting to be written, oldest first; the first may be in flight. */
   readonly queue: Batch[];
@@ -138,10 +142,11 @@ export interface SeriesStoreOptions {
 export class SeriesStore {
   /** Series with occurrences queued, forgotten ones and those of objects without a uid included. */
   readonly withWork = new Set<Series>();
-  private readonly series = new Map<string, Series>();
-  /** Every series of `series`, oldest first (or least recently given its second chance). */
-  private readonly order = new InsertionOrder<Series>();
+  /** The objects with series, by uid: a series is found among its object's few, with no key string to build per publish. */
   private readonly objects = new Map<string, TrackedObject>();
+  /** Every tracked series, oldest first (or least recently given its second chance). */
+  private readonly order = new InsertionOrder<Series>();
+  private tracked = 0;
   /**
    * Budgets of objects whose series were all forgotten before the budget
    * refilled: a flapping object (failure, success, failure…) keeps its spent
@@ -159,12 +164,12 @@ export class SeriesStore {
 
   /** Series tracked for their next repeat. */
   get size(): number {
-    return this.series.size;
+    return this.tracked;
   }
 
-  /** Returns the series for `key`, creating it, and marks it used. */
-  acquire(key: string, uid: string, failure: boolean, now: number): Series {
-    const known = this.series.get(key);
+  /** Returns the series (failure?, `uid`, `reason`, `action`), creating it, and marks it used. */
+  acquire(uid: string, failure: boolean, reason: string, action: string, now: number): Series {
+    const known = this.find(this.objects.get(uid), failure, reason, action);
     if (known) {
       known.referenced = true;
       this.dropStale(now, known);
@@ -172,31 +177,40 @@ export class SeriesStore {
     }
     this.dropStale(now);
     const object = this.objects.get(uid);
+    const kind = { failure, reason: this.shared.intern(reason), action: this.shared.intern(action) };
     let series: Series;
     if (object) {
-      series = newSeries(key, object, failure, this.options.resume);
+      series = newSeries(object, kind, this.options.resume);
       object.series.push(series);
     } else {
-      series = this.firstSeriesOf(uid, key, failure);
+      series = this.firstSeriesOf(uid, kind);
     }
-    this.series.set(key, series);
     this.order.push(series);
+    this.tracked++;
     return series;
   }
 
+  private find(object: TrackedObject | undefined, failure: boolean, reason: string, action: string): Series | undefined {
+    if (!object) return undefined;
+    for (const series of object.series) {
+      if (series.failure === failure && series.reason === reason && series.action === action) return series;
+    }
+    return undefined;
+  }
+
   /** A new tracked object with its first series. */
-  private firstSeriesOf(uid: string, key: string, failure: boolean): Series {
+  private firstSeriesOf(uid: string, kind: SeriesKind): Series {
     // Room for one series: most objects have one, and a push into [] reserves room for 17.
     const seriesOfObject: Series[] = [undefined as unknown as Series];
     const object: TrackedObject = { uid, series: seriesOfObject, budget: this.takeSpentBudget(uid) };
-    seriesOfObject[0] = newSeries(key, object, failure, this.options.resume);
+    seriesOfObject[0] = newSeries(object, kind, this.options.resume);
     this.objects.set(uid, object);
     return seriesOfObject[0];
   }
 
   /** A series of one Event about an object without a uid: never tracked, so never repeated. */
   untracked(failure: boolean): Series {
-    return newSeries(undefined, undefined, failure, false);
+    return newSeries(undefined, { failure, reason: '', action: '' }, false);
   }
 
   /** Queues an occurrence in its series: with the last batch when it repeats it and is not sent yet, else in a batch of its own. */
@@ -404,13 +418,13 @@ export class SeriesStore {
       }
       this.remove(series, now);
     }
-    if (using || this.series.size < this.options.maxSeries) return;
+    if (using || this.tracked < this.options.maxSeries) return;
     for (let series = this.order.first, next: Series | undefined; series; series = next) {
       next = series.next;
       if (series.queue.length) continue;
       if (series.referenced) this.moveToEnd(series);
       else this.remove(series, now);
-      if (this.series.size < this.options.maxSeries) return;
+      if (this.tracked < this.options.maxSeries) return;
     }
   }
 
@@ -422,8 +436,8 @@ export class SeriesStore {
 
 
   private remove(series: Series, now: number): void {
-    this.series.delete(series.key!);
     this.order.remove(series);
+    this.tracked--;
     const object = series.object!;
     object.series.splice(object.series.indexOf(series), 1);
     if (object.series.length) return;
@@ -445,11 +459,15 @@ export class SeriesStore {
   }
 }
 
-function newSeries(key: string | undefined, object: TrackedObject | undefined, failure: boolean, unexplored: boolean): Series {
+/** What tells the series of one object apart. */
+type SeriesKind = Pick<Series, 'failure' | 'reason' | 'action'>;
+
+function newSeries(object: TrackedObject | undefined, { failure, reason, action }: SeriesKind, unexplored: boolean): Series {
   return {
-    key,
     object,
     failure,
+    reason,
+    action,
     event: undefined,
     queue: [],
     writing: false,
