@@ -83,9 +83,9 @@ export async function seriesScaling(): Promise<void> {
   const rounds = 7;
   const sizes = [1_000, 10_000, 100_000];
   const costs = CASES.map(() => new Map(sizes.map((size) => [size, [] as Cost[]])));
-  // Sizes interleaved round by round, so that drift of the machine weighs on all alike.
+  // Sizes interleaved round by round, each round starting at the next size, so that drift of the machine weighs on all alike.
   for (let round = 0; round < rounds; round++) {
-    for (const tracked of sizes) {
+    for (const tracked of [...sizes.slice(round % sizes.length), ...sizes.slice(0, round % sizes.length)]) {
       for (const [i, { publishes, cost }] of CASES.entries()) {
         costs[i].get(tracked)!.push(await cost(tracked, publishes));
       }
