@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { Injectable, Logger, SetMetadata } from '@nestjs/common';
+import { Injectable, Logger, Scope, SetMetadata } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
@@ -52,6 +52,19 @@ class BillingReconciler {
   async reconcile(_widget: Widget): Promise<void> {
     throw new Error('invoice rejected');
   }
+}
+
+@Injectable({ scope: Scope.TRANSIENT })
+class TransientReconciler {
+  @PublishesFailures()
+  async reconcile(_widget: Widget): Promise<void> {
+    throw new Error('transient failure');
+  }
+}
+
+@Injectable()
+class ReconcileQueue {
+  constructor(readonly reconciler: TransientReconciler) {}
 }
 
 describe('@PublishesFailures', () => {
@@ -125,6 +138,16 @@ describe('@PublishesFailures', () => {
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'POST']);
     expect(reconciler.seen.filter((seen) => typeof seen === 'number')).toEqual([1, 2, 3, 4]);
     expect(warn.mock.calls.filter(([message]) => String(message).includes('is not active'))).toEqual([]);
+  });
+
+  it('publishes the failures of a transient provider, through the instance its consumer was given', async () => {
+    app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig })],
+      providers: [TransientReconciler, ReconcileQueue],
+    }).compile();
+    await app.init();
+    await expect(app.get(ReconcileQueue).reconciler.reconcile(widget())).rejects.toThrow('transient failure');
+    expect(server.events()).toMatchObject([{ reason: 'ReconcileFailed', note: 'transient failure' }]);
   });
 
   it('folds repeated failures and starts a new Event after a success', async () => {

@@ -40,7 +40,8 @@ export interface PublishesFailuresOptions {
  * The decorator records metadata; the module wraps the methods of
  * Nest-managed providers when it starts (as `@nestjs/schedule` does), so the
  * recorder comes from dependency injection and several recorders can coexist.
- * Request-scoped providers are skipped with a warning.
+ * Transient providers are wrapped in every consumer's instance;
+ * request-scoped providers are skipped with a warning.
  *
  * It also puts a thin guard in place of the method, which the module's
  * wrapper replaces on each instance it wraps: a method that runs unwrapped

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { PublishesFailuresOptions } from './publishes-failures.decorator.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
 import { withFailureEvents } from './failure-reporting.js';
@@ -43,11 +44,22 @@ export class PublishesFailuresExplorer implements OnModuleInit {
           continue;
         }
         const recorder = recorderFor(recorders, options, label);
-        markWrapped(instance, methodName);
-        instance[methodName] = withFailureEvents(originalMethod(method), label, recorder, options, this.logger, method);
+        for (const each of instancesOf(wrapper)) {
+          markWrapped(each, methodName);
+          each[methodName] = withFailureEvents(originalMethod(method), label, recorder, options, this.logger, method);
+        }
       }
     }
   }
+}
+
+/** Every instance of a provider: one, or for a transient provider, the one each consumer was given as well. */
+function instancesOf(wrapper: InstanceWrapper): Array<Record<string, unknown>> {
+  const instances = new Set([wrapper.instance as Record<string, unknown>]);
+  if (wrapper.isTransient) {
+    for (const each of wrapper.getStaticTransientInstances()) if (each?.instance) instances.add(each.instance as Record<string, unknown>);
+  }
+  return [...instances];
 }
 
 function recorderFor(recorders: Map<RecorderName, EventRecorder>, options: PublishesFailuresOptions, label: string) {
