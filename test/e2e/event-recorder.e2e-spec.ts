@@ -10,7 +10,6 @@ import {
 } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidEventError, type KubeEvent, MAX_NOTE_BYTES, PublishApiError } from 'nestjs-kube-events';
-import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import {
   CONTROLLER,
   INSTANCE,
@@ -19,19 +18,14 @@ import {
   apiRefusal,
   randomSuffix,
   rejectionOf,
+  scratchPerTest,
 } from './support/library-fixtures.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
 
 describe('EventRecorder against the real API server', () => {
   let scratch: Scratch;
-
-  beforeEach(async () => {
-    scratch = await Scratch.create(sharedControlPlane().kubeConfig(), 'recorder-e2e');
-  });
-  afterEach(async () => {
-    await scratch?.cleanup();
-  });
+  scratchPerTest('recorder-e2e', (created) => (scratch = created));
 
   it('creates an events.k8s.io/v1 Event with every field the library writes, as read back', async () => {
     const cm = await scratch.configMap('app-config');

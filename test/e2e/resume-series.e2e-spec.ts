@@ -5,20 +5,13 @@
 // selectors find the Event.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SERIES_ENDED_ANNOTATION, type KubeEvent } from 'nestjs-kube-events';
-import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
-import { Scratch } from './support/library-fixtures.js';
+import { Scratch, scratchPerTest } from './support/library-fixtures.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source ConfigMap not found' };
 
 describe('EventRecorder with resumeSeries across processes', () => {
   let scratch: Scratch;
-
-  beforeEach(async () => {
-    scratch = await Scratch.create(sharedControlPlane().kubeConfig(), 'resume-e2e');
-  });
-  afterEach(async () => {
-    await scratch?.cleanup();
-  });
+  scratchPerTest('resume-e2e', (created) => (scratch = created));
 
   it('continues the count of an unbroken failure on the same Event, and starts anew after a recovery', async () => {
     const object = await scratch.configMap('app-config');

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
-import { Scratch } from './support/library-fixtures.js';
+import { Scratch, scratchPerTest } from './support/library-fixtures.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -32,13 +32,7 @@ console.log('every publish resolved');
 
 describe('a script that awaits its publishes', () => {
   let scratch: Scratch;
-
-  beforeEach(async () => {
-    scratch = await Scratch.create(sharedControlPlane().kubeConfig(), 'script-e2e');
-  });
-  afterEach(async () => {
-    await scratch?.cleanup();
-  });
+  scratchPerTest('script-e2e', (created) => (scratch = created));
 
   it('stays alive while a publish waits for the budget, then exits by itself long before the timeout', async () => {
     const objects = await Promise.all(['one', 'two', 'three'].map((name) => scratch.configMap(name)));

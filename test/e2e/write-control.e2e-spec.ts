@@ -13,8 +13,13 @@ import { Test } from '@nestjs/testing';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventRecorder, type KubeEvent, KubeEventsModule, type PublishOutcome, PublishTimeoutError } from 'nestjs-kube-events';
-import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
-import { CONTROLLER, MICRO_TIME, Scratch, rejectionOf } from './support/library-fixtures.js';
+import {
+  CONTROLLER,
+  MICRO_TIME,
+  Scratch,
+  rejectionOf,
+  scratchPerTest,
+} from './support/library-fixtures.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
 /** One write per object, then nothing for an hour: what waits goes out together after the maximum delay, 1.5 s (within the 5 s timeout). */
@@ -32,12 +37,9 @@ async function eventually(scratch: Scratch, done: (events: EventsV1Event[]) => b
 
 describe('write control against the real API server', () => {
   let scratch: Scratch;
+  scratchPerTest('write-control-e2e', (created) => (scratch = created));
 
-  beforeEach(async () => {
-    scratch = await Scratch.create(sharedControlPlane().kubeConfig(), 'write-control-e2e');
-  });
-  afterEach(async () => {
-    await scratch?.cleanup();
+  afterEach(() => {
     jest.restoreAllMocks();
   });
 

@@ -15,6 +15,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventRecorder, type KubeEventsModuleOptions } from 'nestjs-kube-events';
+import { sharedControlPlane } from '../../../tools/control-plane/control-plane.js';
 
 export const CONTROLLER = 'kube-events.e2e/widget-controller';
 export const INSTANCE = 'widget-controller-0';
@@ -23,6 +24,22 @@ export const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 
 export function randomSuffix(bytes = 3): string {
   return randomBytes(bytes).toString('hex');
+}
+
+/**
+ * A fresh namespace on the shared control plane for each test of the
+ * enclosing `describe`, deleted after it; `use` is handed each one.
+ */
+export function scratchPerTest(prefix: string, use: (scratch: Scratch) => void): void {
+  let current: Scratch | undefined;
+  beforeEach(async () => {
+    current = await Scratch.create(sharedControlPlane().kubeConfig(), prefix);
+    use(current);
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
 }
 
 /** A fresh namespace and the admin clients to read back what the library wrote. */
