@@ -58,4 +58,16 @@ describe('InsertionOrder', () => {
     order.remove(a);
     expect(order.first).toBeUndefined();
   });
+
+  it('tells whether an item is in it, at the front, the end, alone or not at all', () => {
+    const order = new InsertionOrder<Item>();
+    const [a, b, c] = ['a', 'b', 'c'].map(item);
+    expect(order.has(a)).toBe(false);
+    order.push(a);
+    expect(order.has(a)).toBe(true);
+    order.push(b);
+    expect([order.has(a), order.has(b), order.has(c)]).toEqual([true, true, false]);
+    order.remove(a);
+    expect([order.has(a), order.has(b)]).toEqual([false, true]);
+  });
 });

@@ -23,6 +23,11 @@ export class InsertionOrder<T extends Linked<T>> {
     return this.head;
   }
 
+  /** Whether the item is in this order (an item is in one order of its type at most). */
+  has(item: T): boolean {
+    return item.previous !== undefined || this.head === item;
+  }
+
   /** Adds an item that is in no order at its end. */
   push(item: T): void {
     item.previous = this.tail;

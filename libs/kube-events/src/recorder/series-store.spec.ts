@@ -3,6 +3,7 @@ import { PublishApiError, PublishTimeoutError } from '../errors.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import type { Occurrence } from './occurrence.js';
 import { SeriesStore, type Series } from './series-store.js';
+import { TokenBucket } from './token-bucket.js';
 
 const WINDOW = 1_000;
 
@@ -138,6 +139,49 @@ describe('SeriesStore', () => {
       expect(store.enqueue(a, occurrence('a', 3, 'other'), waiter()).batch).toBeUndefined();
       const b = store.acquire('b', false, 'Failed', 'Sync', 4);
       expect(store.enqueue(b, occurrence('b', 4), waiter()).batch).toBeDefined();
+    });
+  });
+
+  describe('object budgets', () => {
+    const HOUR = 3_600_000;
+    /** Publishes for `uid` and spends one write of its object's budget (2 writes, one more per hour). */
+    function spend(store: SeriesStore, uid: string, now: number): TokenBucket {
+      const series = publish(store, uid, now);
+      const budget = new TokenBucket(2, HOUR, now);
+      budget.tryTake(now);
+      series.object!.budget = budget;
+      return budget;
+    }
+    const budgetOf = (store: SeriesStore, uid: string, now: number) => store.acquire(uid, false, 'Failed', 'Sync', now).object!.budget;
+
+    it('gives an object that comes back after a forget the budget it had spent', () => {
+      const store = storeOf();
+      const spent = spend(store, 'a', 0);
+      store.forget('a', undefined, 1);
+      expect(store.size).toBe(0);
+      expect(budgetOf(store, 'a', 2)).toBe(spent);
+    });
+
+    it('gives an object that comes back after an eviction the budget it had spent', () => {
+      const store = storeOf(2);
+      const spent = spend(store, 'a', 0);
+      publish(store, 'b', 1);
+      publish(store, 'c', 2); // evicts a
+      expect(budgetOf(store, 'a', 3)).toBe(spent);
+    });
+
+    it('forgets a budget that has refilled, and keeps no more spent budgets than maxSeries', () => {
+      const store = storeOf(2);
+      const refilled = spend(store, 'refilled', 0);
+      store.forget('refilled', undefined, HOUR);
+      expect(budgetOf(store, 'refilled', HOUR)).toBeUndefined();
+      expect(refilled.isFull(HOUR)).toBe(true);
+
+      const spent = ['a', 'b', 'c'].map((uid) => spend(store, uid, HOUR));
+      for (const uid of ['a', 'b', 'c']) store.forget(uid, undefined, HOUR);
+      expect(budgetOf(store, 'a', HOUR)).toBeUndefined(); // the oldest of three, over the cap of two
+      expect(budgetOf(store, 'b', HOUR)).toBe(spent[1]);
+      expect(budgetOf(store, 'c', HOUR)).toBe(spent[2]);
     });
   });
 

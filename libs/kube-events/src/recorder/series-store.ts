@@ -44,12 +44,19 @@ export interface Batch {
   lastError: PublishError | undefined;
 }
 
-/** What is tracked about one object: its series, and its write budget. */
+/**
+ * What is tracked about one object: its series, and its write budget. An
+ * object whose series are all gone stays while its budget is spent, linked
+ * in the store's order of spent budgets, so that it gets that budget back.
+ */
 export interface TrackedObject {
   readonly uid: string;
   readonly series: Series[];
   /** The writes the object may still send, made on its first write. */
   budget: TokenBucket | undefined;
+  /** Its neighbours among the objects kept only for their spent budget, which the store owns. */
+  previous: TrackedObject | undefined;
+  next: TrackedObject | undefined;
 }
 
 /**
@@ -80,14 +87,6 @@ export interface Series {
   /** Its neighbours in the store's order, which the store owns. */
   previous: Series | undefined;
   next: Series | undefined;
-}
-
-/** The budget of an object whose series were all forgotten, kept in the order they were. */
-interface SpentBudget {
-  readonly uid: string;
-  readonly budget: TokenBucket;
-  previous: SpentBudget | undefined;
-  next: SpentBudget | undefined;
 }
 
 /** What became of an occurrence given to {@link SeriesStore.enqueue}. */
@@ -142,19 +141,24 @@ export interface SeriesStoreOptions {
 export class SeriesStore {
   /** Series with occurrences queued, forgotten ones and those of objects without a uid included. */
   readonly withWork = new Set<Series>();
-  /** The objects with series, by uid: a series is found among its object's few, with no key string to build per publish. */
+  /**
+   * The objects with series, and those kept for their spent budget, by
+   * uid: a series is found among its object's few, with no key string to
+   * build per publish.
+   */
   private readonly objects = new Map<string, TrackedObject>();
   /** Every tracked series, oldest first (or least recently given its second chance). */
   private readonly order = new InsertionOrder<Series>();
   private tracked = 0;
   /**
-   * Budgets of objects whose series were all forgotten before the budget
+   * Objects whose series were all forgotten or dropped before their budget
    * refilled: a flapping object (failure, success, failure…) keeps its spent
    * budget. Bounded like the series, oldest dropped first, and a refilled
-   * one is not kept.
+   * one is not kept. They stay in `objects`, so that a new series finds its
+   * budget by the one lookup that finds its object.
    */
-  private readonly spentBudgets = new Map<string, SpentBudget>();
-  private readonly spentOrder = new InsertionOrder<SpentBudget>();
+  private readonly spentOrder = new InsertionOrder<TrackedObject>();
+  private spent = 0;
   /** Batches waiting for a write (not in flight), which `maxPending` bounds. */
   private waitingBatches = 0;
   /** Identities and namespaces, which series keep for their whole life and mostly share. */
@@ -169,17 +173,18 @@ export class SeriesStore {
 
   /** Returns the series (failure?, `uid`, `reason`, `action`), creating it, and marks it used. */
   acquire(uid: string, failure: boolean, reason: string, action: string, now: number): Series {
-    const known = this.find(this.objects.get(uid), failure, reason, action);
+    let object = this.objects.get(uid);
+    const known = object && this.find(object, failure, reason, action);
     if (known) {
       known.referenced = true;
       this.dropStale(now, known);
       return known;
     }
     this.dropStale(now);
-    const object = this.objects.get(uid);
     const kind = { failure, reason: this.shared.intern(reason), action: this.shared.intern(action) };
     let series: Series;
-    if (object) {
+    // An object left without series (before, or by the drops just now) is either kept for its spent budget or gone.
+    if (object && (object.series.length || this.takeSpent(object))) {
       series = newSeries(object, kind, this.options.resume);
       object.series.push(series);
     } else {
@@ -190,8 +195,7 @@ export class SeriesStore {
     return series;
   }
 
-  private find(object: TrackedObject | undefined, failure: boolean, reason: string, action: string): Series | undefined {
-    if (!object) return undefined;
+  private find(object: TrackedObject, failure: boolean, reason: string, action: string): Series | undefined {
     for (const series of object.series) {
       if (series.failure === failure && series.reason === reason && series.action === action) return series;
     }
@@ -202,7 +206,7 @@ export class SeriesStore {
   private firstSeriesOf(uid: string, kind: SeriesKind): Series {
     // Room for one series: most objects have one, and a push into [] reserves room for 17.
     const seriesOfObject: Series[] = [undefined as unknown as Series];
-    const object: TrackedObject = { uid, series: seriesOfObject, budget: this.takeSpentBudget(uid) };
+    const object: TrackedObject = { uid, series: seriesOfObject, budget: undefined, previous: undefined, next: undefined };
     seriesOfObject[0] = newSeries(object, kind, this.options.resume);
     this.objects.set(uid, object);
     return seriesOfObject[0];
@@ -439,24 +443,34 @@ export class SeriesStore {
     this.order.remove(series);
     this.tracked--;
     const object = series.object!;
-    object.series.splice(object.series.indexOf(series), 1);
+    removeItem(object.series, series);
     if (object.series.length) return;
-    this.objects.delete(object.uid);
-    if (!object.budget || object.budget.isFull(now)) return;
-    const spent: SpentBudget = { uid: object.uid, budget: object.budget, previous: undefined, next: undefined };
-    this.spentBudgets.set(spent.uid, spent);
-    this.spentOrder.push(spent);
-    if (this.spentBudgets.size > this.options.maxSeries) this.takeSpentBudget(this.spentOrder.first!.uid);
+    if (!object.budget || object.budget.isFull(now)) {
+      this.objects.delete(object.uid);
+      return;
+    }
+    this.spentOrder.push(object);
+    if (++this.spent > this.options.maxSeries) {
+      const oldest = this.spentOrder.first!;
+      this.takeSpent(oldest);
+      this.objects.delete(oldest.uid);
+    }
   }
 
-  /** The spent budget kept for an object coming back, which it takes out of the store. */
-  private takeSpentBudget(uid: string): TokenBucket | undefined {
-    const spent = this.spentBudgets.get(uid);
-    if (!spent) return undefined;
-    this.spentBudgets.delete(uid);
-    this.spentOrder.remove(spent);
-    return spent.budget;
+  /** Takes an object out of those kept for their spent budget; false when it is not one of them (it is gone). */
+  private takeSpent(object: TrackedObject): boolean {
+    if (!this.spentOrder.has(object)) return false;
+    this.spentOrder.remove(object);
+    this.spent--;
+    return true;
   }
+}
+
+/** Removes `item` from `items`, whose order does not matter, without the array `splice` returns. */
+function removeItem<T>(items: T[], item: T): void {
+  const last = items.pop()!;
+  if (last === item) return;
+  items[items.indexOf(item)] = last;
 }
 
 /** What tells the series of one object apart. */
