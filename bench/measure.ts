@@ -27,14 +27,16 @@ export async function microsPerOp(count: number, run: (count: number) => Promise
  * thread: what the operations cost the event loop, garbage collection on it
  * included. Unlike wall time, it leaves out the time the thread waited for
  * a CPU, which on a small shared machine varies far more than the work does.
+ * Starts from a collected heap, so that garbage left by what ran before
+ * (another recorder of 100,000 series, say) is not collected, and paid
+ * for, inside this measurement.
  */
-export async function cpuMicrosPerOp(count: number, run: (count: number) => Promise<void>): Promise<{ cpu: number; wall: number }> {
-  const cpuBefore = process.threadCpuUsage();
-  const started = process.hrtime.bigint();
+export async function cpuMicrosPerOp(count: number, run: (count: number) => Promise<void>): Promise<number> {
+  settledHeap();
+  const before = process.threadCpuUsage();
   await run(count);
-  const wall = Number(process.hrtime.bigint() - started) / 1_000 / count;
-  const { user, system } = process.threadCpuUsage(cpuBefore);
-  return { cpu: (user + system) / count, wall };
+  const { user, system } = process.threadCpuUsage(before);
+  return (user + system) / count;
 }
 
 export function printTable(title: string, header: string[], rows: Array<Array<string | number>>): void {
