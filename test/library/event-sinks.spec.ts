@@ -240,7 +240,7 @@ describe('Event sinks', () => {
       await expect(recorder.publish(configMap(), null as unknown as KubeEvent)).rejects.toThrow(InvalidEventError);
       await expect(recorder.publish(configMap(), { ...failed, reason: Symbol('r') as unknown as string })).rejects.toThrow(InvalidEventError);
       const publishing = recorder.publish(revoked as KubernetesObject, failed);
-      await expect(publishing).rejects.toThrow();
+      await expect(publishing).rejects.toThrow(InvalidEventError);
 
       const lines = warn.mock.calls.map(([line]) => String(line)).filter((line) => line.startsWith('outcome=failed'));
       expect(lines).toEqual([

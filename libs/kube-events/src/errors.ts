@@ -94,7 +94,8 @@ export class InvalidEventError extends PublishError {
     /** The offending field, for instance `reason` or `resource.kind`. */
     readonly field: string,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }

@@ -12,6 +12,8 @@ export const NOT_A_STRING = (field: string, value: unknown) => `${field} must be
 export const NOT_A_DNS_LABEL = (field: string, value: string) =>
   `${field} must be a DNS label, as namespace names are (at most 63 characters of a-z, 0-9 and '-', ` +
   `starting and ending with a letter or digit), got ${describeValue(value)}.`;
+export const UNREADABLE_FIELD = (field: string, error: unknown) =>
+  `${field} could not be read: ${error instanceof Error ? error.message : describeValue(error)}.`;
 export const UNKNOWN_REFERENCE_FIELD = (key: string) =>
   `related has a field ${describeValue(key)} that an object reference does not have: it may only have ` +
   `apiVersion, kind, name, namespace, uid, resourceVersion and fieldPath, all strings.`;

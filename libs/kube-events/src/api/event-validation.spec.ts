@@ -248,4 +248,34 @@ describe('validateEvent', () => {
       }
     }
   });
+
+  describe('refuses what cannot be read, naming it, with what reading it threw as the cause', () => {
+    const revoked = () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    };
+    const throwingGetter = (error: Error) => Object.defineProperty({ ...configMap() }, 'metadata', { get: () => { throw error; } });
+
+    it.each([
+      ['a revoked Proxy as the resource', () => [revoked(), event], 'resource'],
+      ['a revoked Proxy as the event', () => [configMap(), revoked()], 'event'],
+      ['a revoked Proxy as related', () => [configMap(), { ...event, related: revoked() }], 'related'],
+      ['a revoked Proxy as annotations', () => [configMap(), { ...event, annotations: revoked() }], 'annotations'],
+    ])('%s', (_, given, field) => {
+      const [resource, published] = given();
+      const error = refusal(resource, published);
+      expect(error.field).toBe(field);
+      expect(error.cause).toBeInstanceOf(TypeError);
+      expect(error.message).toContain((error.cause as Error).message);
+    });
+
+    it('keeps the error of a getter that throws as the cause', () => {
+      const thrown = new Error('metadata is not loaded yet');
+      const error = refusal(throwingGetter(thrown), event);
+      expect(error.field).toBe('resource');
+      expect(error.cause).toBe(thrown);
+      expect(error.message).toContain('metadata is not loaded yet');
+    });
+  });
 });

@@ -16,6 +16,7 @@ import {
   NOT_AN_OBJECT,
   REQUIRED_FIELD,
   UNKNOWN_REFERENCE_FIELD,
+  UNREADABLE_FIELD,
 } from '../kube-events.messages.js';
 import { isQualifiedName } from '../module/options-validation.js';
 import { truncateNote } from './note-truncation.js';
@@ -54,7 +55,28 @@ type Fields = Record<string, unknown>;
  * @throws InvalidEventError naming the field at fault
  */
 export function validateEvent(resource: KubernetesObject, event: KubeEvent): KubeEvent {
-  checkResource(resource);
+  try {
+    checkResource(resource);
+  } catch (error) {
+    throw unreadable('resource', error);
+  }
+  try {
+    return checkEvent(event);
+  } catch (error) {
+    throw unreadable('event', error);
+  }
+}
+
+/**
+ * What a check threw: its own refusal, or what reading the value threw (a
+ * getter, a revoked Proxy), turned into a refusal of the field being read,
+ * which keeps it as the cause.
+ */
+function unreadable(field: string, error: unknown): InvalidEventError {
+  return error instanceof InvalidEventError ? error : new InvalidEventError(field, UNREADABLE_FIELD(field, error), { cause: error });
+}
+
+function checkEvent(event: KubeEvent): KubeEvent {
   if (typeof event !== 'object' || event === null || Array.isArray(event)) {
     throw new InvalidEventError('event', NOT_AN_OBJECT('event', EVENT_SHAPE, event));
   }
@@ -62,8 +84,20 @@ export function validateEvent(resource: KubernetesObject, event: KubeEvent): Kub
   checkShortText('reason', event.reason);
   checkShortText('action', event.action);
   if (event.note !== undefined && typeof event.note !== 'string') throw new InvalidEventError('note', INVALID_NOTE(event.note));
-  if (event.related !== undefined) checkRelated(event.related);
-  if (event.annotations !== undefined) checkAnnotations(event.annotations);
+  if (event.related !== undefined) {
+    try {
+      checkRelated(event.related);
+    } catch (error) {
+      throw unreadable('related', error);
+    }
+  }
+  if (event.annotations !== undefined) {
+    try {
+      checkAnnotations(event.annotations);
+    } catch (error) {
+      throw unreadable('annotations', error);
+    }
+  }
   const note = event.note === undefined ? undefined : truncateNote(event.note);
   return note === event.note ? event : { ...event, note };
 }
