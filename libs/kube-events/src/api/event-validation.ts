@@ -55,25 +55,22 @@ type Fields = Record<string, unknown>;
  * @throws InvalidEventError naming the field at fault
  */
 export function validateEvent(resource: KubernetesObject, event: KubeEvent): KubeEvent {
-  try {
-    checkResource(resource);
-  } catch (error) {
-    throw unreadable('resource', error);
-  }
-  try {
-    return checkEvent(event);
-  } catch (error) {
-    throw unreadable('event', error);
-  }
+  checkAs('resource', checkResource, resource);
+  return checkAs('event', checkEvent, event);
 }
 
 /**
- * What a check threw: its own refusal, or what reading the value threw (a
- * getter, a revoked Proxy), turned into a refusal of the field being read,
- * which keeps it as the cause.
+ * Runs `check` on `value`. What reading the value throws (a getter, a
+ * revoked Proxy) becomes a refusal of `field` that keeps it as the cause;
+ * the check's own refusals pass as they are.
  */
-function unreadable(field: string, error: unknown): InvalidEventError {
-  return error instanceof InvalidEventError ? error : new InvalidEventError(field, UNREADABLE_FIELD(field, error), { cause: error });
+function checkAs<T, R>(field: string, check: (value: T) => R, value: T): R {
+  try {
+    return check(value);
+  } catch (error) {
+    if (error instanceof InvalidEventError) throw error;
+    throw new InvalidEventError(field, UNREADABLE_FIELD(field, error), { cause: error });
+  }
 }
 
 function checkEvent(event: KubeEvent): KubeEvent {
@@ -84,20 +81,8 @@ function checkEvent(event: KubeEvent): KubeEvent {
   checkShortText('reason', event.reason);
   checkShortText('action', event.action);
   if (event.note !== undefined && typeof event.note !== 'string') throw new InvalidEventError('note', INVALID_NOTE(event.note));
-  if (event.related !== undefined) {
-    try {
-      checkRelated(event.related);
-    } catch (error) {
-      throw unreadable('related', error);
-    }
-  }
-  if (event.annotations !== undefined) {
-    try {
-      checkAnnotations(event.annotations);
-    } catch (error) {
-      throw unreadable('annotations', error);
-    }
-  }
+  if (event.related !== undefined) checkAs('related', checkRelated, event.related);
+  if (event.annotations !== undefined) checkAs('annotations', checkAnnotations, event.annotations);
   const note = event.note === undefined ? undefined : truncateNote(event.note);
   return note === event.note ? event : { ...event, note };
 }
