@@ -173,7 +173,7 @@ export class SeriesStore {
 
   /** Returns the series (failure?, `uid`, `reason`, `action`), creating it, and marks it used. */
   acquire(uid: string, failure: boolean, reason: string, action: string, now: number): Series {
-    let object = this.objects.get(uid);
+    const object = this.objects.get(uid);
     const known = object && this.find(object, failure, reason, action);
     if (known) {
       known.referenced = true;
