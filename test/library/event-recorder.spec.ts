@@ -291,6 +291,50 @@ describe('EventRecorder against an API server', () => {
     expect(note.endsWith('€...')).toBe(true);
   });
 
+  describe('writes what was published, whatever becomes of the objects given', () => {
+    it('writes queued publishes after their object and event were revoked, and resolves them', async () => {
+      const recorder = recorderWith();
+      const resource = Proxy.revocable(configMap('app-config'), {});
+      const first = Proxy.revocable({ ...failed, note: 'first' }, {});
+      const second = Proxy.revocable({ ...failed, note: 'second', annotations: { 'example.com/trace': 't-1' } }, {});
+      const publishes = [recorder.publish(resource.proxy, first.proxy), recorder.publish(resource.proxy, second.proxy)];
+      // The second waits behind the first write of its series; what it is about must not be read again.
+      for (const revocable of [resource, first, second]) revocable.revoke();
+      await Promise.all(publishes);
+      expect(server.events().map(({ note, regarding, metadata }) => ({ note, name: regarding?.name, annotations: metadata?.annotations }))).toEqual([
+        { note: 'first', name: 'app-config', annotations: undefined },
+        { note: 'second', name: 'app-config', annotations: { 'example.com/trace': 't-1' } },
+      ]);
+    });
+
+    it('writes the event as it was when published, not as the caller changed it afterwards', async () => {
+      const recorder = recorderWith();
+      const event: KubeEvent = { ...failed, annotations: { 'example.com/trace': 't-1' } };
+      const resource = configMap('app-config');
+      const publishing = recorder.publish(resource, event);
+      event.note = 'changed';
+      event.annotations!['example.com/trace'] = 1n as unknown as string;
+      resource.metadata!.name = 'renamed';
+      await publishing;
+      expect(server.events()).toMatchObject([
+        { note: failed.note, regarding: { name: 'app-config' }, metadata: { annotations: { 'example.com/trace': 't-1' } } },
+      ]);
+    });
+
+    it('reads only the own fields of related, so that a getter on its prototype is never run', async () => {
+      const related = Object.create(
+        {
+          get uid(): string {
+            throw new TypeError('not loaded');
+          },
+        },
+        { kind: { value: 'Pod', enumerable: true }, name: { value: 'widget-0', enumerable: true } },
+      ) as KubeEvent['related'];
+      await recorderWith().publish(configMap('app-config'), { ...failed, related });
+      expect(server.events()[0].related).toEqual({ kind: 'Pod', name: 'widget-0' });
+    });
+  });
+
   describe('refuses bad input before any request', () => {
     const cases: Array<[string, KubernetesObject, Partial<KubeEvent>, string]> = [
       ['an empty reason', configMap('a'), { reason: '' }, 'reason'],

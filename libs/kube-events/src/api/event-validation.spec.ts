@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { InvalidEventError } from '../errors.js';
 import type { KubeEvent } from '../kube-events.interfaces.js';
-import { validateEvent } from './event-validation.js';
+import { validatePublish } from './event-validation.js';
 
 const configMap = (metadata: Record<string, unknown> = {}): KubernetesObject =>
   ({
@@ -12,11 +12,11 @@ const configMap = (metadata: Record<string, unknown> = {}): KubernetesObject =>
 
 const event: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'boom' };
 
-/** The InvalidEventError `validateEvent` throws, failing the test on anything else. */
+/** The InvalidEventError `validatePublish` throws, failing the test on anything else. */
 function refusal(resource: unknown, published: unknown): InvalidEventError {
   let thrown: unknown;
   try {
-    validateEvent(resource as KubernetesObject, published as KubeEvent);
+    validatePublish(resource as KubernetesObject, published as KubeEvent);
   } catch (error) {
     thrown = error;
   }
@@ -33,7 +33,7 @@ const circular = (): Record<string, unknown> => {
   return related;
 };
 
-describe('validateEvent', () => {
+describe('validatePublish', () => {
   describe('accepts valid input unchanged', () => {
     it.each<[string, KubernetesObject, KubeEvent]>([
       ['a namespaced object', configMap(), event],
@@ -74,19 +74,33 @@ describe('validateEvent', () => {
       ],
       ['annotations of exactly 256 KiB', configMap(), { ...event, annotations: { k: 'v'.repeat(256 * 1024 - 1) } }],
     ])('%s', (_label, resource, published) => {
-      expect(validateEvent(resource, published)).toBe(published);
+      const validated = validatePublish(resource, published);
+      expect(validated.event).toEqual(published);
+      expect(validated.resource).toMatchObject(resource);
+    });
+
+    it('returns copies, which later changes to what was given do not reach', () => {
+      const resource = configMap();
+      const published: KubeEvent = { ...event, related: { kind: 'Pod', name: 'web-0' }, annotations: { 'example.com/a': 'b' } };
+      const validated = validatePublish(resource, published);
+      resource.metadata!.name = 'renamed';
+      published.note = 'changed';
+      published.related!.name = 'web-1';
+      published.annotations!['example.com/a'] = 'c';
+      expect(validated.resource.metadata?.name).toBe('app-config');
+      expect(validated.event).toEqual({ ...event, related: { kind: 'Pod', name: 'web-0' }, annotations: { 'example.com/a': 'b' } });
     });
 
     it('returns the event with its note truncated, never refusing a long note', () => {
       const published = { ...event, note: 'x'.repeat(5000) };
-      const written = validateEvent(configMap(), published);
+      const written = validatePublish(configMap(), published).event;
       expect(written).toEqual({ ...published, note: `${'x'.repeat(1021)}...` });
       expect(published.note).toHaveLength(5000);
     });
 
     it('accepts annotations in an object without prototype', () => {
       const annotations = Object.assign(Object.create(null) as Record<string, string>, { 'example.com/a': 'b' });
-      expect(validateEvent(configMap(), { ...event, annotations })).toEqual({ ...event, annotations });
+      expect(validatePublish(configMap(), { ...event, annotations }).event).toEqual({ ...event, annotations: { 'example.com/a': 'b' } });
     });
   });
 
@@ -222,7 +236,7 @@ describe('validateEvent', () => {
 
     it('counts keys and values in bytes against the 256 KiB limit', () => {
       // 1 byte of key + 262143 bytes of value fits; one more byte does not.
-      expect(() => validateEvent(configMap(), { ...event, annotations: { k: 'v'.repeat(262_143) } })).not.toThrow();
+      expect(() => validatePublish(configMap(), { ...event, annotations: { k: 'v'.repeat(262_143) } })).not.toThrow();
       expect(refusal(configMap(), { ...event, annotations: { k: 'v'.repeat(262_144) } }).message).toContain('262145');
     });
   });
@@ -242,7 +256,7 @@ describe('validateEvent', () => {
     }
     for (const [resource, published] of attempts) {
       try {
-        validateEvent(resource as KubernetesObject, published as KubeEvent);
+        validatePublish(resource as KubernetesObject, published as KubeEvent);
       } catch (error) {
         expect(error).toBeInstanceOf(InvalidEventError);
       }

@@ -1,4 +1,4 @@
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ObjectReference } from '@kubernetes/client-node';
 import { InvalidEventError } from '../errors.js';
 import { MAX_FIELD_LENGTH } from '../kube-events.constants.js';
 import type { KubeEvent } from '../kube-events.interfaces.js';
@@ -48,15 +48,26 @@ const ANNOTATIONS_SHAPE = '{ "<qualified name>": "<string>" }';
 type Fields = Record<string, unknown>;
 
 /**
+ * A publish as the recorder keeps it: copies of the fields it read and
+ * checked, each read once. Nothing the caller does to its objects after
+ * `publish()` returns (a change, a revoked Proxy, a getter that throws)
+ * reaches a write, a sink or an error message.
+ */
+export interface ValidatedPublish {
+  readonly resource: KubernetesObject;
+  /** As it will be written (note truncated). */
+  readonly event: KubeEvent;
+}
+
+/**
  * Checks what the API server would refuse, and every value of the wrong
- * JavaScript type, before any request, and returns the event as it will be
- * written (note truncated). Never throws anything but `InvalidEventError`,
- * whatever it is given.
+ * JavaScript type, before any request, and returns the publish as it will
+ * be written. Never throws anything but `InvalidEventError`, whatever it is
+ * given.
  * @throws InvalidEventError naming the field at fault
  */
-export function validateEvent(resource: KubernetesObject, event: KubeEvent): KubeEvent {
-  checkAs('resource', checkResource, resource);
-  return checkAs('event', checkEvent, event);
+export function validatePublish(resource: KubernetesObject, event: KubeEvent): ValidatedPublish {
+  return { resource: checkAs('resource', checkedResource, resource), event: checkAs('event', checkedEvent, event) };
 }
 
 /**
@@ -73,44 +84,52 @@ function checkAs<T, R>(field: string, check: (value: T) => R, value: T): R {
   }
 }
 
-function checkEvent(event: KubeEvent): KubeEvent {
+function checkedEvent(event: KubeEvent): KubeEvent {
   if (typeof event !== 'object' || event === null || Array.isArray(event)) {
     throw new InvalidEventError('event', NOT_AN_OBJECT('event', EVENT_SHAPE, event));
   }
-  if (event.type !== 'Normal' && event.type !== 'Warning') throw new InvalidEventError('type', INVALID_EVENT_TYPE(event.type));
-  checkShortText('reason', event.reason);
-  checkShortText('action', event.action);
-  if (event.note !== undefined && typeof event.note !== 'string') throw new InvalidEventError('note', INVALID_NOTE(event.note));
-  if (event.related !== undefined) checkAs('related', checkRelated, event.related);
-  if (event.annotations !== undefined) checkAs('annotations', checkAnnotations, event.annotations);
-  const note = event.note === undefined ? undefined : truncateNote(event.note);
-  return note === event.note ? event : { ...event, note };
+  const { type, reason, action, note, related, annotations } = event;
+  if (type !== 'Normal' && type !== 'Warning') throw new InvalidEventError('type', INVALID_EVENT_TYPE(type));
+  checkShortText('reason', reason);
+  checkShortText('action', action);
+  if (note !== undefined && typeof note !== 'string') throw new InvalidEventError('note', INVALID_NOTE(note));
+  return {
+    type,
+    reason,
+    action,
+    note: note === undefined ? undefined : truncateNote(note),
+    related: related === undefined ? undefined : checkAs('related', checkedRelated, related),
+    annotations: annotations === undefined ? undefined : checkAs('annotations', checkedAnnotations, annotations),
+  };
 }
 
-function checkResource(resource: KubernetesObject): void {
+function checkedResource(resource: KubernetesObject): KubernetesObject {
   if (resource === undefined || resource === null) throw new InvalidEventError('resource', MISSING_RESOURCE());
   if (typeof resource !== 'object' || Array.isArray(resource)) {
     throw new InvalidEventError('resource', NOT_AN_OBJECT('resource', RESOURCE_SHAPE, resource));
   }
   const metadata: unknown = resource.metadata;
-  let name: string | undefined;
+  let copied: KubernetesObject['metadata'];
   if (metadata !== undefined) {
     if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
       throw new InvalidEventError('resource.metadata', NOT_AN_OBJECT('resource.metadata', METADATA_SHAPE, metadata));
     }
-    const { namespace, uid, resourceVersion } = metadata as Fields;
-    name = optionalString('resource.metadata.name', (metadata as Fields).name);
-    optionalString('resource.metadata.uid', uid);
-    optionalString('resource.metadata.resourceVersion', resourceVersion);
-    checkNamespace('resource.metadata.namespace', namespace);
+    const { name, namespace, uid, resourceVersion } = metadata as Fields;
+    copied = {
+      name: optionalString('resource.metadata.name', name),
+      namespace: checkNamespace('resource.metadata.namespace', namespace),
+      uid: optionalString('resource.metadata.uid', uid),
+      resourceVersion: optionalString('resource.metadata.resourceVersion', resourceVersion),
+    };
   }
   const { apiVersion, kind } = resource as Fields;
   if (apiVersion === undefined || apiVersion === '') {
-    throw new InvalidEventError('resource.apiVersion', MISSING_RESOURCE_TYPE('apiVersion', name));
+    throw new InvalidEventError('resource.apiVersion', MISSING_RESOURCE_TYPE('apiVersion', copied?.name));
   }
   if (typeof apiVersion !== 'string') throw new InvalidEventError('resource.apiVersion', NOT_A_STRING('resource.apiVersion', apiVersion));
-  if (kind === undefined || kind === '') throw new InvalidEventError('resource.kind', MISSING_RESOURCE_TYPE('kind', name));
+  if (kind === undefined || kind === '') throw new InvalidEventError('resource.kind', MISSING_RESOURCE_TYPE('kind', copied?.name));
   if (typeof kind !== 'string') throw new InvalidEventError('resource.kind', NOT_A_STRING('resource.kind', kind));
+  return { apiVersion, kind, metadata: copied };
 }
 
 /** A string, or `undefined` for an absent field; anything else is refused. */
@@ -120,11 +139,12 @@ function optionalString(field: string, value: unknown): string | undefined {
 }
 
 /** A namespace, when given and not empty, must be a DNS label: the API server takes nothing else. */
-function checkNamespace(field: string, value: unknown): void {
+function checkNamespace(field: string, value: unknown): string | undefined {
   const namespace = optionalString(field, value);
   if (namespace && (namespace.length > DNS_LABEL_MAX || !DNS_LABEL.test(namespace))) {
     throw new InvalidEventError(field, NOT_A_DNS_LABEL(field, namespace));
   }
+  return namespace;
 }
 
 function checkShortText(field: 'reason' | 'action', value: unknown): void {
@@ -153,19 +173,23 @@ function isRecord(value: unknown): value is Fields {
 }
 
 /**
- * `related` is written as an `ObjectReference`: string fields only. Any other
- * field is refused, so a circular or non-JSON value never reaches
- * `JSON.stringify`. Fields set to `undefined` are absent, as in JSON.
+ * `related` is written as an `ObjectReference`: string fields only, its own
+ * enumerable ones, copied. Any other field is refused, so a circular or
+ * non-JSON value never reaches `JSON.stringify`. Fields set to `undefined`
+ * are absent, as in JSON.
  */
-function checkRelated(related: unknown): void {
+function checkedRelated(related: unknown): V1ObjectReference {
   if (!isRecord(related)) throw new InvalidEventError('related', NOT_AN_OBJECT('related', REFERENCE_SHAPE, related));
+  const copied: Record<string, string> = {};
   for (const key of Object.keys(related)) {
     const value = related[key];
     if (value === undefined) continue;
     if (!REFERENCE_FIELDS.has(key)) throw new InvalidEventError('related', UNKNOWN_REFERENCE_FIELD(key));
     if (typeof value !== 'string') throw new InvalidEventError(`related.${key}`, NOT_A_STRING(`related.${key}`, value));
+    copied[key] = value;
   }
-  checkNamespace('related.namespace', related.namespace);
+  checkNamespace('related.namespace', copied.namespace);
+  return copied;
 }
 
 /**
@@ -187,15 +211,17 @@ function isAnnotationKey(key: string): boolean {
 /**
  * Annotations as the API server validates them: each key a qualified name
  * (case aside: the server lower-cases it first), each value a string, keys
- * and values together at most 256 KiB of UTF-8. Keys set to `undefined`
- * are absent, as in JSON.
+ * and values together at most 256 KiB of UTF-8; copied. Keys set to
+ * `undefined` are absent, as in JSON.
  */
-function checkAnnotations(annotations: unknown): void {
+function checkedAnnotations(annotations: unknown): Record<string, string> {
   const prototype: unknown = isRecord(annotations) ? Object.getPrototypeOf(annotations) : undefined;
   if (prototype !== Object.prototype && prototype !== null) {
     throw new InvalidEventError('annotations', NOT_AN_OBJECT('annotations', ANNOTATIONS_SHAPE, annotations));
   }
   const entries = annotations as Fields;
+  // Keys are qualified names, so none is `__proto__`.
+  const copied: Record<string, string> = {};
   // UTF-16 code units: each is at least one UTF-8 byte and at most three.
   let units = 0;
   for (const key of Object.keys(entries)) {
@@ -209,13 +235,12 @@ function checkAnnotations(annotations: unknown): void {
       const field = `annotations[${JSON.stringify(key)}]`;
       throw new InvalidEventError(field, ANNOTATION_NOT_A_STRING(field, value));
     }
+    copied[key] = value;
     units += key.length + value.length;
   }
-  if (units * 3 <= MAX_ANNOTATIONS_BYTES) return;
+  if (units * 3 <= MAX_ANNOTATIONS_BYTES) return copied;
   let bytes = 0;
-  for (const key of Object.keys(entries)) {
-    const value = entries[key];
-    if (value !== undefined) bytes += Buffer.byteLength(key) + Buffer.byteLength(value as string);
-  }
+  for (const key of Object.keys(copied)) bytes += Buffer.byteLength(key) + Buffer.byteLength(copied[key]);
   if (bytes > MAX_ANNOTATIONS_BYTES) throw new InvalidEventError('annotations', ANNOTATIONS_TOO_LARGE(bytes, MAX_ANNOTATIONS_BYTES));
+  return copied;
 }

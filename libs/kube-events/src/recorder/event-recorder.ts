@@ -3,7 +3,7 @@ import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Subject, type Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
-import { validateEvent } from '../api/event-validation.js';
+import { validatePublish } from '../api/event-validation.js';
 import { PublishApiError, PublishError, PublishTimeoutError, PublishUnreachableError } from '../errors.js';
 import type { KubeEvent, KubeEventsModuleOptions, Reporter, ResolvedRecorderOptions } from '../kube-events.interfaces.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
@@ -193,7 +193,8 @@ export class EventRecorder implements OnApplicationShutdown {
     const publishedAt = monotonicNow();
     let occurrence: Occurrence;
     try {
-      occurrence = { resource, event: validateEvent(resource, event), failure, publishedAt };
+      const validated = validatePublish(resource, event);
+      occurrence = { resource: validated.resource, event: validated.event, failure, publishedAt };
     } catch (error) {
       this.emit('failed', refusedOccurrence(resource, event, failure, publishedAt), { count: 1, error, now: publishedAt });
       return Promise.reject(error);
