@@ -176,10 +176,15 @@ function describeValue(value: unknown): string {
       return 'undefined';
     case 'object': {
       if (value === null) return 'null';
-      if (Array.isArray(value)) return 'an array';
-      const constructor = (Object.getPrototypeOf(value) as { constructor?: unknown } | null)?.constructor;
-      const name = typeof constructor === 'function' && constructor !== Object ? constructor.name : '';
-      return name ? `an instance of ${name}` : 'an object';
+      try {
+        if (Array.isArray(value)) return 'an array';
+        const constructor = (Object.getPrototypeOf(value) as { constructor?: unknown } | null)?.constructor;
+        const name = typeof constructor === 'function' && constructor !== Object ? constructor.name : '';
+        return name ? `an instance of ${name}` : 'an object';
+      } catch {
+        // A revoked Proxy throws from both.
+        return 'an object that cannot be read';
+      }
     }
     default:
       return `${String(value)} (a ${typeof value})`;

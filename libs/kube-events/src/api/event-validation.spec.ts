@@ -284,6 +284,12 @@ describe('validatePublish', () => {
       expect(error.message).toContain((error.cause as Error).message);
     });
 
+    it('names the field whose value is a revoked Proxy, when it is of the wrong type anyway', () => {
+      const error = refusal(configMap(), { ...event, type: revoked() });
+      expect(error.field).toBe('type');
+      expect(error.message).toContain('an object that cannot be read');
+    });
+
     it('keeps the error of a getter that throws as the cause', () => {
       const thrown = new Error('metadata is not loaded yet');
       const error = refusal(throwingGetter(thrown), event);
