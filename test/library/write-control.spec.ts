@@ -260,6 +260,19 @@ describe('write control', () => {
     expect(server.events()).toHaveLength(1);
   });
 
+  it('holds at most twice maxPending first writes of new objects waiting for the recorder-wide budget', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const recorder = recorderWith({ writeControl: { qps: 1, burst: 1, maxPending: 10 } });
+    const refused: unknown[] = [];
+    // One write goes at once (the burst); first writes wait for the budget up to twice maxPending, and no more.
+    for (let i = 0; i < 100; i++) recorder.publish(object(`new-${i}`), failed).catch((error: unknown) => refused.push(error));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(refused).toHaveLength(79);
+    expect(refused[0]).toMatchObject({ name: 'PublishError', queued: false, message: expect.stringMatching(/maxPending/) });
+    await recorder.flush();
+    expect(server.events()).toHaveLength(21);
+  });
+
   it('keeps one noisy series from using up maxPending for the others', async () => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 10 } });

@@ -77,11 +77,13 @@ export interface WriteControlOptions {
    */
   burst?: number;
   /**
-   * How many writes may wait behind another write of their series (one per
-   * distinct event; repeats of it join it) or for a retry, across the
-   * recorder. Past it, a publish that would need one more is rejected, and
-   * its occurrence dropped, counted and logged; a series with nothing queued
-   * may always start a write. A series holds at most 8, so one noisy object
+   * How many writes may wait, across the recorder: behind another write of
+   * their series, for a write budget or for a retry (one per distinct event;
+   * repeats of it join it). Past it, a publish that would need one more is
+   * rejected, and its occurrence dropped, counted and logged. The first write
+   * of a series still gets in until twice as many wait, so that a new object
+   * is heard while others back up, and a flood of new objects held back by
+   * `qps` stays bounded. A series holds at most 8, so one noisy object
    * cannot use up the room of the others.
    * @default 10000
    */

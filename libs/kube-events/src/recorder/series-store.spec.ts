@@ -129,7 +129,7 @@ describe('SeriesStore', () => {
       expect(store.acquire('a', true, 'Failed', 'Sync', 1).event).toBeUndefined();
     });
 
-    it('refuses a new batch past maxPending, but lets a repeat join a waiting one and an idle series start a write', () => {
+    it('refuses a new batch past maxPending, a new series’ first one past twice that, and lets a repeat join a waiting one', () => {
       const store = storeOf(10, 1);
       const a = store.acquire('a', false, 'Failed', 'Sync', 0);
       store.enqueue(a, occurrence('a', 0), waiter());
@@ -138,7 +138,12 @@ describe('SeriesStore', () => {
       expect(store.enqueue(a, occurrence('a', 2), waiter())).toMatchObject({ joined: true });
       expect(store.enqueue(a, occurrence('a', 3, 'other'), waiter()).batch).toBeUndefined();
       const b = store.acquire('b', false, 'Failed', 'Sync', 4);
-      expect(store.enqueue(b, occurrence('b', 4), waiter()).batch).toBeDefined();
+      expect(store.enqueue(b, occurrence('b', 4), waiter()).batch).toBeDefined(); // a first write: room up to 2
+      const c = store.acquire('c', false, 'Failed', 'Sync', 5);
+      expect(store.enqueue(c, occurrence('c', 5), waiter()).batch).toBeUndefined();
+      // b's write goes out: room again for a first write.
+      expect(store.startWrite(b, 6)).toBeDefined();
+      expect(store.enqueue(c, occurrence('c', 7), waiter()).batch).toBeDefined();
     });
   });
 

@@ -226,8 +226,10 @@ export class SeriesStore {
       last.waiters.push(waiter);
       return { batch: last, joined: true };
     }
-    // A series with nothing queued may always start a write: only what waits behind another write takes room.
-    if (series.queue.length && this.waitingBatches >= this.options.maxPending) return { batch: undefined, joined: false };
+    // A series' first write gets in while others back up, so that a new object is heard, but only up to
+    // twice the room: a flood of new objects held back by the recorder-wide budget would queue without bound.
+    const room = series.queue.length ? this.options.maxPending : 2 * this.options.maxPending;
+    if (this.waitingBatches >= room) return { batch: undefined, joined: false };
     const evicted = series.queue.length >= MAX_BATCHES_PER_SERIES ? this.removeBatch(series, 1) : undefined;
     const batch: Batch = { identity, first: occurrence, occurrences: 1, waiters: [waiter], plan: undefined, uncertain: false, lastError: undefined };
     series.queue.push(batch);
