@@ -183,9 +183,10 @@ export class EventRecorder implements OnApplicationShutdown {
     if (!this.options.resumeSeries) return;
     const annotations = { [SERIES_ENDED_ANNOTATION]: new Date().toISOString() };
     for (const event of ended) {
-      this.writer.annotate(event.namespace, event.name, annotations).catch((error: unknown) => {
-        this.logger.warn(SERIES_END_NOT_RECORDED(event.namespace, event.name, error));
-      });
+      this.writer.annotate(event.namespace, event.name, annotations).then(
+        () => this.store.endShown(event),
+        (error: unknown) => this.logger.warn(SERIES_END_NOT_RECORDED(event.namespace, event.name, error)),
+      );
     }
   }
 

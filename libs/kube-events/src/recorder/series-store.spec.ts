@@ -293,6 +293,24 @@ describe('SeriesStore', () => {
       expect(store.settle(series, batch, { kind: 'found', latest: listed(overrides) }, 1)).toMatchObject({ kind: 'again', plan: { kind: 'create' } });
     });
 
+    it('never continues an Event whose series this process ended, even before the server shows the end', () => {
+      const store = storeOf(10, 100, true);
+      const ended = store.acquire('a', true, 'Failed', 'Sync', 0);
+      store.enqueue(ended, occurrence('a', 0), waiter());
+      const first = store.startWrite(ended, 0)!;
+      const { plan } = store.settle(ended, first.batch, { kind: 'found', latest: listed() }, 1) as { plan: { kind: string; count: number } };
+      expect(plan).toMatchObject({ kind: 'patch', name: 'a.123' });
+      store.settle(ended, first.batch, { kind: 'patched', state: { name: 'a.123', namespace: 'default', resourceVersion: '41', count: plan.count } }, 2);
+      expect(store.forget('a', true, 3)).toEqual([expect.objectContaining({ name: 'a.123' })]);
+
+      // The annotation that marks the end is still on its way: the list shows the Event as it was.
+      const next = store.acquire('a', true, 'Failed', 'Sync', 4);
+      store.enqueue(next, occurrence('a', 4), waiter());
+      const second = store.startWrite(next, 4)!;
+      expect(second.plan.kind).toBe('find');
+      expect(store.settle(next, second.batch, { kind: 'found', latest: listed() }, 5)).toMatchObject({ kind: 'again', plan: { kind: 'create' } });
+    });
+
     it('looks once per series, and returns the Events of ended series to mark them', () => {
       const store = storeOf(10, 100, true);
       const series = store.acquire('a', true, 'Failed', 'Sync', 0);

@@ -89,6 +89,13 @@ export interface Series {
   next: Series | undefined;
 }
 
+/** An Event whose series this process ended, by namespace and name, in the order they ended. */
+interface EndedEvent {
+  readonly key: string;
+  previous: EndedEvent | undefined;
+  next: EndedEvent | undefined;
+}
+
 /** What became of an occurrence given to {@link SeriesStore.enqueue}. */
 export interface Enqueued {
   /** The batch that carries it; `undefined` when there was no room (`maxPending`). */
@@ -159,6 +166,14 @@ export class SeriesStore {
    */
   private readonly spentOrder = new InsertionOrder<TrackedObject>();
   private spent = 0;
+  /**
+   * With `resume`, the Events whose series `forget` ended, until the server
+   * shows the end: a new series never continues one, even while the
+   * annotation that marks it is on its way or failed. Bounded like the
+   * series, oldest dropped first.
+   */
+  private readonly endedEvents = new Map<string, EndedEvent>();
+  private readonly endedOrder = new InsertionOrder<EndedEvent>();
   /** Batches waiting for a write (not in flight), which `maxPending` bounds. */
   private waitingBatches = 0;
   /** Identities and namespaces, which series keep for their whole life and mostly share. */
@@ -333,7 +348,30 @@ export class SeriesStore {
       this.remove(series, now);
       if (series.event) ended.push(series.event);
     }
+    if (this.options.resume) for (const event of ended) this.markEnded(event);
     return ended;
+  }
+
+  /** The server now shows that the Event's series ended (`resume`): its annotation says so. */
+  endShown(event: Pick<SeriesEvent, 'namespace' | 'name'>): void {
+    const key = endedKey(event.namespace, event.name);
+    const ended = this.endedEvents.get(key);
+    if (!ended) return;
+    this.endedEvents.delete(key);
+    this.endedOrder.remove(ended);
+  }
+
+  private markEnded(event: SeriesEvent): void {
+    const key = endedKey(event.namespace, event.name);
+    if (this.endedEvents.has(key)) return;
+    const ended: EndedEvent = { key, previous: undefined, next: undefined };
+    this.endedEvents.set(key, ended);
+    this.endedOrder.push(ended);
+    if (this.endedEvents.size > this.options.maxSeries) {
+      const oldest = this.endedOrder.first!;
+      this.endedOrder.remove(oldest);
+      this.endedEvents.delete(oldest.key);
+    }
   }
 
   /** The write for a batch about to go out for the first time: a patch of the series' Event when it repeats it, else a create. */
@@ -361,6 +399,8 @@ export class SeriesStore {
     const { event } = latest;
     const annotations = event.metadata?.annotations;
     if (annotations?.[SERIES_ENDED_ANNOTATION] !== undefined) return false;
+    // Ended by this process, its annotation maybe not on the server yet.
+    if (this.endedEvents.has(endedKey(latest.namespace, latest.name))) return false;
     if (Date.now() - latest.lastObservedAt > this.options.window) return false;
     const identity = identityOf({ type: event.type as 'Normal' | 'Warning', reason: '', action: '', note: event.note, related: event.related, annotations });
     return identity === batch.identity;
@@ -473,6 +513,10 @@ function removeItem<T>(items: T[], item: T): void {
   const last = items.pop()!;
   if (last === item) return;
   items[items.indexOf(item)] = last;
+}
+
+function endedKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
 }
 
 /** What tells the series of one object apart. */
