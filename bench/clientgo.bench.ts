@@ -100,9 +100,19 @@ class Bench {
     private readonly memoryLimit: MemoryLimit | undefined,
   ) {}
 
-  static async prepare(api: ApiServer, kubeconfigPath: string, goBinary: string, scratch: string, memoryLimit?: MemoryLimit): Promise<Bench> {
+  static async prepare(
+    api: ApiServer,
+    kubeconfigPath: string,
+    goBinary: string,
+    scratch: string,
+    memoryLimit?: MemoryLimit,
+  ): Promise<Bench> {
     await api.createNamespace(NAMESPACE);
-    const refs = await api.createConfigMaps(NAMESPACE, 'cm', Math.max(...WORKLOADS.map((workload) => workload.objects)));
+    const refs = await api.createConfigMaps(
+      NAMESPACE,
+      'cm',
+      Math.max(...WORKLOADS.map((workload) => workload.objects)),
+    );
     const files = new Map<number, string>();
     for (const count of new Set(WORKLOADS.map((workload) => workload.objects))) {
       const file = join(scratch, `objects-${count}.json`);
@@ -115,13 +125,19 @@ class Bench {
   private spawn(client: Client, workload?: Workload): ClientProcess {
     const flags = [`--kubeconfig=${this.kubeconfigPath}`, `--qps=${client.qps}`, `--burst=${client.burst}`];
     if (workload) {
-      flags.push(`--objects=${this.objectsFiles.get(workload.objects)}`, `--repeats=${workload.repeats}`, `--backoff-cap=${BACKOFF_CAP}`);
+      flags.push(
+        `--objects=${this.objectsFiles.get(workload.objects)}`,
+        `--repeats=${workload.repeats}`,
+        `--backoff-cap=${BACKOFF_CAP}`,
+      );
       if (workload.backoff) flags.push('--backoff');
       if (workload.failure) flags.push('--failure');
     }
     flags.push(`--controller=bench.example.com/${client.side}`);
     const [command, args] =
-      client.side === 'client-go' ? [this.goBinary, flags] : [process.execPath, [...LIBRARY_NODE_FLAGS, 'bench/client-go/library-client.ts', ...flags]];
+      client.side === 'client-go'
+        ? [this.goBinary, flags]
+        : [process.execPath, [...LIBRARY_NODE_FLAGS, 'bench/client-go/library-client.ts', ...flags]];
     const limited = this.memoryLimit?.wrap(command, args) ?? { command, args };
     return new ClientProcess(limited.command, limited.args, REPO_ROOT);
   }
@@ -139,7 +155,9 @@ class Bench {
   }
 
   async run(client: Client, workload: Workload): Promise<Result> {
-    const expected = new Map(Array.from({ length: workload.objects }, (_, i) => [`cm-${i}`, workload.repeats] as const));
+    const expected = new Map(
+      Array.from({ length: workload.objects }, (_, i) => [`cm-${i}`, workload.repeats] as const),
+    );
     const child = this.spawn(client, workload);
     try {
       await child.ready();
@@ -161,7 +179,9 @@ class Bench {
       const watchedMs = Date.now() - returnedAt;
       const usage = await child.exit();
       const requests = delta(before, await this.api.requestCounts());
-      const writes = [...requests].filter(([key]) => /^(POST|PATCH|PUT) /.test(key)).reduce((sum, [, count]) => sum + count, 0);
+      const writes = [...requests]
+        .filter(([key]) => /^(POST|PATCH|PUT) /.test(key))
+        .reduce((sum, [, count]) => sum + count, 0);
       return { wallMs, rejected, requests, writes, atReturn, final, exactAfterMs, watchedMs, usage };
     } finally {
       child.kill();
@@ -235,7 +255,9 @@ function describeRssAbove(result: Result, idle: Usage): string {
 
 /** Whether the clients' RSS is their own: a process that reached the cgroup's limit had pages reclaimed. */
 function describeLimitReached(times: number): string {
-  return times === 0 ? 'no client reached it. ' : `the clients reached it ${times} times, so their peak RSS is lower than their own: raise BENCH_MEMORY_LIMIT. `;
+  return times === 0
+    ? 'no client reached it. '
+    : `the clients reached it ${times} times, so their peak RSS is lower than their own: raise BENCH_MEMORY_LIMIT. `;
 }
 
 /** CPU per write from "go" to "exit", measured inside the client: no idle run to subtract, so less noisy. */
@@ -247,7 +269,10 @@ function medianResult(runs: Result[], idle: Usage): Result {
   const middle = byCpu[Math.floor((byCpu.length - 1) / 2)];
   const workCpuMs = median(runs.map(workPerWrite)) * middle.writes;
   const maxRssMb = median(runs.map((run) => run.usage.maxRssMb));
-  return { ...middle, usage: { cpuMs: middle.usage.cpuMs, maxRssMb, workCpuMs, youngMb: medianOf(runs.map((run) => run.usage.youngMb)) } };
+  return {
+    ...middle,
+    usage: { cpuMs: middle.usage.cpuMs, maxRssMb, workCpuMs, youngMb: medianOf(runs.map((run) => run.usage.youngMb)) },
+  };
 }
 
 async function main(): Promise<void> {
@@ -255,7 +280,10 @@ async function main(): Promise<void> {
   const controlPlane = await startControlPlane();
   const scratch = await mkdtemp(join(tmpdir(), 'bench-clientgo-'));
   const api = await ApiServer.connect(controlPlane.kubeConfig());
-  const limit = MEMORY_LIMIT_BYTES === undefined ? { unavailable: 'BENCH_MEMORY_LIMIT=none' } : await createMemoryLimit(MEMORY_LIMIT_BYTES);
+  const limit =
+    MEMORY_LIMIT_BYTES === undefined
+      ? { unavailable: 'BENCH_MEMORY_LIMIT=none' }
+      : await createMemoryLimit(MEMORY_LIMIT_BYTES);
   const [memoryLimit, noLimitBecause] = 'unavailable' in limit ? [undefined, limit.unavailable] : [limit, undefined];
   try {
     const started = Date.now();
@@ -272,11 +300,16 @@ async function main(): Promise<void> {
       const runs = new Map<Client, Result[]>(CLIENTS.map((client) => [client, []]));
       for (let round = 1; round <= ROUNDS; round++) {
         for (const client of CLIENTS) {
-          process.stderr.write(`${workload.label} · ${client.label}${ROUNDS > 1 ? ` · round ${round} of ${ROUNDS}` : ''}…\n`);
+          process.stderr.write(
+            `${workload.label} · ${client.label}${ROUNDS > 1 ? ` · round ${round} of ${ROUNDS}` : ''}…\n`,
+          );
           runs.get(client)!.push(await bench.run(client, workload));
         }
       }
-      results.set(workload, new Map(CLIENTS.map((client) => [client, medianResult(runs.get(client)!, idle[client.side])])));
+      results.set(
+        workload,
+        new Map(CLIENTS.map((client) => [client, medianResult(runs.get(client)!, idle[client.side])])),
+      );
     }
 
     console.log(
@@ -285,7 +318,9 @@ async function main(): Promise<void> {
         `Writes are the API server's own apiserver_request_total{resource="events"}; counts are the sum of series.count over the Events it holds, ` +
         `read when the client returned (for the library: when every publish had settled) and then every ${POLL_MS / 1000} s while the client kept running, ` +
         `for up to ${WINDOW_MS / 1000} s or until unchanged for ${SETTLE_MS / 1000} s. ` +
-        (ROUNDS > 1 ? `Each row is the median of ${ROUNDS} interleaved rounds (CPU per write and peak RSS each; the other columns from the round of median CPU). ` : '') +
+        (ROUNDS > 1
+          ? `Each row is the median of ${ROUNDS} interleaved rounds (CPU per write and peak RSS each; the other columns from the round of median CPU). `
+          : '') +
         `CPU (user+sys) and peak RSS (VmHWM) are the client process's own; "marginal" is above an idle start-up of the same side ` +
         `(library: Node + client-node + nestjs-kube-events ${n(idle.library.cpuMs)} ms CPU, ${idle.library.maxRssMb.toFixed(0)} MB; ` +
         `client-go: ${n(idle['client-go'].cpuMs)} ms CPU, ${idle['client-go'].maxRssMb.toFixed(0)} MB); ` +
@@ -319,7 +354,20 @@ async function main(): Promise<void> {
     }
     printTable(
       'Per client and workload',
-      ['workload', 'client', 'wall', 'writes (by verb)', 'Event objects', 'count at return', 'count exact?', 'client CPU', 'peak RSS', 'marginal CPU / write', 'CPU / write, go to exit', 'marginal RSS'],
+      [
+        'workload',
+        'client',
+        'wall',
+        'writes (by verb)',
+        'Event objects',
+        'count at return',
+        'count exact?',
+        'client CPU',
+        'peak RSS',
+        'marginal CPU / write',
+        'CPU / write, go to exit',
+        'marginal RSS',
+      ],
       rows,
     );
 
@@ -340,7 +388,14 @@ async function main(): Promise<void> {
     }
     printTable(
       'Library ÷ client-go (marginal, lower is lighter for the library)',
-      ['workload', 'against', 'CPU per write', 'CPU per write, go to exit', 'peak RSS', 'occurrences missing at the end (library vs client-go)'],
+      [
+        'workload',
+        'against',
+        'CPU per write',
+        'CPU per write, go to exit',
+        'peak RSS',
+        'occurrences missing at the end (library vs client-go)',
+      ],
       ratioRows,
     );
   } finally {

@@ -4,7 +4,12 @@ import { FakeApiServer } from '../test/support/fake-api-server/index.js';
 import { median, microsPerOp, printTable, ratio } from './measure.js';
 
 const reporter = { controller: 'bench.example.com/widget-controller', instance: 'bench-0' };
-const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source ConfigMap default/app not found' };
+const failed: KubeEvent = {
+  type: 'Warning',
+  reason: 'ReconcileFailed',
+  action: 'Reconcile',
+  note: 'source ConfigMap default/app not found',
+};
 const OBJECTS = 50;
 const REPEATS = 4; // one create and three patches per object
 
@@ -29,14 +34,24 @@ async function byHand(api: EventsV1Api, round: number): Promise<void> {
         reason: failed.reason,
         action: failed.action,
         note: failed.note,
-        regarding: { apiVersion: 'v1', kind: 'ConfigMap', name: object.metadata!.name, namespace: 'default', uid: object.metadata!.uid },
+        regarding: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          name: object.metadata!.name,
+          namespace: 'default',
+          uid: object.metadata!.uid,
+        },
         reportingController: reporter.controller,
         reportingInstance: reporter.instance,
       },
     });
     for (let count = 2; count <= REPEATS; count++) {
       await api.patchNamespacedEvent(
-        { name: created.metadata!.name!, namespace: 'default', body: { series: { count, lastObservedTime: microTime() } } },
+        {
+          name: created.metadata!.name!,
+          namespace: 'default',
+          body: { series: { count, lastObservedTime: microTime() } },
+        },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
     }
@@ -56,7 +71,11 @@ export async function httpOverhead(): Promise<void> {
     const kubeConfig = server.kubeConfig();
     const api = kubeConfig.makeApiClient(EventsV1Api);
     // The same requests as by hand: budgets that never fold a write.
-    const recorder = new EventRecorder({ reporter, kubeConfig, writeControl: { objectBurst: 1e9, qps: 1e9, burst: 1e9 } });
+    const recorder = new EventRecorder({
+      reporter,
+      kubeConfig,
+      writeControl: { objectBurst: 1e9, qps: 1e9, burst: 1e9 },
+    });
     const requests = OBJECTS * REPEATS;
     const hand: number[] = [];
     const recorded: number[] = [];

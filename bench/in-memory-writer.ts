@@ -7,7 +7,12 @@ export class InMemoryWriter implements EventsWriter {
 
   async create(namespace: string, body: { metadata?: { name?: string } }): Promise<StoredEventState> {
     this.created++;
-    return { name: body.metadata?.name ?? `event-${this.created}`, namespace, resourceVersion: String(this.created + this.patched), count: 1 };
+    return {
+      name: body.metadata?.name ?? `event-${this.created}`,
+      namespace,
+      resourceVersion: String(this.created + this.patched),
+      count: 1,
+    };
   }
 
   async read(namespace: string, name: string): Promise<StoredEventState> {

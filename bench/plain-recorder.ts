@@ -1,4 +1,11 @@
-import { EventsV1Api, PatchStrategy, setHeaderOptions, V1MicroTime, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  EventsV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  V1MicroTime,
+  type KubeConfig,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import type { KubeEvent } from 'nestjs-kube-events';
 
 /**
@@ -28,7 +35,11 @@ export class PlainRecorder {
     return run;
   }
 
-  private async write(resource: KubernetesObject, event: KubeEvent, state: { name?: string; count: number }): Promise<void> {
+  private async write(
+    resource: KubernetesObject,
+    event: KubeEvent,
+    state: { name?: string; count: number },
+  ): Promise<void> {
     const namespace = resource.metadata!.namespace ?? 'default';
     const now = new V1MicroTime();
     if (state.name) {
@@ -48,7 +59,13 @@ export class PlainRecorder {
         reason: event.reason,
         action: event.action,
         note: event.note,
-        regarding: { apiVersion: resource.apiVersion, kind: resource.kind, name: resource.metadata!.name, namespace, uid: resource.metadata!.uid },
+        regarding: {
+          apiVersion: resource.apiVersion,
+          kind: resource.kind,
+          name: resource.metadata!.name,
+          namespace,
+          uid: resource.metadata!.uid,
+        },
         reportingController: this.controller,
         reportingInstance: this.controller,
       },

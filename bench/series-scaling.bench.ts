@@ -10,7 +10,12 @@ const reporter = { controller: 'bench.example.com/widget-controller' };
  * writer's unbounded rate (the storm benchmark measures it).
  */
 const writeControl = { objectBurst: 1e9, qps: 1e9, burst: 1e9 };
-const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source ConfigMap default/app not found' };
+const failed: KubeEvent = {
+  type: 'Warning',
+  reason: 'ReconcileFailed',
+  action: 'Reconcile',
+  note: 'source ConfigMap default/app not found',
+};
 
 const objects = (count: number, offset = 0): KubernetesObject[] =>
   Array.from({ length: count }, (_, i) => ({
@@ -75,9 +80,21 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { title: 'repeat (1,000 hot objects)', publishes: 100_000, cost: (tracked, publishes) => repeatCost(tracked, publishes) },
-  { title: 'new series, room in the store', publishes: 20_000, cost: (tracked, publishes) => newSeriesCost(tracked, publishes, false) },
-  { title: 'new series, store full', publishes: 50_000, cost: (tracked, publishes) => newSeriesCost(tracked, publishes, true) },
+  {
+    title: 'repeat (1,000 hot objects)',
+    publishes: 100_000,
+    cost: (tracked, publishes) => repeatCost(tracked, publishes),
+  },
+  {
+    title: 'new series, room in the store',
+    publishes: 20_000,
+    cost: (tracked, publishes) => newSeriesCost(tracked, publishes, false),
+  },
+  {
+    title: 'new series, store full',
+    publishes: 50_000,
+    cost: (tracked, publishes) => newSeriesCost(tracked, publishes, true),
+  },
 ];
 
 export async function seriesScaling(): Promise<void> {
@@ -126,10 +143,20 @@ export async function heapPerSeries(): Promise<void> {
   const step = 200_000;
   for (let published = 0; published < total; published += step) {
     await publishDistinct(capped, step, published);
-    samples.push([(published + step).toLocaleString('en'), capped.trackedSeries.toLocaleString('en'), `${((settledHeap() - baseline) / 1e6).toFixed(1)} MB`]);
+    samples.push([
+      (published + step).toLocaleString('en'),
+      capped.trackedSeries.toLocaleString('en'),
+      `${((settledHeap() - baseline) / 1e6).toFixed(1)} MB`,
+    ]);
   }
-  printTable('Heap per tracked series', ['tracked series', 'heap', 'per series'], [
-    [tracked.toLocaleString('en'), `${((after - before) / 1e6).toFixed(1)} MB`, `${Math.round(perSeries)} B`],
-  ]);
-  printTable('The cap bounds the heap: 1,000,000 distinct objects through one recorder (default maxSeries 10,000)', ['published', 'tracked series', 'heap growth'], samples);
+  printTable(
+    'Heap per tracked series',
+    ['tracked series', 'heap', 'per series'],
+    [[tracked.toLocaleString('en'), `${((after - before) / 1e6).toFixed(1)} MB`, `${Math.round(perSeries)} B`]],
+  );
+  printTable(
+    'The cap bounds the heap: 1,000,000 distinct objects through one recorder (default maxSeries 10,000)',
+    ['published', 'tracked series', 'heap growth'],
+    samples,
+  );
 }

@@ -6,7 +6,12 @@ import { PlainRecorder } from './plain-recorder.js';
 
 const CONTROLLER = 'bench.example.com/widget-controller';
 const OBJECTS = 200;
-const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source ConfigMap default/app not found' };
+const failed: KubeEvent = {
+  type: 'Warning',
+  reason: 'ReconcileFailed',
+  action: 'Reconcile',
+  note: 'source ConfigMap default/app not found',
+};
 
 interface Publisher {
   publish(resource: KubernetesObject, event: KubeEvent): Promise<void>;
@@ -55,7 +60,9 @@ async function run(storm: (publisher: Publisher) => Promise<number[]>, design: '
   try {
     const kubeConfig = server.kubeConfig();
     const publisher: Publisher =
-      design === 'plain' ? new PlainRecorder(kubeConfig, CONTROLLER) : new EventRecorder({ reporter: { controller: CONTROLLER }, kubeConfig });
+      design === 'plain'
+        ? new PlainRecorder(kubeConfig, CONTROLLER)
+        : new EventRecorder({ reporter: { controller: CONTROLLER }, kubeConfig });
     const started = Date.now();
     const expected = await storm(publisher);
     const ended = Date.now();

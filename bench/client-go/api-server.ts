@@ -44,7 +44,11 @@ export class ApiServer {
           ...this.options,
           agent: this.agent,
           method,
-          headers: { ...this.options.headers, accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}) },
+          headers: {
+            ...this.options.headers,
+            accept: 'application/json',
+            ...(payload ? { 'content-type': 'application/json' } : {}),
+          },
         },
         (res) => {
           let text = '';
@@ -59,7 +63,8 @@ export class ApiServer {
 
   private async json<T>(method: string, path: string, body?: unknown, allow: number[] = []): Promise<T> {
     const { status, text } = await this.send(method, path, body);
-    if ((status < 200 || status >= 300) && !allow.includes(status)) throw new Error(`${method} ${path}: ${status} ${text.slice(0, 300)}`);
+    if ((status < 200 || status >= 300) && !allow.includes(status))
+      throw new Error(`${method} ${path}: ${status} ${text.slice(0, 300)}`);
     return JSON.parse(text) as T;
   }
 

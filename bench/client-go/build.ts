@@ -24,15 +24,27 @@ export interface ClientGoBinary {
 async function sourceHash(): Promise<string> {
   const hash = createHash('sha256');
   for (const file of ['go.mod', 'go.sum', 'main.go']) {
-    hash.update(file).update('\0').update(await readFile(join(MODULE_DIR, file))).update('\0');
+    hash
+      .update(file)
+      .update('\0')
+      .update(await readFile(join(MODULE_DIR, file)))
+      .update('\0');
   }
   return hash.digest('hex');
 }
 
 function goBuild(output: string, log: (line: string) => void): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.env.GO ?? 'go', ['build', '-o', output, '.'], { cwd: MODULE_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
-    const forward = (chunk: Buffer) => chunk.toString().split('\n').filter((line) => line.trim()).forEach((line) => log(`  ${line}`));
+    const child = spawn(process.env.GO ?? 'go', ['build', '-o', output, '.'], {
+      cwd: MODULE_DIR,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const forward = (chunk: Buffer) =>
+      chunk
+        .toString()
+        .split('\n')
+        .filter((line) => line.trim())
+        .forEach((line) => log(`  ${line}`));
     child.stdout.on('data', forward);
     child.stderr.on('data', forward);
     child.once('error', reject);
@@ -40,13 +52,17 @@ function goBuild(output: string, log: (line: string) => void): Promise<number> {
   });
 }
 
-export async function ensureClientGoBinary(log = (line: string) => process.stderr.write(`${line}\n`)): Promise<ClientGoBinary> {
+export async function ensureClientGoBinary(
+  log = (line: string) => process.stderr.write(`${line}\n`),
+): Promise<ClientGoBinary> {
   const hash = await sourceHash();
   const stamp = JSON.parse(await readFile(STAMP, 'utf8').catch(() => '{}')) as { hash?: string; seconds?: number };
   if (stamp.hash === hash && existsSync(BINARY)) return { path: BINARY, lastBuildSeconds: stamp.seconds };
 
   const version = goVersion();
-  log(`client-go bench: building bench/client-go with ${version} (cold: a few minutes of module downloads and compiling)…`);
+  log(
+    `client-go bench: building bench/client-go with ${version} (cold: a few minutes of module downloads and compiling)…`,
+  );
   await mkdir(CACHE_DIR, { recursive: true });
   const partial = `${BINARY}.tmp-${process.pid}`;
   const started = Date.now();

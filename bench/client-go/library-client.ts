@@ -35,7 +35,9 @@ const recorder = new EventRecorder({
   kubeConfig,
   writeControl: { qps: Number(flags.qps), burst: Number(flags.burst) },
 });
-const listed = flags.objects ? (JSON.parse(await readFile(flags.objects, 'utf8')) as Array<Record<string, string>>) : [];
+const listed = flags.objects
+  ? (JSON.parse(await readFile(flags.objects, 'utf8')) as Array<Record<string, string>>)
+  : [];
 const objects: KubernetesObject[] = listed.map(({ name, namespace, uid, resourceVersion }) => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
@@ -43,7 +45,12 @@ const objects: KubernetesObject[] = listed.map(({ name, namespace, uid, resource
 }));
 const repeats = Number(flags.repeats);
 const backoffCapMs = Number.parseFloat(flags['backoff-cap']!) * (flags['backoff-cap']!.endsWith('ms') ? 1 : 1000);
-const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source ConfigMap default/app not found' };
+const failed: KubeEvent = {
+  type: 'Warning',
+  reason: 'ReconcileFailed',
+  action: 'Reconcile',
+  note: 'source ConfigMap default/app not found',
+};
 const synced: KubeEvent = { type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'configuration synced' };
 
 const rejected: Record<string, number> = {};
@@ -98,5 +105,12 @@ await recorder.onApplicationShutdown();
 const cpu = process.cpuUsage();
 const work = process.cpuUsage(atGo);
 sampleYoung();
-say({ event: 'exit', userUs: cpu.user, sysUs: cpu.system, workUs: work.user + work.system, maxRssKb: peakRssKb(), youngKb: Math.round(youngKb) });
+say({
+  event: 'exit',
+  userUs: cpu.user,
+  sysUs: cpu.system,
+  workUs: work.user + work.system,
+  maxRssKb: peakRssKb(),
+  youngKb: Math.round(youngKb),
+});
 process.exit(0);

@@ -25,7 +25,8 @@ const UNITS: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30 };
 export function parseMemoryLimit(quantity: string): number | undefined {
   if (quantity === 'none') return undefined;
   const match = /^(\d+)(Ki|Mi|Gi)$/.exec(quantity);
-  if (!match) throw new Error(`BENCH_MEMORY_LIMIT must be a quantity such as 256Mi or 1Gi, or none; got "${quantity}".`);
+  if (!match)
+    throw new Error(`BENCH_MEMORY_LIMIT must be a quantity such as 256Mi or 1Gi, or none; got "${quantity}".`);
   return Number(match[1]) * UNITS[match[2]];
 }
 
@@ -49,7 +50,9 @@ export async function createMemoryLimit(bytes: number): Promise<MemoryLimit | { 
     await writeFile(join(dir, limitFile), String(bytes));
   } catch (error) {
     await rmdir(dir).catch(() => undefined);
-    return { unavailable: `cannot set ${limitFile} in ${dir} (${(error as NodeJS.ErrnoException).code}): the memory controller is not delegated` };
+    return {
+      unavailable: `cannot set ${limitFile} in ${dir} (${(error as NodeJS.ErrnoException).code}): the memory controller is not delegated`,
+    };
   }
   return {
     description: `${bytes / UNITS.Mi} MiB (cgroup ${version})`,

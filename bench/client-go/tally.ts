@@ -37,5 +37,13 @@ export function tally(events: ServerEvent[], expectedPerObject: Map<string, numb
   }
   for (const [name, got] of counts) if (!expectedPerObject.has(name)) over += got;
   const counted = [...counts.values()].reduce((sum, count) => sum + count, 0);
-  return { events: events.length, counted, expected, missing, over, objectsWithout, exact: missing === 0 && over === 0 };
+  return {
+    events: events.length,
+    counted,
+    expected,
+    missing,
+    over,
+    objectsWithout,
+    exact: missing === 0 && over === 0,
+  };
 }

@@ -57,7 +57,10 @@ describe('EventRecorder across an API server restart', () => {
     const publishing = objects.map(async (object, i) => {
       const tally = tallies[i];
       // Until publishing has resumed for this object after the restart.
-      while (restartedAt === undefined || (tally.resolvedAfterRestart < 3 && Date.now() - restartedAt < AFTER_RESTART_MS)) {
+      while (
+        restartedAt === undefined ||
+        (tally.resolvedAfterRestart < 3 && Date.now() - restartedAt < AFTER_RESTART_MS)
+      ) {
         tally.made++;
         try {
           await recorder.publish(object, failed);
@@ -94,7 +97,9 @@ describe('EventRecorder across an API server restart', () => {
     let eventsPerObject: number[] = [];
     do {
       const events = await scratch.allEvents();
-      eventsPerObject = objects.map((object) => events.filter((event) => event.regarding?.uid === object.metadata!.uid).length);
+      eventsPerObject = objects.map(
+        (object) => events.filter((event) => event.regarding?.uid === object.metadata!.uid).length,
+      );
       counts = objects.map((object) => {
         const event = events.find((candidate) => candidate.regarding?.uid === object.metadata!.uid);
         return event ? (event.series?.count ?? 1) : 0;

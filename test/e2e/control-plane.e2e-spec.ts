@@ -26,7 +26,6 @@ import { apiRefusal as refusal } from './support/library-fixtures.js';
 const CONTROLLER = 'kube-events.e2e/control-plane-test';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-
 /** MicroTime with exactly six fractional digits, as a string. */
 function microTime(date = new Date()): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1456Z');
@@ -104,7 +103,10 @@ describe('local control plane (plumbing, no library)', () => {
     expect(String(fromString.eventTime)).toMatch(/\.\d{6}Z$/);
 
     // client-node 2.x's V1MicroTime pads toISOString() to six digits.
-    const fromMicroTime = await events.createNamespacedEvent({ namespace, body: event({ note: 'sent as V1MicroTime' }) });
+    const fromMicroTime = await events.createNamespacedEvent({
+      namespace,
+      body: event({ note: 'sent as V1MicroTime' }),
+    });
     expect(String(fromMicroTime.eventTime)).toMatch(/\.\d{3}000Z$/);
   });
 
@@ -117,7 +119,11 @@ describe('local control plane (plumbing, no library)', () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const eventsSection = stdout.slice(stdout.indexOf('Events:'));
     expect(eventsSection).toMatch(/Type\s+Reason\s+Age\s+From\s+Message/);
-    expect(eventsSection).toMatch(new RegExp(`Warning\\s+DescribeMe\\s+\\S+\\s+${CONTROLLER.replace(/[./]/g, '\\$&')}.*visible in kubectl describe`));
+    expect(eventsSection).toMatch(
+      new RegExp(
+        `Warning\\s+DescribeMe\\s+\\S+\\s+${CONTROLLER.replace(/[./]/g, '\\$&')}.*visible in kubectl describe`,
+      ),
+    );
   });
 
   test('create: the API server validates type, names, lengths and series', async () => {
@@ -168,13 +174,19 @@ describe('local control plane (plumbing, no library)', () => {
       expect(await invalid({ metadata: { generateName, namespace } })).toMatch(/metadata\.generateName/);
     }
     const explicit = `plumbing.${(BigInt(Date.now()) * 1_000_000n).toString(16)}`;
-    expect((await events.createNamespacedEvent({ namespace, body: event({ metadata: { name: explicit, namespace } }) })).metadata?.name).toBe(explicit);
+    expect(
+      (await events.createNamespacedEvent({ namespace, body: event({ metadata: { name: explicit, namespace } }) }))
+        .metadata?.name,
+    ).toBe(explicit);
   });
 
   test('an Event about a cluster-scoped object lives in default or kube-system only', async () => {
     const cluster: V1ObjectReference = { apiVersion: 'v1', kind: 'Namespace', name: namespace };
     const refused = await refusal(
-      events.createNamespacedEvent({ namespace, body: event({ regarding: cluster, metadata: { generateName: `${namespace}-`, namespace } }) }),
+      events.createNamespacedEvent({
+        namespace,
+        body: event({ regarding: cluster, metadata: { generateName: `${namespace}-`, namespace } }),
+      }),
     );
     expect(refused.code).toBe(422);
     expect(refused.message).toMatch(/involvedObject\.namespace|namespace/);
@@ -196,22 +208,37 @@ describe('local control plane (plumbing, no library)', () => {
     );
     expect(patched.series?.count).toBe(2);
     expect(String(patched.series?.lastObservedTime)).toMatch(/\.\d{6}Z$/);
-    const again = await events.patchNamespacedEvent({ name, namespace, body: { series: { count: 3, lastObservedTime: microTime() } } }, mergePatch);
+    const again = await events.patchNamespacedEvent(
+      { name, namespace, body: { series: { count: 3, lastObservedTime: microTime() } } },
+      mergePatch,
+    );
     expect(again.series?.count).toBe(3);
 
-    for (const change of [{ note: 'changed' }, { reason: 'Changed' }, { type: 'Warning' }, { action: 'Changed' }, { reportingController: 'x.io/other' }]) {
+    for (const change of [
+      { note: 'changed' },
+      { reason: 'Changed' },
+      { type: 'Warning' },
+      { action: 'Changed' },
+      { reportingController: 'x.io/other' },
+    ]) {
       const refused = await refusal(events.patchNamespacedEvent({ name, namespace, body: change }, mergePatch));
       expect(refused.code).toBe(422);
     }
     const missing = await refusal(
-      events.patchNamespacedEvent({ name: 'no-such-event', namespace, body: { series: { count: 2, lastObservedTime: microTime() } } }, mergePatch),
+      events.patchNamespacedEvent(
+        { name: 'no-such-event', namespace, body: { series: { count: 2, lastObservedTime: microTime() } } },
+        mergePatch,
+      ),
     );
     expect(missing.code).toBe(404);
   });
 
   test('a missing namespace answers 404, a terminating one 403', async () => {
     const missing = await refusal(
-      events.createNamespacedEvent({ namespace: 'no-such-namespace', body: event({ metadata: { generateName: 'x-', namespace: 'no-such-namespace' } }) }),
+      events.createNamespacedEvent({
+        namespace: 'no-such-namespace',
+        body: event({ metadata: { generateName: 'x-', namespace: 'no-such-namespace' } }),
+      }),
     );
     expect(missing.code).toBe(404);
 
@@ -222,7 +249,10 @@ describe('local control plane (plumbing, no library)', () => {
     await core.deleteNamespace({ name: terminating });
     expect((await core.readNamespace({ name: terminating })).status?.phase).toBe('Terminating');
     const refused = await refusal(
-      events.createNamespacedEvent({ namespace: terminating, body: event({ metadata: { generateName: 'x-', namespace: terminating } }) }),
+      events.createNamespacedEvent({
+        namespace: terminating,
+        body: event({ metadata: { generateName: 'x-', namespace: terminating } }),
+      }),
     );
     expect(refused.code).toBe(403);
   });
@@ -264,7 +294,9 @@ describe('local control plane (plumbing, no library)', () => {
     );
     expect(patched.series?.count).toBe(2);
     // Nothing else was granted.
-    expect((await refusal(asOperator.readNamespacedEvent({ name: created.metadata!.name!, namespace }))).code).toBe(403);
+    expect((await refusal(asOperator.readNamespacedEvent({ name: created.metadata!.name!, namespace }))).code).toBe(
+      403,
+    );
     const { stdout } = await cp.kubectl(['auth', 'can-i', 'create', 'events.events.k8s.io', '--namespace', namespace], {
       kubeconfigPath: sa.kubeconfigPath,
     });
@@ -279,9 +311,19 @@ describe('local control plane (plumbing, no library)', () => {
       const extraCore = extra.kubeConfig().makeApiClient(CoreV1Api);
       // Its own etcd prefix: an empty cluster, without the shared one's namespace.
       expect((await refusal(extraCore.readNamespace({ name: namespace }))).code).toBe(404);
-      const cm = await extraCore.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'ttl' } } });
-      const ref: V1ObjectReference = { apiVersion: 'v1', kind: 'ConfigMap', name: 'ttl', namespace: 'default', uid: cm.metadata!.uid };
-      const body = (): EventsV1Event => event({ regarding: ref, metadata: { generateName: 'ttl-', namespace: 'default' } });
+      const cm = await extraCore.createNamespacedConfigMap({
+        namespace: 'default',
+        body: { metadata: { name: 'ttl' } },
+      });
+      const ref: V1ObjectReference = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        name: 'ttl',
+        namespace: 'default',
+        uid: cm.metadata!.uid,
+      };
+      const body = (): EventsV1Event =>
+        event({ regarding: ref, metadata: { generateName: 'ttl-', namespace: 'default' } });
 
       const started = Date.now();
       const [untouched, touched] = await Promise.all([
@@ -299,7 +341,11 @@ describe('local control plane (plumbing, no library)', () => {
       };
       await sleep(3_000);
       await extraEvents.patchNamespacedEvent(
-        { name: touched.metadata!.name!, namespace: 'default', body: { series: { count: 2, lastObservedTime: microTime() } } },
+        {
+          name: touched.metadata!.name!,
+          namespace: 'default',
+          body: { series: { count: 2, lastObservedTime: microTime() } },
+        },
         mergePatch,
       );
       while (await exists(untouched.metadata!.name!)) {
@@ -317,7 +363,9 @@ describe('local control plane (plumbing, no library)', () => {
       const touchedGoneAfter = Date.now() - started;
       expect(touchedGoneAfter).toBeGreaterThanOrEqual(7_500);
       // Visible in the report when run with --verbose.
-      console.info(`event TTL 5s: untouched Event gone after ${untouchedGoneAfter} ms, patched one after ${touchedGoneAfter} ms`);
+      console.info(
+        `event TTL 5s: untouched Event gone after ${untouchedGoneAfter} ms, patched one after ${touchedGoneAfter} ms`,
+      );
     } finally {
       await extra.stop();
     }

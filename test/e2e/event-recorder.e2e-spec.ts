@@ -3,11 +3,7 @@
 // real server can exercise, so that the fake is checked against the real
 // thing. Every Event is read back through the API with client-node. Each test
 // has a fresh namespace, removed afterwards.
-import {
-  type EventsV1Event,
-  type KubernetesObject,
-  V1MicroTime,
-} from '@kubernetes/client-node';
+import { type EventsV1Event, type KubernetesObject, V1MicroTime } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidEventError, type KubeEvent, MAX_NOTE_BYTES, PublishApiError } from 'nestjs-kube-events';
 import {
@@ -29,7 +25,13 @@ describe('EventRecorder against the real API server', () => {
 
   it('creates an events.k8s.io/v1 Event with every field the library writes, as read back', async () => {
     const cm = await scratch.configMap('app-config');
-    const pod = { apiVersion: 'v1', kind: 'Pod', name: 'widget-0', namespace: scratch.namespace, uid: 'uid-of-widget-0' };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      name: 'widget-0',
+      namespace: scratch.namespace,
+      uid: 'uid-of-widget-0',
+    };
     const before = Date.now();
     await scratch.recorder().publish(cm, { ...failed, related: pod });
 
@@ -82,7 +84,9 @@ describe('EventRecorder against the real API server', () => {
     expect(events).toHaveLength(1);
     expect(events[0].series?.count).toBe(3);
     expect(String(events[0].series?.lastObservedTime)).toMatch(MICRO_TIME);
-    expect(Date.parse(String(events[0].series?.lastObservedTime))).toBeGreaterThanOrEqual(Date.parse(String(events[0].eventTime)));
+    expect(Date.parse(String(events[0].series?.lastObservedTime))).toBeGreaterThanOrEqual(
+      Date.parse(String(events[0].eventTime)),
+    );
   });
 
   it('makes one Event of concurrent identical publishes, its count equal to their number', async () => {
@@ -296,17 +300,26 @@ describe('EventRecorder against the real API server', () => {
           body: handMade(cm, { reportingController: controller }),
         }),
       );
-      expect({ controller, code: refused.code, reason: refused.reason }).toEqual({ controller, code: 422, reason: 'Invalid' });
+      expect({ controller, code: refused.code, reason: refused.reason }).toEqual({
+        controller,
+        code: 422,
+        reason: 'Invalid',
+      });
       expect(refused.message).toMatch(/reportingController/);
       expect(() => scratch.recorder({ reporter: { controller } })).toThrow(/reporter\.controller/);
     }
     // And a reportingInstance over 128 characters likewise.
     const longInstance = 'i'.repeat(129);
     const refused = await apiRefusal(
-      scratch.events.createNamespacedEvent({ namespace: scratch.namespace, body: handMade(cm, { reportingInstance: longInstance }) }),
+      scratch.events.createNamespacedEvent({
+        namespace: scratch.namespace,
+        body: handMade(cm, { reportingInstance: longInstance }),
+      }),
     );
     expect(refused).toMatchObject({ code: 422, reason: 'Invalid' });
-    expect(() => scratch.recorder({ reporter: { controller: CONTROLLER, instance: longInstance } })).toThrow(/reporter\.instance/);
+    expect(() => scratch.recorder({ reporter: { controller: CONTROLLER, instance: longInstance } })).toThrow(
+      /reporter\.instance/,
+    );
     expect(await scratch.allEvents()).toHaveLength(0);
   });
 
@@ -319,7 +332,10 @@ describe('EventRecorder against the real API server', () => {
   ])('refuses %s with InvalidEventError, where the server answers 422', async (_label, change, field) => {
     const cm = await scratch.configMap('app-config');
     const refused = await apiRefusal(
-      scratch.events.createNamespacedEvent({ namespace: scratch.namespace, body: handMade(cm, change as Partial<EventsV1Event>) }),
+      scratch.events.createNamespacedEvent({
+        namespace: scratch.namespace,
+        body: handMade(cm, change as Partial<EventsV1Event>),
+      }),
     );
     expect(refused).toMatchObject({ code: 422, reason: 'Invalid' });
     expect(refused.message).toContain(field);

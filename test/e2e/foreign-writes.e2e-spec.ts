@@ -24,7 +24,12 @@ async function eventRequests(cp: ControlPlane): Promise<Record<string, number>> 
   const metrics = await cp.kubectl(['get', '--raw', '/metrics']);
   const counts: Record<string, number> = {};
   for (const line of metrics.stdout.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{') || !line.includes('group="events.k8s.io"') || !line.includes('resource="events"')) continue;
+    if (
+      !line.startsWith('apiserver_request_total{') ||
+      !line.includes('group="events.k8s.io"') ||
+      !line.includes('resource="events"')
+    )
+      continue;
     const verb = /verb="(\w+)"/.exec(line)?.[1];
     const code = /code="(\d+)"/.exec(line)?.[1];
     const key = `${verb} ${code}`;
@@ -36,7 +41,8 @@ async function eventRequests(cp: ControlPlane): Promise<Record<string, number>> 
 /** What happened between two readings of {@link eventRequests}, without the verbs that did not move. */
 function requestsBetween(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
   const delta: Record<string, number> = {};
-  for (const [key, count] of Object.entries(after)) if (count !== (before[key] ?? 0)) delta[key] = count - (before[key] ?? 0);
+  for (const [key, count] of Object.entries(after))
+    if (count !== (before[key] ?? 0)) delta[key] = count - (before[key] ?? 0);
   return delta;
 }
 
@@ -68,7 +74,17 @@ describe('a series whose Event someone else wrote between two publishes', () => 
   /** `kubectl patch` of the Event (JSON merge patch), as another writer would; returns it as the server holds it then. */
   async function kubectlPatch(event: EventsV1Event, patch: unknown) {
     const name = event.metadata!.name!;
-    const args = ['patch', 'events.v1.events.k8s.io', name, '-n', scratch.namespace, '--type', 'merge', '-p', JSON.stringify(patch)];
+    const args = [
+      'patch',
+      'events.v1.events.k8s.io',
+      name,
+      '-n',
+      scratch.namespace,
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify(patch),
+    ];
     return cp.kubectl(args);
   }
 
@@ -86,7 +102,12 @@ describe('a series whose Event someone else wrote between two publishes', () => 
     // Its patch (4, on the Event as it last saw it) was refused; it read the Event and wrote 10 + 1.
     const name = event.metadata!.name!;
     expect(requestsBetween(before, await eventRequests(cp))).toEqual({ 'PATCH 409': 1, 'GET 200': 1, 'PATCH 200': 1 });
-    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual(['created 1', 'patched 2', 'patched 3', 'patched 11']);
+    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual([
+      'created 1',
+      'patched 2',
+      'patched 3',
+      'patched 11',
+    ]);
     const events = await scratch.allEvents();
     expect(events.map((e) => [e.metadata?.name, e.series?.count])).toEqual([[name, 11]]);
 

@@ -16,38 +16,52 @@ import type { Config } from '@jest/types';
 const CHILD_KEY = '__KUBE_EVENTS_E2E_CONTROL_PLANE__';
 const GO_MISSING_EXIT_CODE = 3;
 
-export default async function globalSetup(_globalConfig: Config.GlobalConfig, projectConfig: Config.ProjectConfig): Promise<void> {
+export default async function globalSetup(
+  _globalConfig: Config.GlobalConfig,
+  projectConfig: Config.ProjectConfig,
+): Promise<void> {
   const rootDir = projectConfig.rootDir;
   const started = Date.now();
   const child = spawn(
     process.execPath,
-    ['--import', '@swc-node/register/esm-register', join(rootDir, 'tools/control-plane/cli.ts'), '--json', '--stop-on-stdin-close'],
+    [
+      '--import',
+      '@swc-node/register/esm-register',
+      join(rootDir, 'tools/control-plane/cli.ts'),
+      '--json',
+      '--stop-on-stdin-close',
+    ],
     { cwd: rootDir, stdio: ['pipe', 'pipe', 'inherit'], env: process.env },
   );
   (globalThis as Record<string, unknown>)[CHILD_KEY] = child;
 
-  const outcome = await new Promise<{ env: Record<string, string>; seconds: number; dir?: string } | { exitCode: number }>(
-    (resolve, reject) => {
-      let buffered = '';
-      child.stdout!.setEncoding('utf8');
-      child.stdout!.on('data', (chunk: string) => {
-        buffered += chunk;
-        let newline: number;
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, newline).trim();
-          buffered = buffered.slice(newline + 1);
-          if (!line.startsWith('{')) {
-            if (line) process.stderr.write(`${line}\n`);
-            continue;
-          }
-          const message = JSON.parse(line) as { ready?: boolean; env: Record<string, string>; seconds: number; dir?: string };
-          if (message.ready) resolve(message);
+  const outcome = await new Promise<
+    { env: Record<string, string>; seconds: number; dir?: string } | { exitCode: number }
+  >((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      buffered += chunk;
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline).trim();
+        buffered = buffered.slice(newline + 1);
+        if (!line.startsWith('{')) {
+          if (line) process.stderr.write(`${line}\n`);
+          continue;
         }
-      });
-      child.once('error', reject);
-      child.once('exit', (code, signal) => resolve({ exitCode: code ?? (signal ? 128 : 1) }));
-    },
-  );
+        const message = JSON.parse(line) as {
+          ready?: boolean;
+          env: Record<string, string>;
+          seconds: number;
+          dir?: string;
+        };
+        if (message.ready) resolve(message);
+      }
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => resolve({ exitCode: code ?? (signal ? 128 : 1) }));
+  });
 
   if ('exitCode' in outcome) {
     delete (globalThis as Record<string, unknown>)[CHILD_KEY];

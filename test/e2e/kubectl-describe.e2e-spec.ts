@@ -21,7 +21,10 @@ async function describeEvents(cp: ControlPlane, args: string[]): Promise<string>
 /** One row of the Events table: Type, Reason, Age (with `(xN over …)` for a series), From, Message. */
 function row(event: KubeEvent, count?: number): RegExp {
   const age = count ? `\\S+ \\(x${count} over \\S+\\)` : '\\S+';
-  return new RegExp(`^\\s+${event.type}\\s+${escape(event.reason)}\\s+${age}\\s+${escape(CONTROLLER)}\\s+${escape(event.note ?? '')}\\s*$`, 'm');
+  return new RegExp(
+    `^\\s+${event.type}\\s+${escape(event.reason)}\\s+${age}\\s+${escape(CONTROLLER)}\\s+${escape(event.note ?? '')}\\s*$`,
+    'm',
+  );
 }
 
 /** `kubectl events --for <kind/name>` in `default` (where Events about cluster-scoped objects live). */
@@ -35,7 +38,10 @@ async function kubectlEvents(cp: ControlPlane, target: string): Promise<string> 
 /** One row of `kubectl events`: Last seen (with `(xN over …)` for a series), Type, Reason, Object, Message. */
 function eventsRow(event: KubeEvent, object: string, count?: number): RegExp {
   const age = count ? `\\S+ \\(x${count} over \\S+\\)` : '\\S+';
-  return new RegExp(`^${age}\\s+${event.type}\\s+${escape(event.reason)}\\s+${escape(object)}\\s+${escape(event.note ?? '')}\\s*$`, 'm');
+  return new RegExp(
+    `^${age}\\s+${event.type}\\s+${escape(event.reason)}\\s+${escape(object)}\\s+${escape(event.note ?? '')}\\s*$`,
+    'm',
+  );
 }
 
 describe('kubectl describe shows the library’s Events', () => {
@@ -53,7 +59,12 @@ describe('kubectl describe shows the library’s Events', () => {
   it('kubectl describe configmap: type, reason, count, the controller as From, the note', async () => {
     const cm = await scratch.configMap('app-config');
     const recorder = scratch.recorder();
-    const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source ConfigMap default/app not found' };
+    const failed: KubeEvent = {
+      type: 'Warning',
+      reason: 'SyncFailed',
+      action: 'Sync',
+      note: 'source ConfigMap default/app not found',
+    };
     const synced: KubeEvent = { type: 'Normal', reason: 'Synced', action: 'Sync', note: 'mirrored to 3 namespaces' };
     for (let i = 0; i < 3; i++) await recorder.publish(cm, failed);
     await recorder.publish(cm, synced);
@@ -91,10 +102,12 @@ describe('kubectl describe shows the library’s Events', () => {
 
   it('an Event about the ClusterRole system:controller:demo is stored in default and shown by kubectl events --for', async () => {
     // The exact name; made unique only if something else holds it.
-    const role: KubernetesObject = await scratch.clusterRole('system:controller:demo').catch(async (error: { code?: number }) => {
-      if (error.code !== 409) throw error;
-      return scratch.clusterRole(`system:controller:demo-${Date.now()}`);
-    });
+    const role: KubernetesObject = await scratch
+      .clusterRole('system:controller:demo')
+      .catch(async (error: { code?: number }) => {
+        if (error.code !== 409) throw error;
+        return scratch.clusterRole(`system:controller:demo-${Date.now()}`);
+      });
     const name = role.metadata!.name!;
     const audited: KubeEvent = { type: 'Warning', reason: 'TooBroad', action: 'Audit', note: 'grants * on *' };
     await scratch.recorder().publish(role, audited);
@@ -113,7 +126,12 @@ describe('kubectl describe shows the library’s Events', () => {
 
   it('kubectl describe node shows an Event about the (cluster-scoped) Node, stored in default', async () => {
     const node = await scratch.node(`describe-e2e-${Date.now().toString(36)}`);
-    const cordoned: KubeEvent = { type: 'Warning', reason: 'DrainStuck', action: 'Drain', note: 'pod web-0 has no replica' };
+    const cordoned: KubeEvent = {
+      type: 'Warning',
+      reason: 'DrainStuck',
+      action: 'Drain',
+      note: 'pod web-0 has no replica',
+    };
     const recorder = scratch.recorder();
     for (let i = 0; i < 3; i++) await recorder.publish(node, cordoned);
 

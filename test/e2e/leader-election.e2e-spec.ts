@@ -36,7 +36,11 @@ import {
   V1MicroTime,
   loadAllYaml,
 } from '@kubernetes/client-node';
-import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
+import {
+  type ControlPlane,
+  serviceAccountKubeConfig,
+  sharedControlPlane,
+} from '../../tools/control-plane/control-plane.js';
 import { LeaderElector, JITTER_FACTOR } from '../../apps/sample-operator/src/leader-election/leader-elector.js';
 import { LeaseLock } from '../../apps/sample-operator/src/leader-election/lease-lock.js';
 import { LEASE_NAME } from '../../apps/sample-operator/src/operator.options.js';
@@ -73,7 +77,12 @@ interface Replica {
   log: ProcessLog;
 }
 
-async function poll<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000, everyMs = 25): Promise<T> {
+async function poll<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+  everyMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -83,7 +92,9 @@ async function poll<T>(what: string, check: () => Promise<T | undefined | false>
     });
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`,
+      );
     }
     await sleep(everyMs);
   }
@@ -129,7 +140,11 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
 
   /** Polls the Lease (every 25 ms) until `identity` holds it; resolves with the time (Date.now()) it was seen. */
   async function heldBy(identity: string, timeoutMs = 15_000): Promise<number> {
-    await poll(`the Lease to be held by ${identity}`, async () => (await lease())?.spec?.holderIdentity === identity, timeoutMs);
+    await poll(
+      `the Lease to be held by ${identity}`,
+      async () => (await lease())?.spec?.holderIdentity === identity,
+      timeoutMs,
+    );
     return Date.now();
   }
 
@@ -138,7 +153,8 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
     return list.items.filter((event) => event.reason === 'ReconcileFailed');
   }
 
-  const reconciles = (replica: Replica, from = 0) => replica.log.lines.slice(from).filter((line) => line.includes(reconcileLine));
+  const reconciles = (replica: Replica, from = 0) =>
+    replica.log.lines.slice(from).filter((line) => line.includes(reconcileLine));
 
   beforeAll(async () => {
     await ensureOperatorBuilt();
@@ -169,7 +185,11 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
 
   test('two replicas: one holds the Lease and reconciles, the other stands by', async () => {
     const [a, b] = [start('le-a'), start('le-b')];
-    const holder = await poll('a holder of the Lease', async () => (await lease())?.spec?.holderIdentity || undefined, 20_000);
+    const holder = await poll(
+      'a holder of the Lease',
+      async () => (await lease())?.spec?.holderIdentity || undefined,
+      20_000,
+    );
     expect(['le-a', 'le-b']).toContain(holder);
     [leader, standby] = holder === 'le-a' ? [a, b] : [b, a];
 
@@ -179,7 +199,9 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
 
     expect((await lease())?.spec).toMatchObject({ holderIdentity: leader.name, leaseDurationSeconds: LEASE_MS / 1000 });
     expect(reconciles(standby)).toEqual([]);
-    expect(standby.log.text()).toContain(`${leader.name} leads (lease ${namespace}/${LEASE_NAME}); ${standby.name} stands by`);
+    expect(standby.log.text()).toContain(
+      `${leader.name} leads (lease ${namespace}/${LEASE_NAME}); ${standby.name} stands by`,
+    );
     expect(standby.log.text()).not.toContain('ConfigMirror controller ready');
     // What the API server holds: the failures were reported by the leader only.
     const failures = await poll('a ReconcileFailed Event', async () => {
@@ -212,9 +234,15 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
     // resumeSeries: the new leader continues the failure's Event (the count grows on it) instead of starting its own.
     await poll('the same ReconcileFailed Event counting on under the new leader', async () => {
       const found = await failureEvents();
-      return found.length === 1 && found[0].metadata?.name === before.metadata?.name && (found[0].series?.count ?? 1) > (before.series?.count ?? 1);
+      return (
+        found.length === 1 &&
+        found[0].metadata?.name === before.metadata?.name &&
+        (found[0].series?.count ?? 1) > (before.series?.count ?? 1)
+      );
     });
-    process.stderr.write(`leader-election e2e: SIGKILL -> Lease taken over in ${handover} ms (lease ${LEASE_MS} ms, retry ${RETRY_MS} ms)\n`);
+    process.stderr.write(
+      `leader-election e2e: SIGKILL -> Lease taken over in ${handover} ms (lease ${LEASE_MS} ms, retry ${RETRY_MS} ms)\n`,
+    );
     [leader, standby] = [standby, start('le-c')];
   });
 
@@ -249,27 +277,39 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
   test('someone else takes the Lease over: the leader cannot renew it, stops reconciling and exits 1', async () => {
     await leader.log.waitFor(`${reconcileLine} 3)`);
     // Read and replace, again when the leader renewed in between (409), as `kubectl edit` would.
-    await poll('the Lease taken over', async () => {
-      const current = (await lease())!;
-      const now = new V1MicroTime();
-      try {
-        await leases.replaceNamespacedLease({
-          namespace,
-          name: LEASE_NAME,
-          body: {
-            ...current,
-            spec: { ...current.spec, holderIdentity: 'intruder', acquireTime: now, renewTime: now, leaseDurationSeconds: LEASE_MS / 1000 },
-          },
-        });
-        return true;
-      } catch (error) {
-        if (error instanceof ApiException && error.code === 409) return false;
-        throw error;
-      }
-    }, 5_000, 0);
+    await poll(
+      'the Lease taken over',
+      async () => {
+        const current = (await lease())!;
+        const now = new V1MicroTime();
+        try {
+          await leases.replaceNamespacedLease({
+            namespace,
+            name: LEASE_NAME,
+            body: {
+              ...current,
+              spec: {
+                ...current.spec,
+                holderIdentity: 'intruder',
+                acquireTime: now,
+                renewTime: now,
+                leaseDurationSeconds: LEASE_MS / 1000,
+              },
+            },
+          });
+          return true;
+        } catch (error) {
+          if (error instanceof ApiException && error.code === 409) return false;
+          throw error;
+        }
+      },
+      5_000,
+      0,
+    );
     const takenAt = Date.now();
 
-    const lostAt = leader.log.index(LOST) >= 0 ? takenAt : await leader.log.waitFor(LOST, 10_000).then(() => Date.now());
+    const lostAt =
+      leader.log.index(LOST) >= 0 ? takenAt : await leader.log.waitFor(LOST, 10_000).then(() => Date.now());
     // At its next renewal (one retry period), well within the renew deadline that client-go would wait out.
     expect(lostAt - takenAt).toBeLessThan(RENEW_DEADLINE_MS);
     expect(await exitOf(leader.child, 10_000)).toBe(1);
@@ -294,7 +334,9 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
     const role = (loadAllYaml(readFileSync(join(DEPLOY, 'rbac.yaml'), 'utf8')) as V1Role[]).find(
       (object) => object.kind === 'Role' && object.rules?.some((rule) => rule.resources?.includes('leases')),
     )!;
-    expect(role.rules).toEqual([{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }]);
+    expect(role.rules).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+    ]);
     const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
     const roleName = role.metadata!.name!;
     await rbac.createNamespacedRole({ namespace, body: { ...role, metadata: { name: roleName, namespace } } });
@@ -309,7 +351,12 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
     });
 
     const problems: string[] = [];
-    const log = { log: () => {}, debug: () => {}, warn: (m: string) => problems.push(m), error: (m: string) => problems.push(m) };
+    const log = {
+      log: () => {},
+      debug: () => {},
+      warn: (m: string) => problems.push(m),
+      error: (m: string) => problems.push(m),
+    };
     let started = 0;
     const elector = new LeaderElector({
       lock: new LeaseLock(serviceAccount.kubeConfig.makeApiClient(CoordinationV1Api), namespace, 'rbac-check'),
@@ -326,7 +373,10 @@ describe('sample operator: leader election between replicas (LEADER_ELECT=true)'
     const created = await leases.readNamespacedLease({ namespace, name: 'rbac-check' });
     await poll('a renewal', async () => {
       const renewed = await leases.readNamespacedLease({ namespace, name: 'rbac-check' });
-      return renewed.metadata?.resourceVersion !== created.metadata?.resourceVersion && renewed.spec?.holderIdentity === 'sa-replica';
+      return (
+        renewed.metadata?.resourceVersion !== created.metadata?.resourceVersion &&
+        renewed.spec?.holderIdentity === 'sa-replica'
+      );
     });
     await elector.stop();
     expect((await leases.readNamespacedLease({ namespace, name: 'rbac-check' })).spec).toMatchObject({

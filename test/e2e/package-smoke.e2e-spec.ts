@@ -28,7 +28,8 @@ async function readmeQuickStart(): Promise<string> {
 
 /** The versions the workspace itself runs, so that the smoke apps test the same stack. */
 async function installedVersion(name: string): Promise<string> {
-  return (JSON.parse(await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+    .version;
 }
 
 const RECONCILER = `
@@ -97,8 +98,18 @@ interface Flavour {
 }
 
 const FLAVOURS: Flavour[] = [
-  { name: 'esm', packageType: 'module', compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' }, reconcilerImport: './reconciler.js' },
-  { name: 'commonjs', packageType: 'commonjs', compilerOptions: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0' }, reconcilerImport: './reconciler' },
+  {
+    name: 'esm',
+    packageType: 'module',
+    compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' },
+    reconcilerImport: './reconciler.js',
+  },
+  {
+    name: 'commonjs',
+    packageType: 'commonjs',
+    compilerOptions: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0' },
+    reconcilerImport: './reconciler',
+  },
 ];
 
 describe('the packed library in a fresh Nest application', () => {
@@ -117,64 +128,98 @@ describe('the packed library in a fresh Nest application', () => {
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 
-  it.each(FLAVOURS)('compiles, publishes a failure against the API server and unit-tests with /testing ($name)', async (flavour) => {
-    const app = join(workDir, flavour.name);
-    await mkdir(join(app, 'src'), { recursive: true });
-    const dependencies: Record<string, string> = { 'nestjs-kube-events': `file:${tarball}` };
-    for (const name of ['@nestjs/common', '@nestjs/core', '@nestjs/testing', '@kubernetes/client-node', 'reflect-metadata', 'rxjs', 'typescript', '@types/node']) {
-      dependencies[name] = await installedVersion(name);
-    }
-    await writeFile(join(app, 'package.json'), JSON.stringify({ name: `smoke-${flavour.name}`, private: true, type: flavour.packageType, dependencies }, null, 2));
-    await writeFile(
-      join(app, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          ...flavour.compilerOptions,
-          target: 'es2022',
-          outDir: 'dist',
-          rootDir: 'src',
-          strict: true,
-          experimentalDecorators: true,
-          emitDecoratorMetadata: true,
-          skipLibCheck: true,
-          types: ['node'],
+  it.each(FLAVOURS)(
+    'compiles, publishes a failure against the API server and unit-tests with /testing ($name)',
+    async (flavour) => {
+      const app = join(workDir, flavour.name);
+      await mkdir(join(app, 'src'), { recursive: true });
+      const dependencies: Record<string, string> = { 'nestjs-kube-events': `file:${tarball}` };
+      for (const name of [
+        '@nestjs/common',
+        '@nestjs/core',
+        '@nestjs/testing',
+        '@kubernetes/client-node',
+        'reflect-metadata',
+        'rxjs',
+        'typescript',
+        '@types/node',
+      ]) {
+        dependencies[name] = await installedVersion(name);
+      }
+      await writeFile(
+        join(app, 'package.json'),
+        JSON.stringify(
+          { name: `smoke-${flavour.name}`, private: true, type: flavour.packageType, dependencies },
+          null,
+          2,
+        ),
+      );
+      await writeFile(
+        join(app, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            ...flavour.compilerOptions,
+            target: 'es2022',
+            outDir: 'dist',
+            rootDir: 'src',
+            strict: true,
+            experimentalDecorators: true,
+            emitDecoratorMetadata: true,
+            skipLibCheck: true,
+            types: ['node'],
+          },
+          include: ['src'],
+        }),
+      );
+      await writeFile(join(app, 'src/reconciler.ts'), RECONCILER);
+      await writeFile(join(app, 'src/main.ts'), MAIN(flavour.reconcilerImport));
+      await writeFile(join(app, 'src/reconciler.test.ts'), UNIT_TEST(flavour.reconcilerImport));
+      // Compiled with the rest: the Quick start must compile as pasted.
+      await writeFile(join(app, 'src/quick-start.ts'), await readmeQuickStart());
+
+      await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+        cwd: app,
+        timeout: 300_000,
+      });
+      // The tarball, not a link to the workspace.
+      const installed = JSON.parse(
+        await readFile(join(app, 'node_modules/nestjs-kube-events/package.json'), 'utf8'),
+      ) as { name: string };
+      expect(installed.name).toBe('nestjs-kube-events');
+
+      const compiled = await run(NODE, [join(app, 'node_modules/typescript/bin/tsc'), '-p', app]).catch(
+        (error: { stdout: string }) => error,
+      );
+      expect(compiled.stdout).toBe('');
+
+      const object = await scratch.configMap(`smoke-${flavour.name}`);
+      const started = await run(NODE, [join(app, 'dist/main.js')], {
+        cwd: app,
+        env: {
+          ...process.env,
+          SMOKE_KUBECONFIG: sharedControlPlane().kubeconfigPath,
+          SMOKE_OBJECT: JSON.stringify(object),
         },
-        include: ['src'],
-      }),
-    );
-    await writeFile(join(app, 'src/reconciler.ts'), RECONCILER);
-    await writeFile(join(app, 'src/main.ts'), MAIN(flavour.reconcilerImport));
-    await writeFile(join(app, 'src/reconciler.test.ts'), UNIT_TEST(flavour.reconcilerImport));
-    // Compiled with the rest: the Quick start must compile as pasted.
-    await writeFile(join(app, 'src/quick-start.ts'), await readmeQuickStart());
+        timeout: 60_000,
+      });
+      expect(started.stdout).toContain(`reconcile failed: smoke test failure for smoke-${flavour.name}`);
+      const [event, ...others] = await scratch.eventsAbout(object);
+      expect(others).toHaveLength(0);
+      expect(event).toMatchObject({
+        type: 'Warning',
+        reason: 'SmokeFailed',
+        action: 'Reconcile',
+        note: `smoke test failure for smoke-${flavour.name}`,
+        reportingController: 'smoke.example.com/configmaps',
+      });
 
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, timeout: 300_000 });
-    // The tarball, not a link to the workspace.
-    const installed = JSON.parse(await readFile(join(app, 'node_modules/nestjs-kube-events/package.json'), 'utf8')) as { name: string };
-    expect(installed.name).toBe('nestjs-kube-events');
-
-    const compiled = await run(NODE, [join(app, 'node_modules/typescript/bin/tsc'), '-p', app]).catch((error: { stdout: string }) => error);
-    expect(compiled.stdout).toBe('');
-
-    const object = await scratch.configMap(`smoke-${flavour.name}`);
-    const started = await run(NODE, [join(app, 'dist/main.js')], {
-      cwd: app,
-      env: { ...process.env, SMOKE_KUBECONFIG: sharedControlPlane().kubeconfigPath, SMOKE_OBJECT: JSON.stringify(object) },
-      timeout: 60_000,
-    });
-    expect(started.stdout).toContain(`reconcile failed: smoke test failure for smoke-${flavour.name}`);
-    const [event, ...others] = await scratch.eventsAbout(object);
-    expect(others).toHaveLength(0);
-    expect(event).toMatchObject({
-      type: 'Warning',
-      reason: 'SmokeFailed',
-      action: 'Reconcile',
-      note: `smoke test failure for smoke-${flavour.name}`,
-      reportingController: 'smoke.example.com/configmaps',
-    });
-
-    const tested = await run(NODE, ['--test', '--test-reporter=tap', join(app, 'dist/reconciler.test.js')], { cwd: app, timeout: 60_000 });
-    expect(tested.stdout).toMatch(/# pass 1\b/);
-    expect(tested.stdout).toMatch(/# fail 0\b/);
-  }, 400_000);
+      const tested = await run(NODE, ['--test', '--test-reporter=tap', join(app, 'dist/reconciler.test.js')], {
+        cwd: app,
+        timeout: 60_000,
+      });
+      expect(tested.stdout).toMatch(/# pass 1\b/);
+      expect(tested.stdout).toMatch(/# fail 0\b/);
+    },
+    400_000,
+  );
 });

@@ -88,7 +88,8 @@ describe('@PublishesFailures in a Nest application against the real API server',
   it('counts repeated failures of one object in one Event', async () => {
     const cm = await scratch.configMap('app-config');
     reconciler.failWith = new Error('source missing');
-    for (let attempt = 0; attempt < 3; attempt++) await expect(reconciler.reconcile(cm)).rejects.toThrow('source missing');
+    for (let attempt = 0; attempt < 3; attempt++)
+      await expect(reconciler.reconcile(cm)).rejects.toThrow('source missing');
     const events = await scratch.allEvents();
     expect(events.map((event) => event.series?.count)).toEqual([3]);
   });

@@ -10,11 +10,18 @@ import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { fileURLToPath } from 'node:url';
 import { type KubeEvent, PublishApiError } from 'nestjs-kube-events';
-import { type ControlPlane, serviceAccountKubeConfig, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
+import {
+  type ControlPlane,
+  serviceAccountKubeConfig,
+  sharedControlPlane,
+} from '../../tools/control-plane/control-plane.js';
 import { Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
 
 /** The Role the library ships (libs/kube-events/rbac/role.yaml), applied as it is into `namespace` and bound to a ServiceAccount. */
-const SHIPPED_ROLE = readFileSync(fileURLToPath(new URL('../../libs/kube-events/rbac/role.yaml', import.meta.url)), 'utf8');
+const SHIPPED_ROLE = readFileSync(
+  fileURLToPath(new URL('../../libs/kube-events/rbac/role.yaml', import.meta.url)),
+  'utf8',
+);
 const ROLE_NAME = /^  name: (\S+)$/m.exec(SHIPPED_ROLE)![1];
 const publisherRbac = (namespace: string, serviceAccount: string) => `${SHIPPED_ROLE}
 ---
@@ -74,7 +81,9 @@ describe('EventRecorder under RBAC', () => {
     expect(error).toBeInstanceOf(PublishApiError);
     expect(error).toMatchObject({ statusCode: 403, reason: 'Forbidden' });
     expect((error as Error).message).toMatch(
-      new RegExp(`system:serviceaccount:${a}:operator.*cannot create resource "events" in API group "events.k8s.io" in the namespace "${b}"`),
+      new RegExp(
+        `system:serviceaccount:${a}:operator.*cannot create resource "events" in API group "events.k8s.io" in the namespace "${b}"`,
+      ),
     );
     expect(await scratch.allEvents(b)).toHaveLength(0);
 
@@ -94,16 +103,25 @@ describe('EventRecorder under RBAC', () => {
     const sa = await serviceAccountKubeConfig(cp, { namespace: scratch.namespace, name: 'unbound' });
     const recorder = scratch.recorder({ kubeConfig: sa.kubeConfig });
     for (let i = 0; i < 2; i++) {
-      await expect(recorder.publish(inA, failed)).rejects.toMatchObject({ name: 'PublishApiError', statusCode: 403, reason: 'Forbidden' });
+      await expect(recorder.publish(inA, failed)).rejects.toMatchObject({
+        name: 'PublishApiError',
+        statusCode: 403,
+        reason: 'Forbidden',
+      });
     }
     expect(await scratch.allEvents()).toHaveLength(0);
 
     // The shipped Role grants exactly what the recorder needs.
-    const applied = await cp.kubectl(['apply', '-n', scratch.namespace, '-f', '-'], { input: publisherRbac(scratch.namespace, 'unbound') });
+    const applied = await cp.kubectl(['apply', '-n', scratch.namespace, '-f', '-'], {
+      input: publisherRbac(scratch.namespace, 'unbound'),
+    });
     expect(applied.code).toBe(0);
     const can = async (verb: string) =>
-      (await cp.kubectl(['auth', 'can-i', verb, 'events.events.k8s.io', '--namespace', scratch.namespace], { kubeconfigPath: sa.kubeconfigPath }))
-        .stdout.trim();
+      (
+        await cp.kubectl(['auth', 'can-i', verb, 'events.events.k8s.io', '--namespace', scratch.namespace], {
+          kubeconfigPath: sa.kubeconfigPath,
+        })
+      ).stdout.trim();
     await retrying(
       async () => {
         if ((await can('create')) !== 'yes') throw new Error('the binding is not in effect yet');
@@ -120,7 +138,9 @@ describe('EventRecorder under RBAC', () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const [first, second] = await Promise.all([scratch.configMap('app-config'), scratch.configMap('app-source')]);
     const sa = await serviceAccountKubeConfig(cp, { namespace: scratch.namespace, name: 'resuming' });
-    const applied = await cp.kubectl(['apply', '-n', scratch.namespace, '-f', '-'], { input: publisherRbac(scratch.namespace, 'resuming') });
+    const applied = await cp.kubectl(['apply', '-n', scratch.namespace, '-f', '-'], {
+      input: publisherRbac(scratch.namespace, 'resuming'),
+    });
     expect(applied.code).toBe(0);
     const recorder = scratch.recorder({ kubeConfig: sa.kubeConfig, resumeSeries: true });
     await retrying(() => recorder.publish(first, failed), forbidden);
@@ -129,13 +149,18 @@ describe('EventRecorder under RBAC', () => {
 
     expect((await scratch.eventsAbout(first)).map((event) => event.series?.count)).toEqual([2]);
     expect(await scratch.eventsAbout(second)).toHaveLength(1);
-    const refusals = warn.mock.calls.filter(([message]) => /resumeSeries: the API server refused to list Events/.test(String(message)));
+    const refusals = warn.mock.calls.filter(([message]) =>
+      /resumeSeries: the API server refused to list Events/.test(String(message)),
+    );
     expect(refusals).toHaveLength(1);
     expect(String(refusals[0][0])).toMatch(/cannot list resource "events"/);
   });
 
   it('ships a ClusterRole with the same rules, which the API server accepts', async () => {
-    const clusterRole = readFileSync(fileURLToPath(new URL('../../libs/kube-events/rbac/cluster-role.yaml', import.meta.url)), 'utf8');
+    const clusterRole = readFileSync(
+      fileURLToPath(new URL('../../libs/kube-events/rbac/cluster-role.yaml', import.meta.url)),
+      'utf8',
+    );
     const rules = (manifest: string) => manifest.slice(manifest.indexOf('rules:'));
     expect(rules(clusterRole)).toBe(rules(SHIPPED_ROLE));
     const dryRun = await cp.kubectl(['apply', '--dry-run=server', '-f', '-'], { input: clusterRole });

@@ -7,7 +7,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SERIES_ENDED_ANNOTATION, type KubeEvent } from 'nestjs-kube-events';
 import { Scratch, scratchPerTest } from './support/library-fixtures.js';
 
-const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source ConfigMap not found' };
+const failed: KubeEvent = {
+  type: 'Warning',
+  reason: 'ReconcileFailed',
+  action: 'Reconcile',
+  note: 'source ConfigMap not found',
+};
 
 describe('EventRecorder with resumeSeries across processes', () => {
   let scratch: Scratch;
@@ -55,7 +60,13 @@ describe('EventRecorder with resumeSeries across processes', () => {
     // The server returns related in its own field order and annotations sorted; the publisher's order differs.
     const withRelated: KubeEvent = {
       ...failed,
-      related: { uid: source.metadata!.uid, name: 'app-source', namespace: scratch.namespace, kind: 'ConfigMap', apiVersion: 'v1' },
+      related: {
+        uid: source.metadata!.uid,
+        name: 'app-source',
+        namespace: scratch.namespace,
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+      },
       annotations: { 'example.com/z-last': 'z', 'example.com/a-first': 'a' },
     };
     await scratch.recorder({ resumeSeries: true }).publishFailure(object, withRelated);

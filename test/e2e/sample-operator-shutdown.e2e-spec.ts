@@ -60,7 +60,11 @@ describe('sample operator process: SIGTERM while reconciles are failing', () => 
   });
 
   test('stops the watches, drains the reconciles in flight and exits 0 within the shutdown timeout', async () => {
-    child = spawnOperator(cp, { POD_NAME: 'e2e-shutdown', WORKERS: '2', SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) });
+    child = spawnOperator(cp, {
+      POD_NAME: 'e2e-shutdown',
+      WORKERS: '2',
+      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+    });
     log = new ProcessLog(child);
 
     await log.waitFor(READY_LINE);

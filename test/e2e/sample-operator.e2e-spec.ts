@@ -30,7 +30,10 @@ import {
 } from '@kubernetes/client-node';
 import type { LoggerService } from '@nestjs/common';
 import { startOperator, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
-import type { ConfigMirror, ConfigMirrorCondition } from '../../apps/sample-operator/src/config-mirror/config-mirror.types.js';
+import type {
+  ConfigMirror,
+  ConfigMirrorCondition,
+} from '../../apps/sample-operator/src/config-mirror/config-mirror.types.js';
 import {
   CONFIG_MIRROR_API_VERSION as API_VERSION,
   CONFIG_MIRROR_CONTROLLER as CONTROLLER,
@@ -58,7 +61,11 @@ const RETRY_MAX_DELAY_MS = 500;
 const suffix = () => randomBytes(3).toString('hex');
 
 /** Polls `check` until it returns something other than undefined/false. */
-async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -69,8 +76,12 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined | 
       lastError = error;
     }
     if (Date.now() > deadline) {
-      const log = operatorLog ? `\n--- the operator's last log lines ---\n${operatorLog.lines.slice(-30).join('\n')}` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}${log}`);
+      const log = operatorLog
+        ? `\n--- the operator's last log lines ---\n${operatorLog.lines.slice(-30).join('\n')}`
+        : '';
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}${log}`,
+      );
     }
     await sleep(100);
   }
@@ -88,11 +99,20 @@ let operatorLog: ReturnType<typeof captureLogs> | undefined;
 /** A Nest logger that keeps the operator's log lines, printed only when a test fails. */
 function captureLogs(): LoggerService & { lines: string[] } {
   const lines: string[] = [];
-  const write = (level: string) => (message: unknown, ...rest: unknown[]) => {
-    const context = typeof rest.at(-1) === 'string' ? ` [${String(rest.at(-1))}]` : '';
-    lines.push(`${level}${context} ${String(message)}`);
+  const write =
+    (level: string) =>
+    (message: unknown, ...rest: unknown[]) => {
+      const context = typeof rest.at(-1) === 'string' ? ` [${String(rest.at(-1))}]` : '';
+      lines.push(`${level}${context} ${String(message)}`);
+    };
+  return {
+    lines,
+    log: write('LOG'),
+    warn: write('WARN'),
+    error: write('ERROR'),
+    debug: write('DEBUG'),
+    verbose: write('VERBOSE'),
   };
-  return { lines, log: write('LOG'), warn: write('WARN'), error: write('ERROR'), debug: write('DEBUG'), verbose: write('VERBOSE') };
 }
 
 interface SeenEvent {
@@ -158,10 +178,7 @@ class Scenario {
   readonly targets: string[];
   readonly name = 'app-config';
 
-  constructor(
-    admin: KubeConfig,
-    prefix: string,
-  ) {
+  constructor(admin: KubeConfig, prefix: string) {
     this.core = admin.makeApiClient(CoreV1Api);
     this.customObjects = admin.makeApiClient(CustomObjectsApi);
     this.events = admin.makeApiClient(EventsV1Api);
@@ -188,7 +205,13 @@ class Scenario {
    */
   async cleanUp(): Promise<void> {
     await this.customObjects
-      .deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: this.namespace, name: this.name })
+      .deleteNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace: this.namespace,
+        name: this.name,
+      })
       .catch(() => {});
     await eventually('the ConfigMirror to be gone', async () => {
       try {
@@ -249,7 +272,9 @@ class Scenario {
   }
 
   async failureEvents(): Promise<EventsV1Event[]> {
-    return (await this.mirrorEvents()).filter((event) => event.type === 'Warning' && event.reason === 'ReconcileFailed');
+    return (await this.mirrorEvents()).filter(
+      (event) => event.type === 'Warning' && event.reason === 'ReconcileFailed',
+    );
   }
 
   async copy(namespace: string): Promise<V1ConfigMap | undefined> {
@@ -301,7 +326,13 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       logs = captureLogs();
       operatorLog = logs;
       operator = await startOperator(
-        { kubeConfig: cp.kubeConfig(), instance: 'e2e-admin', retryMaxDelayMs: RETRY_MAX_DELAY_MS, resyncPeriodMs: 0, shutdownTimeoutMs: 5_000 },
+        {
+          kubeConfig: cp.kubeConfig(),
+          instance: 'e2e-admin',
+          retryMaxDelayMs: RETRY_MAX_DELAY_MS,
+          resyncPeriodMs: 0,
+          shutdownTimeoutMs: 5_000,
+        },
         { logger: logs },
       );
       await operator.whenReady();
@@ -312,7 +343,6 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       await watch?.stop();
       await scenario?.cleanUp();
     });
-
 
     test('a missing source: ONE Warning ReconcileFailed Event whose series.count grows, and Ready=False SourceNotFound', async () => {
       const created = await scenario.createMirror();
@@ -382,7 +412,10 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
         const condition = await scenario.ready();
         return condition?.status === 'True' && condition;
       });
-      expect(ready).toMatchObject({ reason: 'Synced', message: `ConfigMap ${scenario.source} is mirrored to ${scenario.targets.join(', ')}` });
+      expect(ready).toMatchObject({
+        reason: 'Synced',
+        message: `ConfigMap ${scenario.source} is mirrored to ${scenario.targets.join(', ')}`,
+      });
       const mirror = await scenario.mirror();
       expect(mirror.status?.observedGeneration).toBe(mirror.metadata.generation);
       expect(mirror.status?.syncedNamespaces).toEqual([...scenario.targets].sort());
@@ -405,8 +438,12 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
         expect(copy?.data).toEqual({ greeting: 'hello', color: 'blue' });
         expect(copy?.metadata?.labels?.[MIRROR_LABEL]).toBe(scenario.name);
       }
-      const labelled = await scenario.core.listConfigMapForAllNamespaces({ labelSelector: `${MIRROR_LABEL}=${scenario.name}` });
-      expect(labelled.items.map((item) => item.metadata?.namespace).sort()).toEqual(expect.arrayContaining([...scenario.targets].sort()));
+      const labelled = await scenario.core.listConfigMapForAllNamespaces({
+        labelSelector: `${MIRROR_LABEL}=${scenario.name}`,
+      });
+      expect(labelled.items.map((item) => item.metadata?.namespace).sort()).toEqual(
+        expect.arrayContaining([...scenario.targets].sort()),
+      );
 
       // The failure series stopped: its Event still exists, unchanged from here on. Every failed
       // reconcile awaited its publish (@PublishesFailures), so its count is on the server already.
@@ -427,7 +464,11 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
         return failures.find((event) => event.metadata?.name !== firstFailure.metadata?.name);
       });
       expect(fresh.metadata?.name).not.toBe(firstFailure.metadata?.name);
-      expect(fresh).toMatchObject({ type: 'Warning', reason: 'ReconcileFailed', note: `source ConfigMap ${scenario.source} not found` });
+      expect(fresh).toMatchObject({
+        type: 'Warning',
+        reason: 'ReconcileFailed',
+        note: `source ConfigMap ${scenario.source} not found`,
+      });
       const history = await eventually('the watch to see the new Event', async () => {
         const seen = watch.history(fresh.metadata!.name!);
         return seen.length > 0 && seen;
@@ -436,7 +477,9 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       expect(history[0].event.series).toBeUndefined();
 
       // The old Event was left as it was.
-      const old = (await scenario.failureEvents()).find((event) => event.metadata?.name === firstFailure.metadata?.name);
+      const old = (await scenario.failureEvents()).find(
+        (event) => event.metadata?.name === firstFailure.metadata?.name,
+      );
       expect(seriesCount(old)).toBe(recoveredAt.count);
       expect(await scenario.failureEvents()).toHaveLength(2);
 
@@ -498,7 +541,9 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       serviceAccount = (await serviceAccountKubeConfig(cp, SERVICE_ACCOUNT)).kubeConfig;
       // RBAC changes reach the authorizer's cache quickly, but not instantly.
       await eventually('the ClusterRoleBinding to take effect', async () => {
-        await serviceAccount.makeApiClient(CustomObjectsApi).listCustomObjectForAllNamespaces({ group: GROUP, version: VERSION, resourcePlural: PLURAL });
+        await serviceAccount
+          .makeApiClient(CustomObjectsApi)
+          .listCustomObjectForAllNamespaces({ group: GROUP, version: VERSION, resourcePlural: PLURAL });
         return true;
       });
       scenario = new Scenario(admin, 'mirror-e2e-sa');
@@ -506,7 +551,13 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       logs = captureLogs();
       operatorLog = logs;
       operator = await startOperator(
-        { kubeConfig: serviceAccount, instance: 'e2e-sa', retryMaxDelayMs: RETRY_MAX_DELAY_MS, resyncPeriodMs: 0, shutdownTimeoutMs: 5_000 },
+        {
+          kubeConfig: serviceAccount,
+          instance: 'e2e-sa',
+          retryMaxDelayMs: RETRY_MAX_DELAY_MS,
+          resyncPeriodMs: 0,
+          shutdownTimeoutMs: 5_000,
+        },
         { logger: logs },
       );
       await operator.whenReady();
@@ -519,12 +570,13 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       await cp.kubectl(['delete', '-f', join(DEPLOY, 'service-account.yaml'), '--ignore-not-found', '--wait=false']);
     });
 
-
     test('the credentials really are the restricted ServiceAccount', async () => {
       // Not allowed by rbac.yaml: deleting ConfigMaps, reading Secrets.
       const core = serviceAccount.makeApiClient(CoreV1Api);
       await expect(core.listSecretForAllNamespaces()).rejects.toMatchObject({ code: 403 });
-      await expect(core.deleteNamespacedConfigMap({ namespace: scenario.namespace, name: 'anything' })).rejects.toMatchObject({ code: 403 });
+      await expect(
+        core.deleteNamespacedConfigMap({ namespace: scenario.namespace, name: 'anything' }),
+      ).rejects.toMatchObject({ code: 403 });
     });
 
     test('it reconciles, writes status, creates and patches Events, and repairs copies, without a 403', async () => {
@@ -535,14 +587,19 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
         const [event] = await scenario.failureEvents();
         return seriesCount(event) >= 2 && event;
       });
-      expect(failure).toMatchObject({ reportingController: CONTROLLER, reportingInstance: 'e2e-sa', note: `source ConfigMap ${scenario.source} not found` });
+      expect(failure).toMatchObject({
+        reportingController: CONTROLLER,
+        reportingInstance: 'e2e-sa',
+        note: `source ConfigMap ${scenario.source} not found`,
+      });
       // Status through the status subresource.
       await eventually('Ready=False SourceNotFound', async () => (await scenario.ready())?.reason === 'SourceNotFound');
 
       // Copies: namespaces get, configmaps create.
       await scenario.createSource({ greeting: 'hello' });
       await eventually('Ready=True', async () => (await scenario.ready())?.status === 'True');
-      for (const namespace of scenario.targets) expect((await scenario.copy(namespace))?.data).toEqual({ greeting: 'hello' });
+      for (const namespace of scenario.targets)
+        expect((await scenario.copy(namespace))?.data).toEqual({ greeting: 'hello' });
 
       // Copies: update, when someone edits one.
       const [drifting] = scenario.targets;

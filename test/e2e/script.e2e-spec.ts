@@ -39,7 +39,11 @@ describe('a script that awaits its publishes', () => {
     const started = Date.now();
     const { stdout } = await run(process.execPath, ['--input-type=module', '--eval', SCRIPT], {
       cwd: ROOT,
-      env: { ...process.env, SCRIPT_KUBECONFIG: sharedControlPlane().kubeconfigPath, SCRIPT_OBJECTS: JSON.stringify(objects) },
+      env: {
+        ...process.env,
+        SCRIPT_KUBECONFIG: sharedControlPlane().kubeconfigPath,
+        SCRIPT_OBJECTS: JSON.stringify(objects),
+      },
       timeout: 60_000,
     });
 

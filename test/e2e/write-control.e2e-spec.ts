@@ -12,21 +12,25 @@ import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EventRecorder, type KubeEvent, KubeEventsModule, type PublishOutcome, PublishTimeoutError } from 'nestjs-kube-events';
 import {
-  CONTROLLER,
-  MICRO_TIME,
-  Scratch,
-  rejectionOf,
-  scratchPerTest,
-} from './support/library-fixtures.js';
+  EventRecorder,
+  type KubeEvent,
+  KubeEventsModule,
+  type PublishOutcome,
+  PublishTimeoutError,
+} from 'nestjs-kube-events';
+import { CONTROLLER, MICRO_TIME, Scratch, rejectionOf, scratchPerTest } from './support/library-fixtures.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
 /** One write per object, then nothing for an hour: what waits goes out together after the maximum delay, 1.5 s (within the 5 s timeout). */
 const oneWritePerObject = { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 1_500 };
 
 /** Polls until `done` holds for the Events of the namespace, for at most `limitMs`. */
-async function eventually(scratch: Scratch, done: (events: EventsV1Event[]) => boolean, limitMs = 5_000): Promise<EventsV1Event[]> {
+async function eventually(
+  scratch: Scratch,
+  done: (events: EventsV1Event[]) => boolean,
+  limitMs = 5_000,
+): Promise<EventsV1Event[]> {
   const started = Date.now();
   for (;;) {
     const events = await scratch.allEvents();
@@ -56,7 +60,9 @@ describe('write control against the real API server', () => {
     // Resolved means on the server: read at once, no polling and no flush().
     const events = await scratch.allEvents();
     expect(events.map((event) => event.series?.count)).toEqual([5]);
-    expect(Date.parse(String(events[0].series!.lastObservedTime)) - Date.parse(String(events[0].eventTime))).toBeGreaterThanOrEqual(250);
+    expect(
+      Date.parse(String(events[0].series!.lastObservedTime)) - Date.parse(String(events[0].eventTime)),
+    ).toBeGreaterThanOrEqual(250);
   });
 
   it('keeps writing other objects while one object’s budget is spent', async () => {
@@ -91,7 +97,12 @@ describe('write control against the real API server', () => {
       ['c', undefined],
       ['d', undefined],
     ]);
-    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.regarding.name}`)).toEqual(['created a', 'created b', 'created c', 'created d']);
+    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.regarding.name}`)).toEqual([
+      'created a',
+      'created b',
+      'created c',
+      'created d',
+    ]);
     // eventTime is the time of the write: two more tokens at 5 per second.
     const times = events.map((event) => Date.parse(String(event.eventTime)));
     expect(times[3] - times[0]).toBeGreaterThanOrEqual(350);
@@ -105,7 +116,11 @@ describe('write control against the real API server', () => {
     const events = await scratch.allEvents();
     expect(events).toHaveLength(40);
     expect(new Set(events.map((event) => event.regarding?.uid)).size).toBe(40);
-    for (const event of events) expect({ name: event.regarding?.name, count: event.series?.count }).toEqual({ name: event.regarding?.name, count: 25 });
+    for (const event of events)
+      expect({ name: event.regarding?.name, count: event.series?.count }).toEqual({
+        name: event.regarding?.name,
+        count: 25,
+      });
   });
 
   it('creates an Event that already carries held occurrences (POST with series.count 2), which the server accepts', async () => {
@@ -157,8 +172,16 @@ describe('write control against the real API server', () => {
       recorder.publish(cm, failed), // the same event: joins that write
     ];
     const refused = recorder.publish(cm, { ...failed, note: 'something else' }); // a new write: no room
-    await expect(refused).rejects.toMatchObject({ name: 'PublishError', queued: false, message: expect.stringMatching(/maxPending/) });
-    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual(['created 1', 'coalesced 2', 'dropped 1']);
+    await expect(refused).rejects.toMatchObject({
+      name: 'PublishError',
+      queued: false,
+      message: expect.stringMatching(/maxPending/),
+    });
+    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual([
+      'created 1',
+      'coalesced 2',
+      'dropped 1',
+    ]);
     expect(warn).toHaveBeenCalledWith(expect.stringMatching(/Dropped 1 occurrence.*maxPending/));
     // They resolve with their one write, once the maximum delay has passed.
     await Promise.all(waiting);

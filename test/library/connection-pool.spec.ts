@@ -27,8 +27,16 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
 
 /** Fake timers for the wall clock only: the recorder's timers and monotonic clock keep running. */
 const EVERYTHING_BUT_DATE = [
-  'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate',
-  'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout',
+  'hrtime',
+  'nextTick',
+  'performance',
+  'queueMicrotask',
+  'setImmediate',
+  'clearImmediate',
+  'setInterval',
+  'clearInterval',
+  'setTimeout',
+  'clearTimeout',
 ] as const;
 
 describe('connections to the API server', () => {
@@ -101,7 +109,10 @@ describe('connections to the API server', () => {
     await new Promise((resolve) => setTimeout(resolve, 700));
     await recorder.publish(object('a'), failed);
 
-    expect(server.requests.map((request) => request.headers.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
+    expect(server.requests.map((request) => request.headers.authorization)).toEqual([
+      'Bearer token-1',
+      'Bearer token-2',
+    ]);
     expect(server.events()[0].series?.count).toBe(2);
     expect(server.connections).toBeLessThanOrEqual(2);
   });
@@ -110,7 +121,10 @@ describe('connections to the API server', () => {
     server = await FakeApiServer.start({ tls: true, token: 'bound-token-1' });
     const tokenFile = join(dir, 'token');
     await writeFile(tokenFile, 'bound-token-1');
-    const kubeConfig = server.kubeConfig({ token: undefined, authProvider: { name: 'tokenFile', config: { tokenFile } } } as never);
+    const kubeConfig = server.kubeConfig({
+      token: undefined,
+      authProvider: { name: 'tokenFile', config: { tokenFile } },
+    } as never);
     const recorder = recorderFor(kubeConfig);
     await recorder.publish(object('a'), failed);
 
@@ -120,7 +134,10 @@ describe('connections to the API server', () => {
     jest.useFakeTimers({ doNotFake: [...EVERYTHING_BUT_DATE], now: Date.now() + 61_000 });
     await recorder.publish(object('a'), failed);
 
-    expect(server.requests.map((request) => request.headers.authorization)).toEqual(['Bearer bound-token-1', 'Bearer bound-token-2']);
+    expect(server.requests.map((request) => request.headers.authorization)).toEqual([
+      'Bearer bound-token-1',
+      'Bearer bound-token-2',
+    ]);
     expect(server.connections).toBeLessThanOrEqual(2);
   });
 
@@ -130,7 +147,10 @@ describe('connections to the API server', () => {
     const caFile = join(dir, 'ca.crt');
     await writeFile(caFile, rootCertificates[0]);
     const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromClusterAndUser({ name: 'rotating-ca', server: server.url, caFile, skipTLSVerify: false }, { name: 'user', token: 'static-token' });
+    kubeConfig.loadFromClusterAndUser(
+      { name: 'rotating-ca', server: server.url, caFile, skipTLSVerify: false },
+      { name: 'user', token: 'static-token' },
+    );
     const recorder = recorderFor(kubeConfig);
     await expect(recorder.publish(object('a'), failed)).rejects.toBeInstanceOf(PublishUnreachableError);
 
@@ -142,7 +162,12 @@ describe('connections to the API server', () => {
     jest.useFakeTimers({ doNotFake: [...EVERYTHING_BUT_DATE], now: Date.now() + 61_000 });
     await recorder.publish(object('b'), failed).catch(() => undefined); // queued behind the unreachable server, or written
     await recorder.flush();
-    expect(server.events().map((event) => event.regarding?.name).sort()).toEqual(['a', 'b']);
+    expect(
+      server
+        .events()
+        .map((event) => event.regarding?.name)
+        .sort(),
+    ).toEqual(['a', 'b']);
   });
 
   it('times out a write waiting for a connection that hung requests hold, and writes it once they are let go', async () => {
@@ -163,7 +188,12 @@ describe('connections to the API server', () => {
     for (const result of results) expect(result).toMatchObject({ name: PublishTimeoutError.name, queued: true });
 
     await recorder.flush();
-    expect(server.events().map((event) => event.regarding?.name).sort()).toEqual(Array.from({ length: 9 }, (_, i) => `held-${i}`).sort());
+    expect(
+      server
+        .events()
+        .map((event) => event.regarding?.name)
+        .sort(),
+    ).toEqual(Array.from({ length: 9 }, (_, i) => `held-${i}`).sort());
     expect(server.events().every((event) => (event.series?.count ?? 1) === 1)).toBe(true);
   });
 });

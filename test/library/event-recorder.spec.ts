@@ -59,7 +59,14 @@ describe('EventRecorder against an API server', () => {
       action: 'Sync',
       note: 'source is missing',
       related,
-      regarding: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-config', namespace: 'ns-a', uid: 'uid-app-config', resourceVersion: '41' },
+      regarding: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        name: 'app-config',
+        namespace: 'ns-a',
+        uid: 'uid-app-config',
+        resourceVersion: '41',
+      },
       reportingController: CONTROLLER,
       reportingInstance: 'widget-controller-0',
     });
@@ -109,7 +116,9 @@ describe('EventRecorder against an API server', () => {
 
   it('does not make publishes of different series wait on each other', async () => {
     const recorder = recorderWith({ timeout: 1_000 });
-    server.hangNext((request) => request.method === 'POST' && (request.body as StoredEvent).regarding?.name === 'stuck');
+    server.hangNext(
+      (request) => request.method === 'POST' && (request.body as StoredEvent).regarding?.name === 'stuck',
+    );
     const stuck = recorder.publish(configMap('stuck'), failed);
     const started = Date.now();
     await recorder.publish(configMap('other'), failed);
@@ -138,20 +147,31 @@ describe('EventRecorder against an API server', () => {
   it('keeps one series when related and annotations are equal but their keys come in another order, and starts one when they differ', async () => {
     const recorder = recorderWith();
     const source = { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-source', namespace: 'ns-a' };
-    await recorder.publish(configMap('app-config'), { ...failed, related: source, annotations: { 'example.com/a': '1', 'example.com/b': '2' } });
+    await recorder.publish(configMap('app-config'), {
+      ...failed,
+      related: source,
+      annotations: { 'example.com/a': '1', 'example.com/b': '2' },
+    });
     await recorder.publish(configMap('app-config'), {
       ...failed,
       related: { namespace: 'ns-a', name: 'app-source', kind: 'ConfigMap', apiVersion: 'v1' },
       annotations: { 'example.com/b': '2', 'example.com/a': '1' },
     });
-    await recorder.publish(configMap('app-config'), { ...failed, related: { ...source, name: 'other-source' }, annotations: { 'example.com/a': '1', 'example.com/b': '2' } });
+    await recorder.publish(configMap('app-config'), {
+      ...failed,
+      related: { ...source, name: 'other-source' },
+      annotations: { 'example.com/a': '1', 'example.com/b': '2' },
+    });
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'POST']);
   });
 
   it('keeps one series when an annotation is given as undefined in one publish and left out in the next', async () => {
     const recorder = recorderWith();
     await recorder.publish(configMap('app-config'), { ...failed, annotations: { 'example.com/a': '1' } });
-    await recorder.publish(configMap('app-config'), { ...failed, annotations: { 'example.com/a': '1', 'example.com/trace-id': undefined as unknown as string } });
+    await recorder.publish(configMap('app-config'), {
+      ...failed,
+      annotations: { 'example.com/a': '1', 'example.com/trace-id': undefined as unknown as string },
+    });
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
   });
 
@@ -200,7 +220,9 @@ describe('EventRecorder against an API server', () => {
     await recorder.publish(configMap('app-config'), failed);
     expect(server.seriesWrites()).toEqual(['POST', 'POST', 'PATCH 2']);
     expect(server.writes()[1].path).toBe(server.writes()[0].path);
-    expect((server.writes()[1].body as StoredEvent).metadata.name).toBe((server.writes()[0].body as StoredEvent).metadata.name);
+    expect((server.writes()[1].body as StoredEvent).metadata.name).toBe(
+      (server.writes()[0].body as StoredEvent).metadata.name,
+    );
     expect(server.events()).toHaveLength(1);
   });
 
@@ -269,12 +291,19 @@ describe('EventRecorder against an API server', () => {
     expect(server.events()[0].regarding.namespace).toBeUndefined();
   });
 
-  it.each(['system:controller:demo', 'MyWidget', 'UPPER_case'])('gets an Event for an object named %j', async (name) => {
-    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, uid: `uid-${name}` } };
-    await recorderWith().publish(role, { type: 'Normal', reason: 'Audited', action: 'Audit' });
-    expect(server.events()).toHaveLength(1);
-    expect(server.events()[0].regarding.name).toBe(name);
-  });
+  it.each(['system:controller:demo', 'MyWidget', 'UPPER_case'])(
+    'gets an Event for an object named %j',
+    async (name) => {
+      const role = {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name, uid: `uid-${name}` },
+      };
+      await recorderWith().publish(role, { type: 'Normal', reason: 'Audited', action: 'Audit' });
+      expect(server.events()).toHaveLength(1);
+      expect(server.events()[0].regarding.name).toBe(name);
+    },
+  );
 
   it('creates an Event every time for an object without a uid', async () => {
     const recorder = recorderWith();
@@ -301,7 +330,13 @@ describe('EventRecorder against an API server', () => {
       // The second waits behind the first write of its series; what it is about must not be read again.
       for (const revocable of [resource, first, second]) revocable.revoke();
       await Promise.all(publishes);
-      expect(server.events().map(({ note, regarding, metadata }) => ({ note, name: regarding?.name, annotations: metadata?.annotations }))).toEqual([
+      expect(
+        server.events().map(({ note, regarding, metadata }) => ({
+          note,
+          name: regarding?.name,
+          annotations: metadata?.annotations,
+        })),
+      ).toEqual([
         { note: 'first', name: 'app-config', annotations: undefined },
         { note: 'second', name: 'app-config', annotations: { 'example.com/trace': 't-1' } },
       ]);
@@ -317,7 +352,11 @@ describe('EventRecorder against an API server', () => {
       resource.metadata!.name = 'renamed';
       await publishing;
       expect(server.events()).toMatchObject([
-        { note: failed.note, regarding: { name: 'app-config' }, metadata: { annotations: { 'example.com/trace': 't-1' } } },
+        {
+          note: failed.note,
+          regarding: { name: 'app-config' },
+          metadata: { annotations: { 'example.com/trace': 't-1' } },
+        },
       ]);
     });
 
@@ -342,7 +381,12 @@ describe('EventRecorder against an API server', () => {
       ['an empty action', configMap('a'), { action: '' }, 'action'],
       ['an action over 128 characters', configMap('a'), { action: 'A'.repeat(129) }, 'action'],
       ['a type other than Normal or Warning', configMap('a'), { type: 'Error' as never }, 'type'],
-      ['an object without apiVersion', { kind: 'ConfigMap', metadata: { name: 'a', uid: 'u' } }, {}, 'resource.apiVersion'],
+      [
+        'an object without apiVersion',
+        { kind: 'ConfigMap', metadata: { name: 'a', uid: 'u' } },
+        {},
+        'resource.apiVersion',
+      ],
       ['an object without kind', { apiVersion: 'v1', metadata: { name: 'a', uid: 'u' } }, {}, 'resource.kind'],
     ];
     it.each(cases)('%s', async (_label, resource, change, field) => {
@@ -357,8 +401,8 @@ describe('EventRecorder against an API server', () => {
   });
 
   it('fails construction naming the field of a bad reporter', () => {
-    expect(() => new EventRecorder({ reporter: { controller: 'not a name' }, kubeConfig: server.kubeConfig() })).toThrow(
-      /reporter\.controller/,
-    );
+    expect(
+      () => new EventRecorder({ reporter: { controller: 'not a name' }, kubeConfig: server.kubeConfig() }),
+    ).toThrow(/reporter\.controller/);
   });
 });

@@ -70,7 +70,11 @@ describe('Event sinks', () => {
   let kubeConfig: KubeConfig;
   let app: TestingModule | undefined;
 
-  async function start(providers: Function[], options: Partial<KubeEventsModuleOptions> = {}, extra: Parameters<typeof KubeEventsModule.forRoot>[0][] = []) {
+  async function start(
+    providers: Function[],
+    options: Partial<KubeEventsModuleOptions> = {},
+    extra: Parameters<typeof KubeEventsModule.forRoot>[0][] = [],
+  ) {
     app = await Test.createTestingModule({
       imports: [
         KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, metrics: false, ...options }),
@@ -132,7 +136,9 @@ describe('Event sinks', () => {
 
     const collected = app!.get(CollectingSink).outcomes;
     expect(collected).toEqual(reference);
-    expect(collected.filter((outcome) => outcome.kind === 'created' || outcome.kind === 'patched')).toHaveLength(server.requests.length);
+    expect(collected.filter((outcome) => outcome.kind === 'created' || outcome.kind === 'patched')).toHaveLength(
+      server.requests.length,
+    );
     // The first of the storm is written at once; the second waits for it, and the other 48 join the second.
     expect(collected.filter((outcome) => outcome.kind === 'coalesced').length).toBeGreaterThanOrEqual(48);
     expect(server.events().find((event) => event.regarding.name === 'storm')?.series?.count).toBe(50);
@@ -177,13 +183,18 @@ describe('Event sinks', () => {
   });
 
   it('subscribes a sink to the recorder it names', async () => {
-    await start([CollectingSink, BillingSink], {}, [{ name: 'billing', reporter: { controller: 'billing' }, kubeConfig, metrics: false }]);
+    await start([CollectingSink, BillingSink], {}, [
+      { name: 'billing', reporter: { controller: 'billing' }, kubeConfig, metrics: false },
+    ]);
     await app!.get(EventRecorder).publish(configMap(), failed);
     await app!.get<EventRecorder>(getEventRecorderToken('billing')).publish(configMap(), failed);
     await app!.get<EventRecorder>(getEventRecorderToken('billing')).publish(configMap(), failed);
 
     expect(app!.get(CollectingSink).outcomes.map((outcome) => outcome.reporter.controller)).toEqual(['widgets']);
-    expect(app!.get(BillingSink).outcomes.map((outcome) => outcome.reporter.controller)).toEqual(['billing', 'billing']);
+    expect(app!.get(BillingSink).outcomes.map((outcome) => outcome.reporter.controller)).toEqual([
+      'billing',
+      'billing',
+    ]);
   });
 
   it('fails start-up when a sink names a recorder that is not registered', async () => {
@@ -208,7 +219,7 @@ describe('Event sinks', () => {
   });
 
   describe('logEvents', () => {
-    it('logs one structured line per outcome through Nest\'s Logger', async () => {
+    it("logs one structured line per outcome through Nest's Logger", async () => {
       const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
       const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       await start([], { logEvents: true });
@@ -226,7 +237,9 @@ describe('Event sinks', () => {
         expect.stringMatching(/^outcome=patched .* count=2 /),
       ]);
       expect(warn).toHaveBeenCalledWith(
-        expect.stringMatching(/^outcome=failed controller=widgets object=ConfigMap\/default\/other .* count=1 .*error=".*422/),
+        expect.stringMatching(
+          /^outcome=failed controller=widgets object=ConfigMap\/default\/other .* count=1 .*error=".*422/,
+        ),
       );
     });
 
@@ -238,15 +251,23 @@ describe('Event sinks', () => {
       const { proxy: revoked, revoke } = Proxy.revocable({}, {});
       revoke();
       await expect(recorder.publish(configMap(), null as unknown as KubeEvent)).rejects.toThrow(InvalidEventError);
-      await expect(recorder.publish(configMap(), { ...failed, reason: Symbol('r') as unknown as string })).rejects.toThrow(InvalidEventError);
+      await expect(
+        recorder.publish(configMap(), { ...failed, reason: Symbol('r') as unknown as string }),
+      ).rejects.toThrow(InvalidEventError);
       const publishing = recorder.publish(revoked as KubernetesObject, failed);
       await expect(publishing).rejects.toThrow(InvalidEventError);
 
       const lines = warn.mock.calls.map(([line]) => String(line)).filter((line) => line.startsWith('outcome=failed'));
       expect(lines).toEqual([
-        expect.stringMatching(/^outcome=failed controller=widgets object=ConfigMap\/default\/app reason="" action="" count=1 error="event must be an object/),
-        expect.stringMatching(/^outcome=failed controller=widgets object=ConfigMap\/default\/app type=Warning reason="" action=Sync count=1 note="source is missing" error="reason is required/),
-        expect.stringMatching(/^outcome=failed controller=widgets object=object type=Warning reason=SyncFailed action=Sync count=1 note="source is missing" error=/),
+        expect.stringMatching(
+          /^outcome=failed controller=widgets object=ConfigMap\/default\/app reason="" action="" count=1 error="event must be an object/,
+        ),
+        expect.stringMatching(
+          /^outcome=failed controller=widgets object=ConfigMap\/default\/app type=Warning reason="" action=Sync count=1 note="source is missing" error="reason is required/,
+        ),
+        expect.stringMatching(
+          /^outcome=failed controller=widgets object=object type=Warning reason=SyncFailed action=Sync count=1 note="source is missing" error=/,
+        ),
       ]);
       expect(error).not.toHaveBeenCalled();
     });

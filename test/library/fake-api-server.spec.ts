@@ -42,7 +42,8 @@ function withSignal(signal: AbortSignal, options: ConfigurationOptions = {}): Co
   return { ...options, middleware: [...(options.middleware ?? []), abortable], middlewareMergeStrategy: 'append' };
 }
 
-const mergePatch = (options?: ConfigurationOptions) => setHeaderOptions('Content-Type', PatchStrategy.MergePatch, options);
+const mergePatch = (options?: ConfigurationOptions) =>
+  setHeaderOptions('Content-Type', PatchStrategy.MergePatch, options);
 
 const EVENT_TIME = Date.UTC(2026, 0, 2, 3, 4, 5, 123);
 const NAME_SUFFIX = '[bcdfghjklmnpqrstvwxz2456789]{5}';
@@ -55,7 +56,14 @@ function eventBody(overrides: Partial<EventsV1Event> = {}): EventsV1Event {
     reason: 'Mirrored',
     action: 'Reconcile',
     note: 'copied 3 keys',
-    regarding: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-config', namespace: 'ns-a', uid: 'uid-1', resourceVersion: '7' },
+    regarding: {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'app-config',
+      namespace: 'ns-a',
+      uid: 'uid-1',
+      resourceVersion: '7',
+    },
     reportingController: 'example.com/config-mirror',
     reportingInstance: 'config-mirror-0',
     ...overrides,
@@ -112,9 +120,15 @@ describe('FakeApiServer', () => {
         method: 'POST',
         path: '/apis/events.k8s.io/v1/namespaces/ns-a/events',
         contentType: 'application/json',
-        body: { metadata: { generateName: 'app-config-' }, eventTime: '2026-01-02T03:04:05.123000Z', reason: 'Mirrored' },
+        body: {
+          metadata: { generateName: 'app-config-' },
+          eventTime: '2026-01-02T03:04:05.123000Z',
+          reason: 'Mirrored',
+        },
       });
-      expect(server.events('ns-a')).toEqual([expect.objectContaining({ metadata: expect.objectContaining({ name: created.metadata?.name }) })]);
+      expect(server.events('ns-a')).toEqual([
+        expect.objectContaining({ metadata: expect.objectContaining({ name: created.metadata?.name }) }),
+      ]);
     });
 
     it('cuts a long generateName to 58 characters before the random suffix', async () => {
@@ -136,7 +150,10 @@ describe('FakeApiServer', () => {
 
     it('answers 400 to an eventTime with three fractional digits (a plain Date)', async () => {
       const error = await rejection(
-        api.createNamespacedEvent({ namespace: 'ns-a', body: eventBody({ eventTime: new Date(EVENT_TIME) as V1MicroTime }) }),
+        api.createNamespacedEvent({
+          namespace: 'ns-a',
+          body: eventBody({ eventTime: new Date(EVENT_TIME) as V1MicroTime }),
+        }),
       );
 
       expect(error.code).toBe(400);
@@ -154,7 +171,9 @@ describe('FakeApiServer', () => {
     });
 
     it('answers 400 to a series.lastObservedTime with nine fractional digits', async () => {
-      const body = eventBody({ series: { count: 2, lastObservedTime: '2026-01-02T03:04:05.123456789Z' as unknown as V1MicroTime } });
+      const body = eventBody({
+        series: { count: 2, lastObservedTime: '2026-01-02T03:04:05.123456789Z' as unknown as V1MicroTime },
+      });
 
       const error = await rejection(api.createNamespacedEvent({ namespace: 'ns-a', body }));
 
@@ -177,7 +196,12 @@ describe('FakeApiServer', () => {
       ['no reason', { reason: '' }, 'reason', 'Required value'],
       ['a note over 1024 bytes', { note: 'x'.repeat(1025) }, 'message', 'can have at most 1024 characters'],
       ['no eventTime', { eventTime: undefined }, 'eventTime', 'Required value'],
-      ['a series with count 1', { series: { count: 1, lastObservedTime: microTime(EVENT_TIME) } }, 'series.count', 'should be at least 2'],
+      [
+        'a series with count 1',
+        { series: { count: 1, lastObservedTime: microTime(EVENT_TIME) } },
+        'series.count',
+        'should be at least 2',
+      ],
       [
         'a series without lastObservedTime',
         { series: { count: 2 } as EventsV1Event['series'] },
@@ -186,7 +210,12 @@ describe('FakeApiServer', () => {
       ],
       ['deprecatedCount', { deprecatedCount: 2 }, 'count', 'needs to be unset'],
       ['deprecatedSource', { deprecatedSource: { component: 'x' } }, 'source', 'needs to be unset'],
-      ['deprecatedFirstTimestamp', { deprecatedFirstTimestamp: new Date(EVENT_TIME) }, 'firstTimestamp', 'needs to be unset'],
+      [
+        'deprecatedFirstTimestamp',
+        { deprecatedFirstTimestamp: new Date(EVENT_TIME) },
+        'firstTimestamp',
+        'needs to be unset',
+      ],
       [
         'a cluster-scoped regarding outside default and kube-system',
         { regarding: { apiVersion: 'v1', kind: 'Node', name: 'node-1', uid: 'uid-n' } },
@@ -205,9 +234,17 @@ describe('FakeApiServer', () => {
 
       expect(error.code).toBe(422);
       const status = statusOf(error);
-      expect(status).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Invalid', code: 422, details: { kind: 'Event' } });
+      expect(status).toMatchObject({
+        kind: 'Status',
+        status: 'Failure',
+        reason: 'Invalid',
+        code: 422,
+        details: { kind: 'Event' },
+      });
       expect(status.message).toMatch(/^Event ".*" is invalid: /);
-      expect(status.details?.causes).toContainEqual(expect.objectContaining({ field, message: expect.stringContaining(message) }));
+      expect(status.details?.causes).toContainEqual(
+        expect.objectContaining({ field, message: expect.stringContaining(message) }),
+      );
       expect(server.events()).toEqual([]);
     });
 
@@ -246,14 +283,19 @@ describe('FakeApiServer', () => {
 
   describe('patch', () => {
     async function created(): Promise<EventsV1Event & { metadata: { name: string } }> {
-      return (await api.createNamespacedEvent({ namespace: 'ns-a', body: eventBody() })) as EventsV1Event & { metadata: { name: string } };
+      return (await api.createNamespacedEvent({ namespace: 'ns-a', body: eventBody() })) as EventsV1Event & {
+        metadata: { name: string };
+      };
     }
 
     it('applies a JSON merge patch of the series and bumps the resourceVersion', async () => {
       const event = await created();
       const series = { count: 2, lastObservedTime: microTime(EVENT_TIME + 1_000) };
 
-      const patched = await api.patchNamespacedEvent({ name: event.metadata.name, namespace: 'ns-a', body: { series } }, mergePatch());
+      const patched = await api.patchNamespacedEvent(
+        { name: event.metadata.name, namespace: 'ns-a', body: { series } },
+        mergePatch(),
+      );
 
       expect(patched.series).toEqual({ count: 2, lastObservedTime: '2026-01-02T03:04:06.123000Z' });
       expect(Number(patched.metadata?.resourceVersion)).toBeGreaterThan(Number(event.metadata.resourceVersion));
@@ -271,7 +313,9 @@ describe('FakeApiServer', () => {
     it('answers 415 to client-node’s default patch type (JSON patch)', async () => {
       const event = await created();
 
-      const error = await rejection(api.patchNamespacedEvent({ name: event.metadata.name, namespace: 'ns-a', body: { series: { count: 2 } } }));
+      const error = await rejection(
+        api.patchNamespacedEvent({ name: event.metadata.name, namespace: 'ns-a', body: { series: { count: 2 } } }),
+      );
 
       expect(error.code).toBe(415);
       expect(statusOf(error)).toMatchObject({ reason: 'UnsupportedMediaType', code: 415 });
@@ -283,7 +327,10 @@ describe('FakeApiServer', () => {
       expect(server.expireEvents()).toBe(1);
 
       const error = await rejection(
-        api.patchNamespacedEvent({ name: event.metadata.name, namespace: 'ns-a', body: { series: { count: 2 } } }, mergePatch()),
+        api.patchNamespacedEvent(
+          { name: event.metadata.name, namespace: 'ns-a', body: { series: { count: 2 } } },
+          mergePatch(),
+        ),
       );
 
       expect(error.code).toBe(404);
@@ -309,10 +356,14 @@ describe('FakeApiServer', () => {
     ])('answers 422 to a change of the immutable %s', async (_, body, field) => {
       const event = await created();
 
-      const error = await rejection(api.patchNamespacedEvent({ name: event.metadata.name, namespace: 'ns-a', body }, mergePatch()));
+      const error = await rejection(
+        api.patchNamespacedEvent({ name: event.metadata.name, namespace: 'ns-a', body }, mergePatch()),
+      );
 
       expect(error.code).toBe(422);
-      expect(statusOf(error).details?.causes).toContainEqual(expect.objectContaining({ field, message: expect.stringContaining('field is immutable') }));
+      expect(statusOf(error).details?.causes).toContainEqual(
+        expect.objectContaining({ field, message: expect.stringContaining('field is immutable') }),
+      );
       expect(server.event('ns-a', event.metadata.name)?.metadata.resourceVersion).toBe(event.metadata.resourceVersion);
     });
 
@@ -320,7 +371,11 @@ describe('FakeApiServer', () => {
       const event = await created();
 
       const patched = await api.patchNamespacedEvent(
-        { name: event.metadata.name, namespace: 'ns-a', body: { metadata: { labels: { team: 'a' }, annotations: { 'example.com/x': 'y' } } } },
+        {
+          name: event.metadata.name,
+          namespace: 'ns-a',
+          body: { metadata: { labels: { team: 'a' }, annotations: { 'example.com/x': 'y' } } },
+        },
         mergePatch(),
       );
 
@@ -331,10 +386,19 @@ describe('FakeApiServer', () => {
       const event = await created();
 
       const error = await rejection(
-        api.patchNamespacedEvent({ name: event.metadata.name, namespace: 'ns-a', body: { series: { count: 1, lastObservedTime: microTime(EVENT_TIME) } } }, mergePatch()),
+        api.patchNamespacedEvent(
+          {
+            name: event.metadata.name,
+            namespace: 'ns-a',
+            body: { series: { count: 1, lastObservedTime: microTime(EVENT_TIME) } },
+          },
+          mergePatch(),
+        ),
       );
 
-      expect(statusOf(error).details?.causes).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "": should be at least 2', field: 'series.count' }]);
+      expect(statusOf(error).details?.causes).toEqual([
+        { reason: 'FieldValueInvalid', message: 'Invalid value: "": should be at least 2', field: 'series.count' },
+      ]);
     });
 
     it('answers 422 on field "patch" (not 400) to a lastObservedTime with three digits, as the real server does', async () => {
@@ -342,21 +406,30 @@ describe('FakeApiServer', () => {
 
       const error = await rejection(
         api.patchNamespacedEvent(
-          { name: event.metadata.name, namespace: 'ns-a', body: { series: { count: 2, lastObservedTime: new Date(EVENT_TIME) } } },
+          {
+            name: event.metadata.name,
+            namespace: 'ns-a',
+            body: { series: { count: 2, lastObservedTime: new Date(EVENT_TIME) } },
+          },
           mergePatch(),
         ),
       );
 
       expect(error.code).toBe(422);
       const status = statusOf(error);
-      expect(status.message).toMatch(/^ "" is invalid: patch: Invalid value: ".*": parsing time "2026-01-02T03:04:05.123Z"/);
+      expect(status.message).toMatch(
+        /^ "" is invalid: patch: Invalid value: ".*": parsing time "2026-01-02T03:04:05.123Z"/,
+      );
       expect(status.details?.causes?.[0]?.field).toBe('patch');
     });
 
     it('keeps the resourceVersion when a patch changes nothing', async () => {
       const event = await created();
 
-      const patched = await api.patchNamespacedEvent({ name: event.metadata.name, namespace: 'ns-a', body: { note: 'copied 3 keys' } }, mergePatch());
+      const patched = await api.patchNamespacedEvent(
+        { name: event.metadata.name, namespace: 'ns-a', body: { note: 'copied 3 keys' } },
+        mergePatch(),
+      );
 
       expect(patched.metadata?.resourceVersion).toBe(event.metadata.resourceVersion);
     });
@@ -367,11 +440,16 @@ describe('FakeApiServer', () => {
       const event = await api.createNamespacedEvent({ namespace: 'ns-a', body: eventBody() });
       const name = event.metadata!.name!;
 
-      await expect(api.readNamespacedEvent({ name, namespace: 'ns-a' })).resolves.toMatchObject({ metadata: { name }, reason: 'Mirrored' });
+      await expect(api.readNamespacedEvent({ name, namespace: 'ns-a' })).resolves.toMatchObject({
+        metadata: { name },
+        reason: 'Mirrored',
+      });
       const list = await api.listNamespacedEvent({ namespace: 'ns-a' });
       expect(list.items.map((item) => item.metadata?.name)).toEqual([name]);
       await expect(api.listNamespacedEvent({ namespace: 'default' })).resolves.toMatchObject({ items: [] });
-      await expect(api.deleteNamespacedEvent({ name, namespace: 'ns-a' })).resolves.toMatchObject({ status: 'Success' });
+      await expect(api.deleteNamespacedEvent({ name, namespace: 'ns-a' })).resolves.toMatchObject({
+        status: 'Success',
+      });
       expect((await rejection(api.readNamespacedEvent({ name, namespace: 'ns-a' }))).code).toBe(404);
       expect(server.verbs()).toEqual(['create', 'get', 'list', 'list', 'delete', 'get']);
     });
@@ -401,7 +479,9 @@ describe('FakeApiServer', () => {
     it('hangNext: AbortSignal.timeout rejects with a TimeoutError', async () => {
       server.hangNext('create');
 
-      const error = await rejection(api.createNamespacedEvent({ namespace: 'ns-a', body: eventBody() }, withSignal(AbortSignal.timeout(50))));
+      const error = await rejection(
+        api.createNamespacedEvent({ namespace: 'ns-a', body: eventBody() }, withSignal(AbortSignal.timeout(50))),
+      );
 
       expect(error.name).toBe('TimeoutError');
       expect(server.requests.filter((request) => request.status !== undefined)).toEqual([]);
@@ -413,7 +493,11 @@ describe('FakeApiServer', () => {
       const controller = new AbortController();
 
       const hung = api.patchNamespacedEvent(
-        { name: event.metadata!.name!, namespace: 'ns-a', body: { series: { count: 2, lastObservedTime: microTime(EVENT_TIME) } } },
+        {
+          name: event.metadata!.name!,
+          namespace: 'ns-a',
+          body: { series: { count: 2, lastObservedTime: microTime(EVENT_TIME) } },
+        },
         mergePatch(withSignal(controller.signal)),
       );
       const [patch] = await server.waitForRequests(1, 'PATCH');
@@ -428,14 +512,20 @@ describe('FakeApiServer', () => {
       const event = await api.createNamespacedEvent({ namespace: 'ns-a', body: eventBody() });
       const name = event.metadata!.name!;
       const patch = (count: number) =>
-        api.patchNamespacedEvent({ name, namespace: 'ns-a', body: { series: { count, lastObservedTime: microTime(EVENT_TIME) } } }, mergePatch());
+        api.patchNamespacedEvent(
+          { name, namespace: 'ns-a', body: { series: { count, lastObservedTime: microTime(EVENT_TIME) } } },
+          mergePatch(),
+        );
       server.failNext(500, 'PATCH');
 
       const error = await rejection(patch(2));
       await patch(2);
 
       expect(error.code).toBe(500);
-      expect(statusOf(error)).toMatchObject({ reason: 'InternalError', message: expect.stringMatching(/^Internal error occurred: /) });
+      expect(statusOf(error)).toMatchObject({
+        reason: 'InternalError',
+        message: expect.stringMatching(/^Internal error occurred: /),
+      });
       expect(server.requests.map((request) => request.status)).toEqual([201, 500, 200]);
       expect(server.event('ns-a', name)?.series?.count).toBe(2);
     });
@@ -445,9 +535,15 @@ describe('FakeApiServer', () => {
       const name = event.metadata!.name!;
       server.failNext(404, (request) => request.verb === 'patch' && request.name === name);
 
-      const error = await rejection(api.patchNamespacedEvent({ name, namespace: 'ns-a', body: { series: { count: 2 } } }, mergePatch()));
+      const error = await rejection(
+        api.patchNamespacedEvent({ name, namespace: 'ns-a', body: { series: { count: 2 } } }, mergePatch()),
+      );
 
-      expect(statusOf(error)).toMatchObject({ reason: 'NotFound', message: `events.events.k8s.io "${name}" not found`, details: { name, kind: 'events' } });
+      expect(statusOf(error)).toMatchObject({
+        reason: 'NotFound',
+        message: `events.events.k8s.io "${name}" not found`,
+        details: { name, kind: 'events' },
+      });
     });
 
     it('failNext: reason and message can be given', async () => {
@@ -478,7 +574,10 @@ describe('FakeApiServer', () => {
 
       server.delayNext(300, 'POST');
       const controller = new AbortController();
-      const abandoned = api.createNamespacedEvent({ namespace: 'ns-a', body: eventBody() }, withSignal(controller.signal));
+      const abandoned = api.createNamespacedEvent(
+        { namespace: 'ns-a', body: eventBody() },
+        withSignal(controller.signal),
+      );
       await server.waitForRequests(2, 'POST');
       controller.abort();
       await expect(abandoned).rejects.toMatchObject({ name: 'AbortError' });
@@ -490,7 +589,10 @@ describe('FakeApiServer', () => {
     });
 
     it('respondNext: any answer', async () => {
-      server.respondNext('POST', () => ({ status: 503, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'ServiceUnavailable', code: 503 } }));
+      server.respondNext('POST', () => ({
+        status: 503,
+        body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'ServiceUnavailable', code: 503 },
+      }));
 
       expect((await rejection(api.createNamespacedEvent({ namespace: 'ns-a', body: eventBody() }))).code).toBe(503);
     });
@@ -521,10 +623,19 @@ describe('FakeApiServer', () => {
     }
 
     const post = (name: string, signal?: AbortSignal) =>
-      fetch(collection(), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rawEvent(name)), signal });
+      fetch(collection(), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(rawEvent(name)),
+        signal,
+      });
 
     const patch = (name: string, body: unknown) =>
-      fetch(item(name), { method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify(body) });
+      fetch(item(name), {
+        method: 'PATCH',
+        headers: { 'Content-Type': 'application/merge-patch+json' },
+        body: JSON.stringify(body),
+      });
 
     const seriesPatch = (name: string, count: number, resourceVersion?: string) =>
       patch(name, {
@@ -555,7 +666,12 @@ describe('FakeApiServer', () => {
           status: 201,
           answerCut: 'reset',
           aborted: false,
-          applied: { namespace: 'ns-a', name: 'lost-1', resourceVersion: stored?.metadata.resourceVersion, seriesCount: 1 },
+          applied: {
+            namespace: 'ns-a',
+            name: 'lost-1',
+            resourceVersion: stored?.metadata.resourceVersion,
+            seriesCount: 1,
+          },
         });
         expect(server.log()).toEqual(['create ns-a → 201, answer lost']);
         expect(server.pendingScenarios).toBe(0);
@@ -570,10 +686,18 @@ describe('FakeApiServer', () => {
         await createdNamed('lost-2');
         server.loseAnswerNext('PATCH');
 
-        await expect(seriesPatch('lost-2', 2)).rejects.toMatchObject({ name: 'TypeError', cause: { code: 'ECONNRESET' } });
+        await expect(seriesPatch('lost-2', 2)).rejects.toMatchObject({
+          name: 'TypeError',
+          cause: { code: 'ECONNRESET' },
+        });
 
         expect(server.seriesCount('ns-a', 'lost-2')).toBe(2);
-        expect(server.requests[1]).toMatchObject({ verb: 'patch', status: 200, answerCut: 'reset', applied: { seriesCount: 2 } });
+        expect(server.requests[1]).toMatchObject({
+          verb: 'patch',
+          status: 200,
+          answerCut: 'reset',
+          applied: { seriesCount: 2 },
+        });
       });
     });
 
@@ -585,9 +709,17 @@ describe('FakeApiServer', () => {
 
         expect(response.status).toBe(201);
         expect(response.headers.get('content-type')).toBe('application/json');
-        await expect(response.text()).rejects.toMatchObject({ name: 'TypeError', message: 'terminated', cause: { code: 'UND_ERR_SOCKET' } });
+        await expect(response.text()).rejects.toMatchObject({
+          name: 'TypeError',
+          message: 'terminated',
+          cause: { code: 'UND_ERR_SOCKET' },
+        });
         expect(server.event('ns-a', 'cut-1')).toBeDefined();
-        expect(server.requests[0]).toMatchObject({ status: 201, answerCut: 'truncated', applied: { name: 'cut-1', seriesCount: 1 } });
+        expect(server.requests[0]).toMatchObject({
+          status: 201,
+          answerCut: 'truncated',
+          applied: { name: 'cut-1', seriesCount: 1 },
+        });
         expect(server.log()).toEqual(['create ns-a → 201, answer truncated']);
         // The next request gets a whole answer.
         expect((await fetch(item('cut-1'))).status).toBe(200);
@@ -614,13 +746,21 @@ describe('FakeApiServer', () => {
       server.loseAnswerNext('POST').truncateAnswerNext('POST').truncateAnswerNext('POST', { contentLength: 'sent' });
 
       const lost = await rejection(api.createNamespacedEvent({ namespace: 'ns-a', body }));
-      const cut = await rejection(api.createNamespacedEvent({ namespace: 'ns-a', body: { ...body, metadata: { name: 'via-client-2' } } }));
-      const unparsable = await rejection(api.createNamespacedEvent({ namespace: 'ns-a', body: { ...body, metadata: { name: 'via-client-3' } } }));
+      const cut = await rejection(
+        api.createNamespacedEvent({ namespace: 'ns-a', body: { ...body, metadata: { name: 'via-client-2' } } }),
+      );
+      const unparsable = await rejection(
+        api.createNamespacedEvent({ namespace: 'ns-a', body: { ...body, metadata: { name: 'via-client-3' } } }),
+      );
 
       expect(lost).toMatchObject({ name: 'TypeError', message: 'fetch failed', cause: { code: 'ECONNRESET' } });
       expect(cut).toMatchObject({ name: 'TypeError', message: 'terminated', cause: { code: 'UND_ERR_SOCKET' } });
       expect(unparsable).toMatchObject({ name: 'SyntaxError' });
-      expect(server.events('ns-a').map((event) => event.metadata.name)).toEqual(['via-client-1', 'via-client-2', 'via-client-3']);
+      expect(server.events('ns-a').map((event) => event.metadata.name)).toEqual([
+        'via-client-1',
+        'via-client-2',
+        'via-client-3',
+      ]);
     });
 
     describe('failNext with Retry-After, failNextTimes', () => {
@@ -749,7 +889,14 @@ describe('FakeApiServer', () => {
         expect(server.seriesCount('ns-a', 'hist-1')).toBe(3);
         expect(server.countHistory('ns-a', 'hist-1')).toEqual([1, 2, 3, 3]);
         expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 3', 'PATCH 3', 'PATCH 4', 'PATCH 1']);
-        expect(server.requests.map((request) => request.applied?.seriesCount)).toEqual([1, 2, 3, 3, undefined, undefined]);
+        expect(server.requests.map((request) => request.applied?.seriesCount)).toEqual([
+          1,
+          2,
+          3,
+          3,
+          undefined,
+          undefined,
+        ]);
         expect(server.seriesCount('ns-a', 'missing')).toBeUndefined();
         expect(server.countHistory('ns-a', 'missing')).toEqual([]);
       });
@@ -771,7 +918,9 @@ describe('FakeApiServer', () => {
     describe('preconditions and reads', () => {
       it('answers 409 Conflict to a merge patch with a stale metadata.resourceVersion, and applies it with the current one', async () => {
         const first = await createdNamed('rv-1');
-        const second = (await (await seriesPatch('rv-1', 2, first)).json()) as { metadata: { resourceVersion: string } };
+        const second = (await (await seriesPatch('rv-1', 2, first)).json()) as {
+          metadata: { resourceVersion: string };
+        };
 
         const stale = await seriesPatch('rv-1', 3, first);
 
@@ -824,8 +973,16 @@ describe('FakeApiServer', () => {
         const response = await fetch(item('get-1'));
 
         expect(response.status).toBe(200);
-        const event = (await response.json()) as { kind: string; metadata: { name: string; resourceVersion: string }; series: unknown };
-        expect(event).toMatchObject({ kind: 'Event', apiVersion: 'events.k8s.io/v1', metadata: { name: 'get-1', namespace: 'ns-a' } });
+        const event = (await response.json()) as {
+          kind: string;
+          metadata: { name: string; resourceVersion: string };
+          series: unknown;
+        };
+        expect(event).toMatchObject({
+          kind: 'Event',
+          apiVersion: 'events.k8s.io/v1',
+          metadata: { name: 'get-1', namespace: 'ns-a' },
+        });
         expect(event.metadata.resourceVersion).toBe(patched.metadata.resourceVersion);
         expect(event.metadata.resourceVersion).not.toBe(created);
         expect(event.series).toEqual({ count: 2, lastObservedTime: '2026-01-02T03:04:06.000000Z' });
@@ -869,7 +1026,10 @@ describe('FakeApiServer', () => {
     const otherApi = other.kubeConfig().makeApiClient(EventsV1Api);
     other.hangNext();
 
-    const hung = otherApi.createNamespacedEvent({ namespace: 'anywhere', body: eventBody({ regarding: { namespace: 'anywhere' } }) });
+    const hung = otherApi.createNamespacedEvent({
+      namespace: 'anywhere',
+      body: eventBody({ regarding: { namespace: 'anywhere' } }),
+    });
     await other.waitForRequests(1);
     await other.close();
 

@@ -22,7 +22,10 @@ const widget: KubernetesObject = {
 /** A KubeConfig naming a server that is never contacted. */
 function unusedKubeConfig(): KubeConfig {
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromClusterAndUser({ name: 'unused', server: 'https://127.0.0.1:1', skipTLSVerify: false }, { name: 'user' });
+  kubeConfig.loadFromClusterAndUser(
+    { name: 'unused', server: 'https://127.0.0.1:1', skipTLSVerify: false },
+    { name: 'user' },
+  );
   return kubeConfig;
 }
 
@@ -34,10 +37,15 @@ afterEach(() => jest.restoreAllMocks());
 describe('reporter given as a string', () => {
   it('says reporter must be an object and shows the fix', async () => {
     const compiling = Test.createTestingModule({
-      imports: [KubeEventsModule.forRoot({ reporter: 'example.com/widget-controller' as never, kubeConfig: unusedKubeConfig() })],
+      imports: [
+        KubeEventsModule.forRoot({
+          reporter: 'example.com/widget-controller' as never,
+          kubeConfig: unusedKubeConfig(),
+        }),
+      ],
     }).compile();
     await expect(compiling).rejects.toThrow(
-      "KubeEventsModule: invalid option reporter: reporter must be an object { controller, instance? }, got the string " +
+      'KubeEventsModule: invalid option reporter: reporter must be an object { controller, instance? }, got the string ' +
         `"example.com/widget-controller": write reporter: { controller: 'example.com/widget-controller' }.`,
     );
   });
@@ -69,7 +77,11 @@ describe('reporter.instance from an empty POD_NAME', () => {
 });
 
 describe('no kubeconfig at all', () => {
-  const saved = { HOME: process.env.HOME, KUBECONFIG: process.env.KUBECONFIG, KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST };
+  const saved = {
+    HOME: process.env.HOME,
+    KUBECONFIG: process.env.KUBECONFIG,
+    KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST,
+  };
   let home: string;
   let emptyDir: string;
 
@@ -129,15 +141,21 @@ describe('no kubeconfig at all', () => {
 
 describe('KubeEventsModule.forRoot imported in two feature modules', () => {
   it('says to register it once with isGlobal: true, or to name each recorder', async () => {
-    @Module({ imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig: unusedKubeConfig() })] })
+    @Module({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig: unusedKubeConfig() })],
+    })
     class WidgetsModule {}
-    @Module({ imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig: unusedKubeConfig() })] })
+    @Module({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig: unusedKubeConfig() })],
+    })
     class GadgetsModule {}
     const app = await Test.createTestingModule({ imports: [WidgetsModule, GadgetsModule] }).compile();
     const init = app.init();
     await expect(init).rejects.toThrow(/^Two recorders are registered as the default recorder\./);
     await expect(init).rejects.toThrow(/import it once, in the root module, with isGlobal: true/);
-    await expect(init).rejects.toThrow(/give each KubeEventsModule\.forRoot \(or KubeEventsTestingModule\.forRoot\) its own name/);
+    await expect(init).rejects.toThrow(
+      /give each KubeEventsModule\.forRoot \(or KubeEventsTestingModule\.forRoot\) its own name/,
+    );
   });
 });
 
@@ -199,7 +217,8 @@ describe('@PublishesFailures without an active module', () => {
       const outer = function (this: unknown, ...args: unknown[]) {
         return inner.apply(this, args);
       };
-      for (const key of Reflect.getMetadataKeys(inner)) Reflect.defineMetadata(key, Reflect.getMetadata(key, inner), outer);
+      for (const key of Reflect.getMetadataKeys(inner))
+        Reflect.defineMetadata(key, Reflect.getMetadata(key, inner), outer);
       descriptor.value = outer as typeof descriptor.value;
     };
     @Injectable()
@@ -249,9 +268,13 @@ describe('a testing-module spec without app.init()', () => {
   it('gives no such hint once the application is initialised, nor for a fake made with new', async () => {
     const app = await Test.createTestingModule({ imports: [KubeEventsTestingModule.forRoot()] }).compile();
     await app.init();
-    expect(() => app.get(FakeEventRecorder).expectEvent({ reason: 'ReconcileFailed' })).toThrow(/no Event was recorded\.$/);
+    expect(() => app.get(FakeEventRecorder).expectEvent({ reason: 'ReconcileFailed' })).toThrow(
+      /no Event was recorded\.$/,
+    );
     await app.close();
-    expect(() => new FakeEventRecorder().expectEvent({ reason: 'ReconcileFailed' })).toThrow(/no Event was recorded\.$/);
+    expect(() => new FakeEventRecorder().expectEvent({ reason: 'ReconcileFailed' })).toThrow(
+      /no Event was recorded\.$/,
+    );
   });
 });
 

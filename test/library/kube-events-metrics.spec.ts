@@ -122,12 +122,22 @@ describe('KubeEventsMetrics', () => {
       recorder.publish(configMap('b'), failed), // written at once: a series with nothing queued may start a write
       recorder.publish(configMap('b'), failed), // would wait too: no room
     ]);
-    expect(settled.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    expect(settled.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+    ]);
     await server.close();
-    await expect(recorder.publish(configMap('c'), failed)).rejects.toThrow(/unreachable since .*(ECONNREFUSED|closed by the server)/);
+    await expect(recorder.publish(configMap('c'), failed)).rejects.toThrow(
+      /unreachable since .*(ECONNREFUSED|closed by the server)/,
+    );
 
     expect(await promValues(KUBE_EVENTS_METRICS.dropped, controller)).toEqual({ kube_events_dropped_total: 1 });
-    expect(await promValues(KUBE_EVENTS_METRICS.failed, controller)).toEqual({ 'kube_events_failed_total cause=unreachable': 1 });
+    expect(await promValues(KUBE_EVENTS_METRICS.failed, controller)).toEqual({
+      'kube_events_failed_total cause=unreachable': 1,
+    });
     expect(metrics.snapshot()[controller]).toMatchObject({ created: 2, patched: 1, coalesced: 1, dropped: 1 });
   });
 
@@ -148,7 +158,11 @@ describe('KubeEventsMetrics', () => {
     await recorder.publish(configMap(), failed);
     expect(updates).toEqual([
       { metric: 'kube_events_created_total', labels: { controller }, value: 1 },
-      { metric: 'kube_events_publish_duration_seconds', labels: { controller, outcome: 'created' }, value: expect.any(Number) },
+      {
+        metric: 'kube_events_publish_duration_seconds',
+        labels: { controller, outcome: 'created' },
+        value: expect.any(Number),
+      },
     ]);
   });
 
@@ -160,7 +174,10 @@ describe('KubeEventsMetrics', () => {
     @Module({ providers: [Dashboard], exports: [Dashboard] })
     class DashboardModule {}
     app = await Test.createTestingModule({
-      imports: [KubeEventsModule.forRoot({ reporter: { controller: uniqueController() }, kubeConfig, isGlobal: true }), DashboardModule],
+      imports: [
+        KubeEventsModule.forRoot({ reporter: { controller: uniqueController() }, kubeConfig, isGlobal: true }),
+        DashboardModule,
+      ],
     }).compile();
     expect(app.get(Dashboard).metrics).toBe(app.get(KubeEventsMetrics));
   });

@@ -69,7 +69,7 @@ describe('KubeEventsTestingModule', () => {
     jest.restoreAllMocks();
   });
 
-  it('injects the fake under the recorder\'s own token, in modules that do not import it', () => {
+  it("injects the fake under the recorder's own token, in modules that do not import it", () => {
     expect(recorder).toBeInstanceOf(EventRecorder);
     expect(app.get(EventRecorder)).toBe(recorder);
     expect(reconciler.recorder).toBe(recorder);
@@ -78,7 +78,8 @@ describe('KubeEventsTestingModule', () => {
 
   it('records the failure Event of a @PublishesFailures method, with its count, without any server', async () => {
     reconciler.failWith = new Error('source ConfigMap default/app not found');
-    for (let attempt = 0; attempt < 3; attempt++) await expect(reconciler.reconcile(widget())).rejects.toThrow('not found');
+    for (let attempt = 0; attempt < 3; attempt++)
+      await expect(reconciler.reconcile(widget())).rejects.toThrow('not found');
 
     const event = recorder.expectEvent({ type: 'Warning', reason: 'ReconcileFailed', regarding: 'w1', count: 3 });
     expect(event).toMatchObject({
@@ -107,12 +108,18 @@ describe('KubeEventsTestingModule', () => {
     reconciler.failWith = new Error('boom');
     await expect(reconciler.reconcile(widget())).rejects.toThrow();
 
-    expect(recorder.events.map((event) => `${event.reason} ${event.count}`)).toEqual(['ReconcileFailed 1', 'Synced 1', 'ReconcileFailed 1']);
+    expect(recorder.events.map((event) => `${event.reason} ${event.count}`)).toEqual([
+      'ReconcileFailed 1',
+      'Synced 1',
+      'ReconcileFailed 1',
+    ]);
     recorder.expectEvent({ type: 'Normal', reason: 'Synced', note: /good/, regarding: { kind: 'Widget', name: 'w1' } });
   });
 
   it('validates and truncates as production does', async () => {
-    await expect(recorder.publish(widget(), { type: 'Normal', reason: '', action: 'Sync' })).rejects.toBeInstanceOf(InvalidEventError);
+    await expect(recorder.publish(widget(), { type: 'Normal', reason: '', action: 'Sync' })).rejects.toBeInstanceOf(
+      InvalidEventError,
+    );
     await recorder.publish(widget(), { type: 'Warning', reason: 'Huge', action: 'Sync', note: 'é'.repeat(2_000) });
     const { note } = recorder.expectEvent({ reason: 'Huge' });
     expect(Buffer.byteLength(note!)).toBeLessThanOrEqual(MAX_NOTE_BYTES);
@@ -144,7 +151,9 @@ describe('KubeEventsTestingModule', () => {
 
   it('never blocks: thousands of distinct Events are all recorded', async () => {
     await Promise.all(
-      Array.from({ length: 2_000 }, (_, i) => recorder.publish(widget(`w${i}`), { type: 'Normal', reason: 'Synced', action: 'Sync' })),
+      Array.from({ length: 2_000 }, (_, i) =>
+        recorder.publish(widget(`w${i}`), { type: 'Normal', reason: 'Synced', action: 'Sync' }),
+      ),
     );
     expect(recorder.events).toHaveLength(2_000);
   });

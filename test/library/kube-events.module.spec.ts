@@ -15,7 +15,11 @@ import {
 } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 
-const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: 'default', uid: 'uid-app' } };
+const configMap = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'app', namespace: 'default', uid: 'uid-app' },
+};
 const synced = { type: 'Normal' as const, reason: 'Synced', action: 'Sync' };
 
 describe('KubeEventsModule', () => {
@@ -129,7 +133,9 @@ describe('KubeEventsModule', () => {
   it('fails start-up of forRootAsync naming the bad option', async () => {
     const compiling = Test.createTestingModule({
       imports: [
-        KubeEventsModule.forRootAsync({ useFactory: () => ({ reporter: { controller: 'ok' }, timeout: -5, kubeConfig }) }),
+        KubeEventsModule.forRootAsync({
+          useFactory: () => ({ reporter: { controller: 'ok' }, timeout: -5, kubeConfig }),
+        }),
       ],
     }).compile();
     await expect(compiling).rejects.toThrow(/invalid option timeout/);
@@ -137,9 +143,9 @@ describe('KubeEventsModule', () => {
 
   it('refuses a recorder name that is not a non-empty string, naming the option', () => {
     for (const name of ['', 7]) {
-      expect(() => KubeEventsModule.forRoot({ name: name as string, reporter: { controller: 'ok' }, kubeConfig })).toThrow(
-        /invalid option name: name must be a non-empty string when given/,
-      );
+      expect(() =>
+        KubeEventsModule.forRoot({ name: name as string, reporter: { controller: 'ok' }, kubeConfig }),
+      ).toThrow(/invalid option name: name must be a non-empty string when given/);
     }
   });
 
@@ -152,7 +158,10 @@ describe('KubeEventsModule', () => {
     class FeatureModule {}
 
     const app = await Test.createTestingModule({
-      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, isGlobal: true }), FeatureModule],
+      imports: [
+        KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, isGlobal: true }),
+        FeatureModule,
+      ],
     }).compile();
     expect(app.get(Reconciler).recorder).toBe(app.get(EventRecorder));
     await app.close();

@@ -34,13 +34,22 @@ class WidgetReconciler {
     return `synced ${widget.metadata?.name}`;
   }
 
-  @PublishesFailures({ resourceArg: 1, apiVersion: 'example.com/v1', kind: 'Widget', reason: 'CheckFailed', action: 'Check' })
+  @PublishesFailures({
+    resourceArg: 1,
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    reason: 'CheckFailed',
+    action: 'Check',
+  })
   check(_label: string, item: KubernetesObject): number {
     if (this.failWith) throw this.failWith;
     return 7;
   }
 
-  @PublishesFailures({ resourceArg: (request: { object: Widget }) => request.object, note: (e) => `custom: ${(e as Error).message}` })
+  @PublishesFailures({
+    resourceArg: (request: { object: Widget }) => request.object,
+    note: (e) => `custom: ${(e as Error).message}`,
+  })
   async handle(request: { object: Widget }): Promise<void> {
     if (this.failWith) throw this.failWith;
   }
@@ -72,7 +81,6 @@ describe('@PublishesFailures', () => {
   let kubeConfig: KubeConfig;
   let app: TestingModule;
   let reconciler: WidgetReconciler;
-
 
   async function start(timeout = 2_000) {
     app = await Test.createTestingModule({
@@ -155,19 +163,30 @@ describe('@PublishesFailures', () => {
     const recorder = app.get(EventRecorder);
     reconciler.failWith = new Error('source missing');
     await expect(reconciler.reconcile(widget(), 1)).rejects.toThrow();
-    await recorder.publish(widget(), { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' });
+    await recorder.publish(widget(), {
+      type: 'Warning',
+      reason: 'ReconcileFailed',
+      action: 'Reconcile',
+      note: 'source missing',
+    });
     reconciler.failWith = undefined;
     await reconciler.reconcile(widget(), 2);
     reconciler.failWith = new Error('source missing');
     await expect(reconciler.reconcile(widget(), 3)).rejects.toThrow();
-    await recorder.publish(widget(), { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' });
+    await recorder.publish(widget(), {
+      type: 'Warning',
+      reason: 'ReconcileFailed',
+      action: 'Reconcile',
+      note: 'source missing',
+    });
     expect(server.seriesWrites()).toEqual(['POST', 'POST', 'POST', 'PATCH 2']);
   });
 
   it('counts repeated failures of one object in one Event', async () => {
     await start();
     reconciler.failWith = new Error('source missing');
-    for (let attempt = 0; attempt < 3; attempt++) await expect(reconciler.reconcile(widget(), attempt)).rejects.toThrow();
+    for (let attempt = 0; attempt < 3; attempt++)
+      await expect(reconciler.reconcile(widget(), attempt)).rejects.toThrow();
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 3']);
   });
 
@@ -220,7 +239,9 @@ describe('@PublishesFailures', () => {
     // It waited for the publish, up to the timeout, and logged that the publish timed out.
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(Date.now() - started).toBeLessThan(1_500);
-    expect(warn.mock.calls.map(([message]) => String(message))).toEqual([expect.stringMatching(/did not finish within 300 ms/)]);
+    expect(warn.mock.calls.map(([message]) => String(message))).toEqual([
+      expect.stringMatching(/did not finish within 300 ms/),
+    ]);
   });
 
   it('rethrows the reconcile error even when the note formatter throws, and a throwing selector never fails a success', async () => {
@@ -272,7 +293,8 @@ describe('@PublishesFailures', () => {
     await expect(reconciler.reconcile(widget(), 1)).rejects.toThrow('source missing');
     server.outage(1_500);
     const started = Date.now();
-    for (let attempt = 2; attempt <= 6; attempt++) await expect(reconciler.reconcile(widget(), attempt)).rejects.toThrow('source missing');
+    for (let attempt = 2; attempt <= 6; attempt++)
+      await expect(reconciler.reconcile(widget(), attempt)).rejects.toThrow('source missing');
     // Rejected at once while the server is known to be down, not after the timeout each.
     expect(Date.now() - started).toBeLessThan(1_000);
     const unreachable = warn.mock.calls.filter(([line]) => /unreachable since/.test(String(line)));

@@ -1,12 +1,7 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import {
-  EventRecorder,
-  type EventsWriter,
-  type KubeEvent,
-  type PublishOutcome,
-} from 'nestjs-kube-events';
+import { EventRecorder, type EventsWriter, type KubeEvent, type PublishOutcome } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
 
@@ -49,10 +44,13 @@ describe('write control', () => {
     await recorder.publish(object('a'), failed);
     const waiting = recorder.publish(object('a'), failed);
     await recorder.publish(object('b'), failed);
-    expect(server.writes().map((request) => `${request.method} ${(request.body as { regarding?: { name: string } }).regarding?.name ?? ''}`)).toEqual([
-      'POST a',
-      'POST b',
-    ]);
+    expect(
+      server
+        .writes()
+        .map(
+          (request) => `${request.method} ${(request.body as { regarding?: { name: string } }).regarding?.name ?? ''}`,
+        ),
+    ).toEqual(['POST a', 'POST b']);
     await recorder.flush();
     await waiting;
     expect(countOf('a')).toBe(2);
@@ -69,13 +67,20 @@ describe('write control', () => {
     expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.regarding.name}`)).toEqual(['created a', 'created b']);
     await recorder.flush();
     await Promise.all(waiting);
-    expect(server.events().map((event) => event.regarding.name).sort()).toEqual(['a', 'b', 'c', 'd']);
+    expect(
+      server
+        .events()
+        .map((event) => event.regarding.name)
+        .sort(),
+    ).toEqual(['a', 'b', 'c', 'd']);
   });
 
   it('gives every object of a storm its exact count: 200 objects × 50 concurrent identical failures', async () => {
     const recorder = recorderWith();
     const names = Array.from({ length: 200 }, (_, i) => `storm-${i}`);
-    await Promise.all(names.flatMap((name) => Array.from({ length: 50 }, () => recorder.publish(object(name), failed))));
+    await Promise.all(
+      names.flatMap((name) => Array.from({ length: 50 }, () => recorder.publish(object(name), failed))),
+    );
     // Every publish resolved: every occurrence is on the server, with no flush().
     expect(server.events()).toHaveLength(200);
     for (const name of names) expect(countOf(name)).toBe(50);
@@ -93,7 +98,9 @@ describe('write control', () => {
 
   it('drops, counts and logs occurrences only past maxPending', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 1 } });
+    const recorder = recorderWith({
+      writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 1 },
+    });
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
     await recorder.publish(object('a'), failed); // written
@@ -102,8 +109,16 @@ describe('write control', () => {
       recorder.publish(object('a'), failed), // the same event: joins that write
     ];
     const refused = recorder.publish(object('a'), { ...failed, note: 'something else' }); // a new write: no room
-    await expect(refused).rejects.toMatchObject({ name: 'PublishError', queued: false, message: expect.stringMatching(/maxPending/) });
-    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual(['created 1', 'coalesced 2', 'dropped 1']);
+    await expect(refused).rejects.toMatchObject({
+      name: 'PublishError',
+      queued: false,
+      message: expect.stringMatching(/maxPending/),
+    });
+    expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual([
+      'created 1',
+      'coalesced 2',
+      'dropped 1',
+    ]);
     expect(warn).toHaveBeenCalledWith(expect.stringMatching(/Dropped 1 occurrence.*maxPending/));
     await recorder.flush();
     await Promise.all(waiting);
@@ -120,7 +135,11 @@ describe('write control', () => {
     await expect(recorder.publish(object('b'), failed)).rejects.toThrow();
     await expect(recorder.publish(object('c'), { ...failed, reason: '' })).rejects.toThrow();
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(['created', 'patched', 'failed', 'failed']);
-    expect(outcomes[1]).toMatchObject({ count: 2, regarding: { name: 'a', kind: 'ConfigMap' }, reporter: { controller: 'widgets' } });
+    expect(outcomes[1]).toMatchObject({
+      count: 2,
+      regarding: { name: 'a', kind: 'ConfigMap' },
+      reporter: { controller: 'widgets' },
+    });
     expect(outcomes[2].error).toMatchObject({ statusCode: 403 });
     expect(outcomes[3].error).toMatchObject({ name: 'InvalidEventError', field: 'reason' });
   });
@@ -155,10 +174,15 @@ describe('write control', () => {
       read: async (namespace, name) => state(name),
       patchSeries: async (namespace, name, patch) => state(name, patch.count),
     };
-    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, writeControl: { qps: 100, burst: 1 } }, writer);
+    const recorder = new EventRecorder(
+      { reporter: { controller: 'widgets' }, writeControl: { qps: 100, burst: 1 } },
+      writer,
+    );
     const timers = jest.spyOn(globalThis, 'setTimeout');
     const started = performance.now();
-    const waiting = Array.from({ length: 2_000 }, (_, i) => recorder.publish(object(`wait-${i}`), failed).catch(() => undefined));
+    const waiting = Array.from({ length: 2_000 }, (_, i) =>
+      recorder.publish(object(`wait-${i}`), failed).catch(() => undefined),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const elapsedSeconds = (performance.now() - started) / 1_000;
     const armed = timers.mock.calls.length;
@@ -172,7 +196,10 @@ describe('write control', () => {
   });
 
   /** When each create was sent, while 500 series wait for the recorder-wide budget for `waitMs`; then all are written. */
-  async function sendTimes(writeControl: { qps: number; burst: number }, waitMs: number): Promise<{ sentAt: number[]; elapsedMs: number }> {
+  async function sendTimes(
+    writeControl: { qps: number; burst: number },
+    waitMs: number,
+  ): Promise<{ sentAt: number[]; elapsedMs: number }> {
     const sentAt: number[] = [];
     const writer: EventsWriter = {
       create: async (namespace, body) => {
@@ -184,7 +211,9 @@ describe('write control', () => {
     };
     const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, writeControl }, writer);
     const started = performance.now();
-    const waiting = Array.from({ length: 500 }, (_, i) => recorder.publish(object(`batch-${i}`), failed).catch(() => undefined));
+    const waiting = Array.from({ length: 500 }, (_, i) =>
+      recorder.publish(object(`batch-${i}`), failed).catch(() => undefined),
+    );
     await new Promise((resolve) => setTimeout(resolve, waitMs));
     const elapsedMs = performance.now() - started;
     const sent = [...sentAt];
@@ -216,21 +245,32 @@ describe('write control', () => {
     const recorder = recorderWith({ writeControl: { qps: 50, burst: 1 } });
     for (const name of ['a', 'b', 'c', 'd']) await recorder.publish(object(name), failed);
     await server.waitForRequests(4);
-    expect(server.writes().map((request) => (request.body as StoredEvent).regarding.name)).toEqual(['a', 'b', 'c', 'd']);
+    expect(server.writes().map((request) => (request.body as StoredEvent).regarding.name)).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
   });
 
   it('bounds flush() by the timeout when the server does not answer, dropping what is left', async () => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const recorder = recorderWith({ timeout: 200, writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
+    const recorder = recorderWith({
+      timeout: 200,
+      writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 },
+    });
     await recorder.publish(object('a'), failed);
-    for (let i = 0; i < 6; i++) void recorder.publish(object('a'), { ...failed, note: `attempt ${i}` }).catch(() => undefined);
+    for (let i = 0; i < 6; i++)
+      void recorder.publish(object('a'), { ...failed, note: `attempt ${i}` }).catch(() => undefined);
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
     for (let i = 0; i < 10; i++) server.hangNext();
     const started = Date.now();
     await recorder.flush();
     expect(Date.now() - started).toBeLessThan(1_000);
-    const dropped = outcomes.filter((outcome) => outcome.kind === 'dropped').reduce((sum, outcome) => sum + outcome.count, 0);
+    const dropped = outcomes
+      .filter((outcome) => outcome.kind === 'dropped')
+      .reduce((sum, outcome) => sum + outcome.count, 0);
     expect(dropped).toBe(6);
   });
 
@@ -239,15 +279,24 @@ describe('write control', () => {
     const recorder = recorderWith({ timeout: 300 });
     await recorder.publish(object('a'), failed);
     server.outage(10_000);
-    const queued = await Promise.allSettled([recorder.publish(object('a'), failed), recorder.publish(object('b'), failed)]);
-    expect(queued.map((result) => result.status === 'rejected' && (result.reason as { queued?: boolean }).queued)).toEqual([true, true]);
+    const queued = await Promise.allSettled([
+      recorder.publish(object('a'), failed),
+      recorder.publish(object('b'), failed),
+    ]);
+    expect(
+      queued.map((result) => result.status === 'rejected' && (result.reason as { queued?: boolean }).queued),
+    ).toEqual([true, true]);
     const started = Date.now();
     await recorder.flush();
     expect(Date.now() - started).toBeLessThan(1_000);
     const dropped = warn.mock.calls.map(([line]) => String(line)).filter((line) => line.startsWith('Dropped'));
     expect(dropped.sort()).toEqual([
-      expect.stringMatching(/^Dropped 1 occurrence\(s\) of ReconcileFailed about ConfigMap default\/a: flush\(\) ran out of time .*last error: The API server could not be reached: .*ECONNRESET/),
-      expect.stringMatching(/^Dropped 1 occurrence\(s\) of ReconcileFailed about ConfigMap default\/b: flush\(\) ran out of time .*last error: The API server could not be reached/),
+      expect.stringMatching(
+        /^Dropped 1 occurrence\(s\) of ReconcileFailed about ConfigMap default\/a: flush\(\) ran out of time .*last error: The API server could not be reached: .*ECONNRESET/,
+      ),
+      expect.stringMatching(
+        /^Dropped 1 occurrence\(s\) of ReconcileFailed about ConfigMap default\/b: flush\(\) ran out of time .*last error: The API server could not be reached/,
+      ),
     ]);
   });
 
@@ -265,19 +314,27 @@ describe('write control', () => {
     const recorder = recorderWith({ writeControl: { qps: 1, burst: 1, maxPending: 10 } });
     const refused: unknown[] = [];
     // One write goes at once (the burst); first writes wait for the budget up to twice maxPending, and no more.
-    for (let i = 0; i < 100; i++) recorder.publish(object(`new-${i}`), failed).catch((error: unknown) => refused.push(error));
+    for (let i = 0; i < 100; i++)
+      recorder.publish(object(`new-${i}`), failed).catch((error: unknown) => refused.push(error));
     await new Promise((resolve) => setImmediate(resolve));
     expect(refused).toHaveLength(79);
-    expect(refused[0]).toMatchObject({ name: 'PublishError', queued: false, message: expect.stringMatching(/maxPending/) });
+    expect(refused[0]).toMatchObject({
+      name: 'PublishError',
+      queued: false,
+      message: expect.stringMatching(/maxPending/),
+    });
     await recorder.flush();
     expect(server.events()).toHaveLength(21);
   });
 
   it('keeps one noisy series from using up maxPending for the others', async () => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 10 } });
+    const recorder = recorderWith({
+      writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 10 },
+    });
     await recorder.publish(object('noisy'), failed);
-    for (let i = 0; i < 50; i++) void recorder.publish(object('noisy'), { ...failed, note: `request ${i} failed` }).catch(() => undefined);
+    for (let i = 0; i < 50; i++)
+      void recorder.publish(object('noisy'), { ...failed, note: `request ${i} failed` }).catch(() => undefined);
     await recorder.publish(object('quiet'), failed);
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
@@ -300,4 +357,3 @@ describe('write control', () => {
     expect(server.writes()).toHaveLength(2);
   });
 });
-

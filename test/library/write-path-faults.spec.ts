@@ -1,9 +1,4 @@
-import {
-  PublishApiError,
-  PublishError,
-  PublishTimeoutError,
-  type PublishOutcome,
-} from 'nestjs-kube-events';
+import { PublishApiError, PublishError, PublishTimeoutError, type PublishOutcome } from 'nestjs-kube-events';
 import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
@@ -27,11 +22,13 @@ type Settled = 'resolved' | PublishError;
 const settle = (publish: Promise<void>): Promise<Settled> =>
   publish.then(
     () => 'resolved' as const,
-    (error: unknown) => (error instanceof PublishError ? error : new PublishError(`not a PublishError: ${String(error)}`)),
+    (error: unknown) =>
+      error instanceof PublishError ? error : new PublishError(`not a PublishError: ${String(error)}`),
   );
 
 /** Occurrences the caller was told are (or will be) on the server: resolved, or rejected with `queued: true`. */
-const counted = (results: readonly Settled[]): number => results.filter((result) => result === 'resolved' || result.queued).length;
+const counted = (results: readonly Settled[]): number =>
+  results.filter((result) => result === 'resolved' || result.queued).length;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -46,7 +43,8 @@ describe('write path under faults', () => {
   const until = async (probe: () => boolean, what: string, timeoutMs = 5_000): Promise<void> => {
     const deadline = Date.now() + timeoutMs;
     while (!probe()) {
-      if (Date.now() > deadline) throw new Error(`no ${what} after ${timeoutMs} ms; requests: ${JSON.stringify(server.log(), null, 1)}`);
+      if (Date.now() > deadline)
+        throw new Error(`no ${what} after ${timeoutMs} ms; requests: ${JSON.stringify(server.log(), null, 1)}`);
       await sleep(20);
     }
   };
@@ -54,7 +52,10 @@ describe('write path under faults', () => {
   const eventsAbout = (name: string) => server.events().filter((event) => event.regarding.name === name);
 
   /** Two publishes of one series, the second write answered 429 with `Retry-After`: what each publish settled with. */
-  const publishThrottled = async (name: string, { timeout, retryAfterSeconds }: { timeout: number; retryAfterSeconds: number }) => {
+  const publishThrottled = async (
+    name: string,
+    { timeout, retryAfterSeconds }: { timeout: number; retryAfterSeconds: number },
+  ) => {
     const recorder = recorderWith({ timeout });
     const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
     server.failNext(429, 'PATCH', { retryAfterSeconds });
@@ -95,7 +96,9 @@ describe('write path under faults', () => {
 
     expect(results).toEqual([expect.any(PublishTimeoutError), 'resolved']);
     const creates = server.requestsFor('POST');
-    expect(new Set(creates.map((request) => (request.body as { metadata: { name: string } }).metadata.name)).size).toBe(1);
+    expect(new Set(creates.map((request) => (request.body as { metadata: { name: string } }).metadata.name)).size).toBe(
+      1,
+    );
     expectOneEvent(name, counted(results));
     expect(counted(results)).toBe(2);
   });
@@ -121,50 +124,58 @@ describe('write path under faults', () => {
     expect(counted(results)).toBe(6);
   }, 10_000);
 
-  it.each(['POST', 'PATCH'])('3. an answer lost after the server applied the %s: no duplicate Event, no double count', async (method) => {
-    const recorder = recorderWith();
-    const name = `lost-${method.toLowerCase()}`;
-    const results: Settled[] = [];
-    if (method === 'PATCH') results.push(await settle(recorder.publish(object(name), failed)));
-    server.loseAnswerNext(method);
-    results.push(await settle(recorder.publish(object(name), failed)));
-    const lost = server.requests.find((request) => request.answerCut === 'reset')!;
-    expect(lost.applied).toBeDefined();
+  it.each(['POST', 'PATCH'])(
+    '3. an answer lost after the server applied the %s: no duplicate Event, no double count',
+    async (method) => {
+      const recorder = recorderWith();
+      const name = `lost-${method.toLowerCase()}`;
+      const results: Settled[] = [];
+      if (method === 'PATCH') results.push(await settle(recorder.publish(object(name), failed)));
+      server.loseAnswerNext(method);
+      results.push(await settle(recorder.publish(object(name), failed)));
+      const lost = server.requests.find((request) => request.answerCut === 'reset')!;
+      expect(lost.applied).toBeDefined();
 
-    await recorder.flush();
-    results.push(await settle(recorder.publish(object(name), failed)));
-    results.push(await settle(recorder.publish(object(name), failed)));
+      await recorder.flush();
+      results.push(await settle(recorder.publish(object(name), failed)));
+      results.push(await settle(recorder.publish(object(name), failed)));
 
-    expect(results.every((result) => result === 'resolved' || result.queued)).toBe(true);
-    expectOneEvent(name, counted(results));
-    expect(counted(results)).toBe(results.length);
-  });
+      expect(results.every((result) => result === 'resolved' || result.queued)).toBe(true);
+      expectOneEvent(name, counted(results));
+      expect(counted(results)).toBe(results.length);
+    },
+  );
 
   it.each([
     ['POST', 'full'],
     ['POST', 'sent'],
     ['PATCH', 'full'],
     ['PATCH', 'sent'],
-  ] as const)('4. a truncated 2xx body on %s (Content-Length %s): not "unreachable", no duplicate, exact count', async (method, contentLength) => {
-    const recorder = recorderWith();
-    const outcomes: PublishOutcome[] = [];
-    recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
-    const name = `cut-${method.toLowerCase()}-${contentLength}`;
-    const results: Settled[] = [];
-    if (method === 'PATCH') results.push(await settle(recorder.publish(object(name), failed)));
-    server.truncateAnswerNext(method, { contentLength });
-    results.push(await settle(recorder.publish(object(name), failed)));
-    results.push(await settle(recorder.publish(object(name), failed)));
+  ] as const)(
+    '4. a truncated 2xx body on %s (Content-Length %s): not "unreachable", no duplicate, exact count',
+    async (method, contentLength) => {
+      const recorder = recorderWith();
+      const outcomes: PublishOutcome[] = [];
+      recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
+      const name = `cut-${method.toLowerCase()}-${contentLength}`;
+      const results: Settled[] = [];
+      if (method === 'PATCH') results.push(await settle(recorder.publish(object(name), failed)));
+      server.truncateAnswerNext(method, { contentLength });
+      results.push(await settle(recorder.publish(object(name), failed)));
+      results.push(await settle(recorder.publish(object(name), failed)));
 
-    const cut = server.requests.find((request) => request.answerCut === 'truncated')!;
-    expect(cut.applied).toBeDefined();
-    // The server answered: the write may have applied, the server was reached.
-    const errors = outcomes.filter((outcome) => outcome.kind === 'failed').map((outcome) => outcome.error);
-    expect(errors).toEqual([expect.objectContaining({ statusCode: method === 'POST' ? 201 : 200, mayHaveApplied: true })]);
-    for (const error of errors) expect(error?.message).not.toMatch(/could not be reached|unreachable/i);
-    expect(results.every((result) => result === 'resolved')).toBe(true);
-    expectOneEvent(name, results.length);
-  });
+      const cut = server.requests.find((request) => request.answerCut === 'truncated')!;
+      expect(cut.applied).toBeDefined();
+      // The server answered: the write may have applied, the server was reached.
+      const errors = outcomes.filter((outcome) => outcome.kind === 'failed').map((outcome) => outcome.error);
+      expect(errors).toEqual([
+        expect.objectContaining({ statusCode: method === 'POST' ? 201 : 200, mayHaveApplied: true }),
+      ]);
+      for (const error of errors) expect(error?.message).not.toMatch(/could not be reached|unreachable/i);
+      expect(results.every((result) => result === 'resolved')).toBe(true);
+      expectOneEvent(name, results.length);
+    },
+  );
 
   it('5. 429 with Retry-After: 1: the next write of the series waits for it, and the publish resolves', async () => {
     const name = 'throttled';
@@ -179,7 +190,10 @@ describe('write path under faults', () => {
 
   it('6. 503s during flush(): flush retries, and the server counts every publish that resolved or was queued', async () => {
     // One write per object, then everything folds and waits (up to a minute) for flush().
-    const recorder = recorderWith({ timeout: 2_000, writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
+    const recorder = recorderWith({
+      timeout: 2_000,
+      writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 },
+    });
     const name = 'flush-503';
     const publishes = Array.from({ length: 30 }, () => settle(recorder.publish(object(name), failed)));
     expect(await publishes[0]).toBe('resolved');
@@ -210,7 +224,10 @@ describe('write path under faults', () => {
 
     expect(results.every((result) => result === 'resolved')).toBe(true);
     expect(server.requestsFor('POST')).toHaveLength(1);
-    const answered = server.requestsFor('PATCH').filter((request) => request.status === 200).map(patchCount);
+    const answered = server
+      .requestsFor('PATCH')
+      .filter((request) => request.status === 200)
+      .map(patchCount);
     expect(answered).toEqual([...new Set(answered)]);
     expectOneEvent(name, 100);
   });
@@ -241,7 +258,9 @@ describe('write path under faults', () => {
     // No new publish: the queued occurrences are written once the server answers again.
     const expected = (name: string) => counted(results.get(name)!);
     await until(
-      () => server.seriesCount('default', eventsAbout('outage-a')[0]?.metadata.name ?? '') === expected('outage-a') && eventsAbout('outage-b').length === 1,
+      () =>
+        server.seriesCount('default', eventsAbout('outage-a')[0]?.metadata.name ?? '') === expected('outage-a') &&
+        eventsAbout('outage-b').length === 1,
       'queued occurrences written after the outage',
       15_000,
     );
@@ -259,7 +278,10 @@ describe('write path under faults', () => {
     expect(results[1]).toMatchObject({ queued: true, cause: expect.objectContaining({ statusCode: 429 }) });
     const patches = await server.waitForRequests(2, 'PATCH', 5_000);
     expect(patches[1].receivedAt.getTime() - patches[0].receivedAt.getTime()).toBeGreaterThanOrEqual(1_950);
-    await until(() => server.seriesCount('default', eventsAbout(name)[0]?.metadata.name ?? '') === 2, 'the throttled occurrence on the server');
+    await until(
+      () => server.seriesCount('default', eventsAbout(name)[0]?.metadata.name ?? '') === 2,
+      'the throttled occurrence on the server',
+    );
     expectOneEvent(name, counted(results));
     expect(counted(results)).toBe(2);
   }, 10_000);
@@ -272,11 +294,18 @@ describe('write path under faults', () => {
     // Meanwhile another series meets an outage: the server answering it again ends the recorder's backoffs.
     server.outage(300);
     expect(await settle(recorder.publish(object('unreachable-meanwhile'), failed))).toMatchObject({ queued: true });
-    await until(() => eventsAbout('unreachable-meanwhile').length === 1, 'the other series written after the outage', 5_000);
+    await until(
+      () => eventsAbout('unreachable-meanwhile').length === 1,
+      'the other series written after the outage',
+      5_000,
+    );
 
     const patches = await server.waitForRequests(2, 'PATCH', 6_000);
     expect(patches[1].receivedAt.getTime() - patches[0].receivedAt.getTime()).toBeGreaterThanOrEqual(2_950);
-    await until(() => server.seriesCount('default', eventsAbout(name)[0]?.metadata.name ?? '') === 2, 'the throttled occurrence on the server');
+    await until(
+      () => server.seriesCount('default', eventsAbout(name)[0]?.metadata.name ?? '') === 2,
+      'the throttled occurrence on the server',
+    );
     expectOneEvent(name, counted(results));
   }, 15_000);
 });

@@ -10,7 +10,11 @@ export function recordersOf(server: () => FakeApiServer) {
   return {
     /** A recorder writing to the fake API server, with these options. */
     recorderWith(options: Partial<KubeEventsModuleOptions> = {}): EventRecorder {
-      const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig: server().kubeConfig(), ...options });
+      const recorder = new EventRecorder({
+        reporter: { controller: 'widgets' },
+        kubeConfig: server().kubeConfig(),
+        ...options,
+      });
       recorders.push(recorder);
       return recorder;
     },

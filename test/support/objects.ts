@@ -9,4 +9,9 @@ export const configMap = (name = 'app'): KubernetesObject => ({
 });
 
 /** A Warning a controller would publish when its sync fails. */
-export const syncFailed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
+export const syncFailed: KubeEvent = {
+  type: 'Warning',
+  reason: 'SyncFailed',
+  action: 'Sync',
+  note: 'source is missing',
+};

@@ -21,11 +21,7 @@ export const CONTROL_PLANE_BIN_DIR = join(CONTROL_PLANE_CACHE_DIR, 'bin');
 
 const STAMP_FILE = join(CONTROL_PLANE_BIN_DIR, '.stamp.json');
 const LOCK_FILE = join(CONTROL_PLANE_CACHE_DIR, 'build.lock');
-const PACKAGES = [
-  'k8s.io/kubernetes/cmd/kube-apiserver',
-  'k8s.io/kubernetes/cmd/kubectl',
-  'go.etcd.io/etcd/server/v3',
-];
+const PACKAGES = ['k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kubectl', 'go.etcd.io/etcd/server/v3'];
 
 export interface ControlPlaneBinaries {
   binDir: string;
@@ -64,7 +60,11 @@ export function binariesIn(binDir: string): ControlPlaneBinaries {
 export async function moduleHash(): Promise<string> {
   const hash = createHash('sha256');
   for (const file of ['go.mod', 'go.sum']) {
-    hash.update(file).update('\0').update(await readFile(join(CONTROL_PLANE_MODULE_DIR, file))).update('\0');
+    hash
+      .update(file)
+      .update('\0')
+      .update(await readFile(join(CONTROL_PLANE_MODULE_DIR, file)))
+      .update('\0');
   }
   return hash.digest('hex');
 }
@@ -199,7 +199,12 @@ export async function ensureControlPlaneBinaries(options: EnsureOptions = {}): P
     );
     let code: number;
     try {
-      code = await run(go, ['build', '-ldflags', ldflags, '-o', `${outDir}/`, ...PACKAGES], CONTROL_PLANE_MODULE_DIR, log);
+      code = await run(
+        go,
+        ['build', '-ldflags', ldflags, '-o', `${outDir}/`, ...PACKAGES],
+        CONTROL_PLANE_MODULE_DIR,
+        log,
+      );
     } finally {
       clearInterval(heartbeat);
     }
@@ -217,7 +222,11 @@ export async function ensureControlPlaneBinaries(options: EnsureOptions = {}): P
     if (etcdName !== 'etcd') await rename(join(outDir, etcdName), join(outDir, 'etcd'));
     await writeFile(
       join(outDir, '.stamp.json'),
-      JSON.stringify({ hash, kubernetes, go: version, builtAt: new Date().toISOString(), seconds: (Date.now() - started) / 1000 }, null, 2),
+      JSON.stringify(
+        { hash, kubernetes, go: version, builtAt: new Date().toISOString(), seconds: (Date.now() - started) / 1000 },
+        null,
+        2,
+      ),
     );
     await rm(CONTROL_PLANE_BIN_DIR, { recursive: true, force: true });
     await rename(outDir, CONTROL_PLANE_BIN_DIR);
@@ -236,7 +245,9 @@ async function main(): Promise<void> {
       `control plane binaries are ready in ${binaries.binDir}:\n  ${binaries.kubeApiserver}\n  ${binaries.etcd}\n  ${binaries.kubectl}\n`,
     );
   } catch (error) {
-    process.stderr.write(`\n${error instanceof ControlPlaneBuildError ? error.message : String((error as Error)?.stack ?? error)}\n`);
+    process.stderr.write(
+      `\n${error instanceof ControlPlaneBuildError ? error.message : String((error as Error)?.stack ?? error)}\n`,
+    );
     process.exitCode = error instanceof ControlPlaneBuildError && error.code === 'GO_MISSING' ? 3 : 1;
   }
 }

@@ -48,7 +48,9 @@ try {
   if (stopping) await stopping; // a signal arrived during start-up
   const cp = controlPlane;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ ready: true, seconds: Number(seconds), env: controlPlaneEnv(cp), dir: cp.dir })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ ready: true, seconds: Number(seconds), env: controlPlaneEnv(cp), dir: cp.dir })}\n`,
+    );
   } else {
     process.stdout.write(
       [

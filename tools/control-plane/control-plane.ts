@@ -15,7 +15,13 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ensureControlPlaneBinaries } from './build.js';
-import { ControlPlane, DEFAULT_EVENT_TTL, DEFAULT_START_TIMEOUT_MS, E2E_ENV, StartControlPlaneOptions } from './definitions.js';
+import {
+  ControlPlane,
+  DEFAULT_EVENT_TTL,
+  DEFAULT_START_TIMEOUT_MS,
+  E2E_ENV,
+  StartControlPlaneOptions,
+} from './definitions.js';
 import { Owned, makeTempDir, processScratchDir, stopOwned } from './processes.js';
 import { startEtcd } from './etcd.js';
 import { extraApiServer, ownedHandle, startApiServer } from './kube-apiserver.js';
@@ -194,5 +200,7 @@ export function existingCluster(kubeconfigPath: string): ControlPlane {
 }
 
 export async function notOwned(): Promise<never> {
-  throw new Error('only a control plane started by this process can kill or restart its API server: use startExtraApiServer()');
+  throw new Error(
+    'only a control plane started by this process can kill or restart its API server: use startExtraApiServer()',
+  );
 }

@@ -8,7 +8,11 @@ import { freePort } from './free-port.js';
 import { BIND_ATTEMPTS, POLL_MS } from './definitions.js';
 import { BIND_FAILURE, exited, spawnLogged, startupError, stopProcess, tail } from './processes.js';
 
-export async function startEtcd(binDir: string, dir: string, timeoutMs: number): Promise<{ url: string; process: ChildProcess }> {
+export async function startEtcd(
+  binDir: string,
+  dir: string,
+  timeoutMs: number,
+): Promise<{ url: string; process: ChildProcess }> {
   const logPath = join(dir, 'etcd.log');
   for (let attempt = 1; ; attempt++) {
     const [clientPort, peerPort] = [await freePort(), await freePort()];
@@ -43,6 +47,10 @@ export async function startEtcd(binDir: string, dir: string, timeoutMs: number):
     await stopProcess(child);
     const log = tail(logPath);
     if (attempt < BIND_ATTEMPTS && BIND_FAILURE.test(log)) continue;
-    throw startupError('etcd', exited(child) ? `it exited with ${child.exitCode ?? child.signalCode}` : `not healthy within ${timeoutMs} ms`, logPath);
+    throw startupError(
+      'etcd',
+      exited(child) ? `it exited with ${child.exitCode ?? child.signalCode}` : `not healthy within ${timeoutMs} ms`,
+      logPath,
+    );
   }
 }

@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { freePort } from './free-port.js';
-import { BIND_ATTEMPTS, ControlPlane, DEFAULT_EVENT_TTL, DEFAULT_START_TIMEOUT_MS, ExtraApiServerOptions, POLL_MS } from './definitions.js';
+import {
+  BIND_ATTEMPTS,
+  ControlPlane,
+  DEFAULT_EVENT_TTL,
+  DEFAULT_START_TIMEOUT_MS,
+  ExtraApiServerOptions,
+  POLL_MS,
+} from './definitions.js';
 import { Owned, exited, makeTempDir, spawnLogged, startupError, stopOwned, stopProcess, tail } from './processes.js';
 import { loadKubeConfig, runKubectl } from './kubectl.js';
 
@@ -100,7 +107,9 @@ export async function startApiServer(options: {
       kubeConfig.loadFromOptions({
         clusters: [{ name: 'kube-events-e2e', server, caData: (await readFile(caFile)).toString('base64') }],
         users: [{ name: 'kube-events-admin', token }],
-        contexts: [{ name: 'kube-events-e2e', cluster: 'kube-events-e2e', user: 'kube-events-admin', namespace: 'default' }],
+        contexts: [
+          { name: 'kube-events-e2e', cluster: 'kube-events-e2e', user: 'kube-events-admin', namespace: 'default' },
+        ],
         currentContext: 'kube-events-e2e',
       });
       await writeFile(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
@@ -108,7 +117,11 @@ export async function startApiServer(options: {
         const again = launch(port);
         if (await untilReady(again, server)) return again;
         await stopProcess(again);
-        throw startupError('kube-apiserver (started again)', exited(again) ? `it exited with ${again.exitCode ?? again.signalCode}` : 'not ready', logPath);
+        throw startupError(
+          'kube-apiserver (started again)',
+          exited(again) ? `it exited with ${again.exitCode ?? again.signalCode}` : 'not ready',
+          logPath,
+        );
       };
       return { process: child, server, token, kubeconfigPath, etcdPrefix, relaunch };
     }
@@ -126,10 +139,14 @@ export async function startApiServer(options: {
 /** Status of a GET with the bearer token, 0 when the server does not answer. TLS is not verified: the cert is being generated. */
 export function httpsStatus(url: string, token: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = request(url, { headers: { authorization: `Bearer ${token}` }, rejectUnauthorized: false, timeout: 2_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = request(
+      url,
+      { headers: { authorization: `Bearer ${token}` }, rejectUnauthorized: false, timeout: 2_000 },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(0));
     req.end();
@@ -167,9 +184,15 @@ export function ownedHandle(owned: Owned, apiServer: ApiServer, binDir: string, 
 
 export let extraCount = 0;
 
-export async function extraApiServer(binDir: string, etcdUrl: string | undefined, options: ExtraApiServerOptions = {}): Promise<ControlPlane> {
+export async function extraApiServer(
+  binDir: string,
+  etcdUrl: string | undefined,
+  options: ExtraApiServerOptions = {},
+): Promise<ControlPlane> {
   if (!etcdUrl) {
-    throw new Error('startExtraApiServer() needs the etcd of a control plane started here; it is not available against an existing cluster');
+    throw new Error(
+      'startExtraApiServer() needs the etcd of a control plane started here; it is not available against an existing cluster',
+    );
   }
   const dir = await makeTempDir('kube-events-cp-extra-');
   const owned: Owned = { dir, processes: [] };

@@ -25,10 +25,17 @@ export function findOnPath(command: string): string | undefined {
   return undefined;
 }
 
-export function runKubectl(binDir: string, kubeconfigPath: string, args: string[], options: KubectlOptions = {}): Promise<KubectlResult> {
+export function runKubectl(
+  binDir: string,
+  kubeconfigPath: string,
+  args: string[],
+  options: KubectlOptions = {},
+): Promise<KubectlResult> {
   const kubectl = binDir ? join(binDir, 'kubectl') : findOnPath('kubectl');
   if (!kubectl || !existsSync(kubectl)) {
-    return Promise.reject(new Error(`kubectl not found (looked in ${binDir || 'PATH'}); run \`npm run control-plane:build\``));
+    return Promise.reject(
+      new Error(`kubectl not found (looked in ${binDir || 'PATH'}); run \`npm run control-plane:build\``),
+    );
   }
   return new Promise((resolve, reject) => {
     const child = spawn(kubectl, args, {

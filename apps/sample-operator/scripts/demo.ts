@@ -21,7 +21,13 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { LoggerService } from '@nestjs/common';
-import { CoordinationV1Api, CustomObjectsApi, EventsV1Api, KubeConfig, type EventsV1Event } from '@kubernetes/client-node';
+import {
+  CoordinationV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  KubeConfig,
+  type EventsV1Event,
+} from '@kubernetes/client-node';
 import {
   CONTROL_PLANE_BIN_DIR,
   ControlPlaneBuildError,
@@ -115,7 +121,9 @@ function cleanUp(): Promise<void> {
     if (cp?.external) {
       if (createdNamespaces.length > 0) {
         say(`deleting namespaces ${createdNamespaces.join(', ')}…`);
-        await cp.kubectl(['delete', 'namespace', ...createdNamespaces, '--ignore-not-found', '--wait=false']).catch(() => {});
+        await cp
+          .kubectl(['delete', 'namespace', ...createdNamespaces, '--ignore-not-found', '--wait=false'])
+          .catch(() => {});
       }
       if (createdCrd) {
         say(`deleting the CRD ${CRD_NAME} (the demo installed it)…`);
@@ -159,7 +167,10 @@ function message(error: unknown): string {
 const pause = (ms: number) => sleep(ms, undefined, { signal: interrupted.signal });
 
 /** Runs kubectl, echoing the command; fails on a non-zero exit. */
-async function kubectl(args: string[], options: { input?: string; echo?: string; quiet?: boolean } = {}): Promise<string> {
+async function kubectl(
+  args: string[],
+  options: { input?: string; echo?: string; quiet?: boolean } = {},
+): Promise<string> {
   if (!cp) throw new Error('no cluster');
   if (!options.quiet) say(dim(`$ ${options.echo ?? `kubectl ${args.join(' ')}`}`));
   const result = await cp.kubectl(args, { input: options.input });
@@ -217,12 +228,20 @@ async function userKubeconfigPath(): Promise<string> {
 }
 
 function operatorLogger(stream: WriteStream): LoggerService {
-  const write = (level: string) => (text: unknown, ...rest: unknown[]) => {
-    const context = typeof rest.at(-1) === 'string' ? ` [${String(rest.at(-1))}]` : '';
-    stream.write(`${new Date().toISOString()} ${level}${context} ${String(text)}\n`);
-    if (level === 'ERROR' && !cleaning) say(`operator error${context}: ${String(text)}`);
+  const write =
+    (level: string) =>
+    (text: unknown, ...rest: unknown[]) => {
+      const context = typeof rest.at(-1) === 'string' ? ` [${String(rest.at(-1))}]` : '';
+      stream.write(`${new Date().toISOString()} ${level}${context} ${String(text)}\n`);
+      if (level === 'ERROR' && !cleaning) say(`operator error${context}: ${String(text)}`);
+    };
+  return {
+    log: write('LOG'),
+    warn: write('WARN'),
+    error: write('ERROR'),
+    debug: write('DEBUG'),
+    verbose: write('VERBOSE'),
   };
-  return { log: write('LOG'), warn: write('WARN'), error: write('ERROR'), debug: write('DEBUG'), verbose: write('VERBOSE') };
 }
 
 // ---------------------------------------------------------------------------
@@ -260,12 +279,24 @@ async function main(): Promise<void> {
   const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
   const eventsApi = kubeConfig.makeApiClient(EventsV1Api);
   const getMirror = async () =>
-    (await customObjects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS, name: NAME })) as ConfigMirror;
+    (await customObjects.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: PLURAL,
+      namespace: NS,
+      name: NAME,
+    })) as ConfigMirror;
 
   // 2. The CRD
   step('Installing the ConfigMirror CRD');
   createdCrd = (await cp.kubectl(['get', 'crd', CRD_NAME])).code !== 0;
-  out(indent(await kubectl(['apply', '-f', join(DEPLOY_DIR, 'crd.yaml')], { echo: `kubectl apply -f ${relative(REPO_ROOT, join(DEPLOY_DIR, 'crd.yaml'))}` })));
+  out(
+    indent(
+      await kubectl(['apply', '-f', join(DEPLOY_DIR, 'crd.yaml')], {
+        echo: `kubectl apply -f ${relative(REPO_ROOT, join(DEPLOY_DIR, 'crd.yaml'))}`,
+      }),
+    ),
+  );
   await kubectl(['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=30s'], { quiet: true });
 
   // 3. The operator
@@ -283,7 +314,9 @@ async function main(): Promise<void> {
     }),
   ]);
   say(`ConfigMirror controller ready, in this process (its log: ${relative(REPO_ROOT, LOG_PATH)}).`);
-  say(`Failed reconciles are retried with exponential backoff: 5 ms, doubling, capped at ${RETRY_MAX_DELAY_MS / 1000} s for the demo`);
+  say(
+    `Failed reconciles are retried with exponential backoff: 5 ms, doubling, capped at ${RETRY_MAX_DELAY_MS / 1000} s for the demo`,
+  );
   say('(1000 s in production, as in client-go).');
 
   // 4. A ConfigMirror that cannot work yet
@@ -306,7 +339,9 @@ async function main(): Promise<void> {
   out(indent(`${manifest}\nEOF`));
   say('Every reconcile fails and is retried. The failures are published as Warning Events,');
   say('but repeats are folded into ONE Event whose count grows (like client-go):');
-  await waitFor('the first ReconcileFailed Event', async () => (await mirrorEvents(eventsApi, getMirror)).find(isFailure));
+  await waitFor('the first ReconcileFailed Event', async () =>
+    (await mirrorEvents(eventsApi, getMirror)).find(isFailure),
+  );
   await pause(3_000);
   out();
   await describeMirror(['Status', 'Events']);
@@ -319,7 +354,9 @@ async function main(): Promise<void> {
   step('Creating the source ConfigMap: the ConfigMirror recovers');
   await kubectl(['create', 'configmap', NAME, '-n', NS, '--from-literal=greeting=hello', '--from-literal=color=blue']);
   await waitFor('Ready=True', async () => (readyCondition(await getMirror())?.status === 'True' ? true : undefined));
-  await waitFor('the Synced Event', async () => (await mirrorEvents(eventsApi, getMirror)).find((event) => event.reason === 'Synced'));
+  await waitFor('the Synced Event', async () =>
+    (await mirrorEvents(eventsApi, getMirror)).find((event) => event.reason === 'Synced'),
+  );
   say('Ready is now True, and a Normal Synced Event says what the operator wrote:');
   out();
   await describeMirror(['Status', 'Events']);
@@ -331,7 +368,9 @@ async function main(): Promise<void> {
   const before = (await mirrorEvents(eventsApi, getMirror)).filter(isFailure).map((event) => event.metadata?.name);
   await kubectl(['delete', 'configmap', NAME, '-n', NS]);
   await waitFor('a new ReconcileFailed Event', async () =>
-    (await mirrorEvents(eventsApi, getMirror)).find((event) => isFailure(event) && !before.includes(event.metadata?.name)),
+    (await mirrorEvents(eventsApi, getMirror)).find(
+      (event) => isFailure(event) && !before.includes(event.metadata?.name),
+    ),
   );
   await pause(3_000);
   say('The old Warning Event stays as it was; the new failure has an Event of its own, counting from 1.');
@@ -355,7 +394,18 @@ async function main(): Promise<void> {
     ]),
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  out(indent(rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('   ').trimEnd()).join('\n')));
+  out(
+    indent(
+      rows
+        .map((row) =>
+          row
+            .map((cell, column) => cell.padEnd(widths[column]))
+            .join('   ')
+            .trimEnd(),
+        )
+        .join('\n'),
+    ),
+  );
 
   // 7. Two replicas, and the leader dies
   step('Two replicas with leader election: the leader is killed, the same Event keeps counting');
@@ -364,7 +414,8 @@ async function main(): Promise<void> {
   const kubeconfigPath = cp?.kubeconfigPath ?? (await userKubeconfigPath());
   const leases = kubeConfig.makeApiClient(CoordinationV1Api);
   const holder = async () =>
-    (await leases.readNamespacedLease({ namespace: NS, name: LEASE_NAME }).catch(() => undefined))?.spec?.holderIdentity || undefined;
+    (await leases.readNamespacedLease({ namespace: NS, name: LEASE_NAME }).catch(() => undefined))?.spec
+      ?.holderIdentity || undefined;
   for (const name of ['configmirror-0', 'configmirror-1']) {
     replicas.set(name, startReplica(name, kubeconfigPath));
   }
@@ -372,11 +423,15 @@ async function main(): Promise<void> {
   say(`${NS}/${LEASE_NAME} (lease ${FAILOVER_LEASE_MS / 1000} s here; client-go's 15 s in the shipped Deployment).`);
   const leader = await waitFor('a leader', holder);
   const failing = await waitFor('the failure Event counting under the new leader', async () => {
-    const [event] = (await mirrorEvents(eventsApi, getMirror)).filter((event) => isFailure(event) && !before.includes(event.metadata?.name));
+    const [event] = (await mirrorEvents(eventsApi, getMirror)).filter(
+      (event) => isFailure(event) && !before.includes(event.metadata?.name),
+    );
     return event;
   });
   await pause(3_000);
-  say(`${leader} leads; only it reconciles. resumeSeries: it continued the failure's Event (${failing.metadata?.name}).`);
+  say(
+    `${leader} leads; only it reconciles. resumeSeries: it continued the failure's Event (${failing.metadata?.name}).`,
+  );
   out();
   await describeMirror(['Events']);
   const killedAt = Date.now();

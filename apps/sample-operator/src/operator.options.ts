@@ -119,7 +119,9 @@ export function resolveOperatorOptions(
   return {
     kubeConfig: options.kubeConfig,
     // Two candidates must never share an identity: outside a pod, the host name alone may not be unique.
-    instance: options.instance ?? (env.POD_NAME || (leaderElect ? `${hostname()}-${randomBytes(3).toString('hex')}` : hostname())),
+    instance:
+      options.instance ??
+      (env.POD_NAME || (leaderElect ? `${hostname()}-${randomBytes(3).toString('hex')}` : hostname())),
     leaderElect,
     leaderElection,
     healthProbePort: options.healthProbePort,

@@ -201,13 +201,16 @@ function campaign(
         resolveLeading();
       },
       onLostLeadership: (reason) => {
-        logger.error(`${options.instance} lost the lease ${lock.describe()} (${reason}): stopping the ConfigMirror controller`);
+        logger.error(
+          `${options.instance} lost the lease ${lock.describe()} (${reason}): stopping the ConfigMirror controller`,
+        );
         controller.stop().catch((error: unknown) => logger.error(`could not stop the controller: ${String(error)}`));
         resolveLost(reason);
       },
       onNewLeader: (identity) => {
         if (!identity) logger.log(`nobody leads: lease ${lock.describe()} was released`);
-        else if (identity !== options.instance) logger.log(`${identity} leads (lease ${lock.describe()}); ${options.instance} stands by`);
+        else if (identity !== options.instance)
+          logger.log(`${identity} leads (lease ${lock.describe()}); ${options.instance} stands by`);
       },
     },
   });

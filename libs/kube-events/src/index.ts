@@ -26,7 +26,13 @@ export { EventRecorder } from './recorder/event-recorder.js';
 export { getEventRecorderToken } from './module/kube-events.tokens.js';
 export { InjectEventRecorder } from './module/inject-event-recorder.decorator.js';
 export { PublishesFailures, type PublishesFailuresOptions } from './publishes-failures/publishes-failures.decorator.js';
-export { InvalidEventError, PublishApiError, PublishError, PublishTimeoutError, PublishUnreachableError } from './errors.js';
+export {
+  InvalidEventError,
+  PublishApiError,
+  PublishError,
+  PublishTimeoutError,
+  PublishUnreachableError,
+} from './errors.js';
 export { truncateNote } from './api/note-truncation.js';
 export type { EventsWriter, SeriesPatch, StoredEventState } from './api/events-api.js';
 export type { PublishOutcome, PublishOutcomeKind } from './recorder/publish-outcome.js';

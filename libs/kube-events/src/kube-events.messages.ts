@@ -8,7 +8,8 @@ export const INVALID_NOTE = (note: unknown) => `note must be a string when given
 export const MISSING_RESOURCE = () => 'resource is required: the object the Event is about.';
 export const NOT_AN_OBJECT = (field: string, shape: string, value: unknown) =>
   `${field} must be an object ${shape}, got ${describeValue(value)}.`;
-export const NOT_A_STRING = (field: string, value: unknown) => `${field} must be a string when given, got ${describeValue(value)}.`;
+export const NOT_A_STRING = (field: string, value: unknown) =>
+  `${field} must be a string when given, got ${describeValue(value)}.`;
 export const NOT_A_DNS_LABEL = (field: string, value: string) =>
   `${field} must be a DNS label, as namespace names are (at most 63 characters of a-z, 0-9 and '-', ` +
   `starting and ending with a letter or digit), got ${describeValue(value)}.`;
@@ -34,13 +35,16 @@ export const NOT_A_QUALIFIED_NAME = (field: string, value: unknown) =>
   `starting and ending alphanumeric), got ${JSON.stringify(value)}.`;
 export const NOT_A_POSITIVE_NUMBER = (field: string, value: unknown) =>
   `${field} must be a positive number, got ${describeValue(value)}.`;
-export const NOT_A_BOOLEAN = (field: string, value: unknown) => `${field} must be true or false, got ${describeValue(value)}.`;
+export const NOT_A_BOOLEAN = (field: string, value: unknown) =>
+  `${field} must be true or false, got ${describeValue(value)}.`;
 export const NOT_A_POSITIVE_INTEGER = (field: string, value: unknown) =>
   `${field} must be a positive integer, got ${describeValue(value)}.`;
 export const NOT_A_KUBE_CONFIG = (value: unknown) =>
   `kubeConfig must be a KubeConfig from @kubernetes/client-node (loaded, with a current context), got ${describeValue(value)}.`;
-export const NOT_A_RECORDER_NAME = (value: unknown) => `name must be a non-empty string when given, got ${describeValue(value)}.`;
-export const INVALID_OPTIONS = (field: string, problem: string) => `KubeEventsModule: invalid option ${field}: ${problem}`;
+export const NOT_A_RECORDER_NAME = (value: unknown) =>
+  `name must be a non-empty string when given, got ${describeValue(value)}.`;
+export const INVALID_OPTIONS = (field: string, problem: string) =>
+  `KubeEventsModule: invalid option ${field}: ${problem}`;
 export const UNKNOWN_RECORDER = (name: string, method: string) =>
   `@PublishesFailures on ${method} names the recorder ${JSON.stringify(name)}, but no ` +
   `KubeEventsModule.forRoot({ name: ${JSON.stringify(name)} }) is imported.`;
@@ -81,7 +85,7 @@ export const SERVER_UNREACHABLE = (since: Date, detail: string) =>
   'the occurrence is queued and will be written when the server answers again.';
 export const SINK_FAILED = (sink: string, error: unknown, failures: number) =>
   `Sink ${sink} failed to handle an outcome (${failures} failure(s) so far): ` +
-  `${error instanceof Error ? error.stack ?? error.message : String(error)}`;
+  `${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
 export const SINK_OVERLOADED = (sink: string, maxInFlight: number, dropped: number) =>
   `Sink ${sink} has ${maxInFlight} handle() calls unsettled; outcomes past that are not given to it ` +
   `(${dropped} missed so far). Publishing is not affected.`;
@@ -165,7 +169,9 @@ function quoted(value: string): string {
 function describeValue(value: unknown): string {
   switch (typeof value) {
     case 'string':
-      return value.length > 80 ? `${JSON.stringify(value.slice(0, 80))}… (${value.length} characters)` : JSON.stringify(value);
+      return value.length > 80
+        ? `${JSON.stringify(value.slice(0, 80))}… (${value.length} characters)`
+        : JSON.stringify(value);
     case 'bigint':
       return `${value}n (a BigInt)`;
     case 'symbol':

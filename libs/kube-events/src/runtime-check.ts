@@ -5,7 +5,11 @@ import { MINIMUM_NODE, UNSUPPORTED_NODE } from './kube-events.messages.js';
  * (`major.minor[.patch]`) or newer, comparing each part as a number.
  */
 export function isAtLeast(version: string, minimum: string): boolean {
-  const parts = (text: string) => text.replace(/^v/, '').split(/[.+-]/, 3).map((part) => Number.parseInt(part, 10) || 0);
+  const parts = (text: string) =>
+    text
+      .replace(/^v/, '')
+      .split(/[.+-]/, 3)
+      .map((part) => Number.parseInt(part, 10) || 0);
   const have = parts(version);
   const need = parts(minimum);
   for (let i = 0; i < 3; i++) {

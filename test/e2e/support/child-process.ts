@@ -29,7 +29,9 @@ export class ProcessLog {
 
   /** The index of the first line from `from` on that matches `pattern`, or -1. */
   index(pattern: string | RegExp, from = 0): number {
-    return this.lines.findIndex((line, i) => i >= from && (typeof pattern === 'string' ? line.includes(pattern) : pattern.test(line)));
+    return this.lines.findIndex(
+      (line, i) => i >= from && (typeof pattern === 'string' ? line.includes(pattern) : pattern.test(line)),
+    );
   }
 
   /** Resolves with the index of the first line matching `pattern`; rejects after `timeoutMs` with the log so far. */
@@ -39,7 +41,10 @@ export class ProcessLog {
       const found = this.index(pattern);
       if (found >= 0) return found;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for a log line ${String(pattern)}\n--- log ---\n${this.text()}`);
+      if (left <= 0)
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for a log line ${String(pattern)}\n--- log ---\n${this.text()}`,
+        );
       await Promise.race([new Promise<void>((resolve) => this.waiters.push(resolve)), sleep(Math.min(left, 200))]);
     }
   }
@@ -47,7 +52,8 @@ export class ProcessLog {
 
 /** Resolves with the exit code (128+n for signal n), or 'timeout' if the process is still running after `timeoutMs`. */
 export function exitOf(child: ChildProcess, timeoutMs: number): Promise<number | 'timeout'> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(codeOf(child.exitCode, child.signalCode));
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve(codeOf(child.exitCode, child.signalCode));
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve('timeout'), timeoutMs);
     child.once('exit', (code, signal) => {

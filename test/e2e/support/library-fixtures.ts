@@ -108,7 +108,11 @@ export class Scratch {
     const created = await this.rbac.createClusterRole({ body: { metadata: { name }, rules: [] } });
     this.clusterRoles.add(name);
     this.defaultEventsOf.add(created.metadata!.uid!);
-    return { ...created, apiVersion: created.apiVersion ?? 'rbac.authorization.k8s.io/v1', kind: created.kind ?? 'ClusterRole' };
+    return {
+      ...created,
+      apiVersion: created.apiVersion ?? 'rbac.authorization.k8s.io/v1',
+      kind: created.kind ?? 'ClusterRole',
+    };
   }
 
   /** A Node object (no kubelet behind it), deleted by cleanup(). */
@@ -133,7 +137,10 @@ export class Scratch {
   }
 
   /** The Events regarding the object with this uid, oldest first. */
-  async eventsAbout(object: KubernetesObject, namespace = object.metadata?.namespace || 'default'): Promise<EventsV1Event[]> {
+  async eventsAbout(
+    object: KubernetesObject,
+    namespace = object.metadata?.namespace || 'default',
+  ): Promise<EventsV1Event[]> {
     const uid = object.metadata!.uid!;
     return (await this.allEvents(namespace)).filter((event) => event.regarding?.uid === uid);
   }
@@ -187,7 +194,10 @@ export class Scratch {
       await quietly(this.core.deleteCollectionNamespacedServiceAccount({ namespace }));
       await quietly(this.core.deleteNamespace({ name: namespace }));
       await quietly(
-        this.core.replaceNamespaceFinalize({ name: namespace, body: { metadata: { name: namespace }, spec: { finalizers: [] } } }),
+        this.core.replaceNamespaceFinalize({
+          name: namespace,
+          body: { metadata: { name: namespace }, spec: { finalizers: [] } },
+        }),
       );
     }
   }
@@ -204,7 +214,9 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 /** The API server's refusal of a hand-made request that must fail. */
-export async function apiRefusal(request: Promise<unknown>): Promise<{ code: number; reason?: string; message: string }> {
+export async function apiRefusal(
+  request: Promise<unknown>,
+): Promise<{ code: number; reason?: string; message: string }> {
   const error = await rejectionOf(request);
   if (!(error instanceof ApiException)) throw error;
   let body: unknown = error.body;
@@ -220,7 +232,11 @@ export async function apiRefusal(request: Promise<unknown>): Promise<{ code: num
 }
 
 /** Retries `attempt` while it throws something `retryable` accepts, for at most `limitMs`. */
-export async function retrying<T>(attempt: () => Promise<T>, retryable: (error: unknown) => boolean, limitMs = 10_000): Promise<T> {
+export async function retrying<T>(
+  attempt: () => Promise<T>,
+  retryable: (error: unknown) => boolean,
+  limitMs = 10_000,
+): Promise<T> {
   const started = Date.now();
   for (;;) {
     try {

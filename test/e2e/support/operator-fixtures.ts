@@ -68,7 +68,11 @@ export async function removeConfigMirrorCrd(cp: ControlPlane, installed: boolean
 const MIRRORS = { group: CONFIG_MIRROR_GROUP, version: CONFIG_MIRROR_VERSION, plural: CONFIG_MIRROR_PLURAL };
 
 /** A ConfigMirror whose source ConfigMap does not exist: every reconcile fails and is retried. */
-export async function createFailingConfigMirror(customObjects: CustomObjectsApi, namespace: string, name: string): Promise<void> {
+export async function createFailingConfigMirror(
+  customObjects: CustomObjectsApi,
+  namespace: string,
+  name: string,
+): Promise<void> {
   await customObjects.createNamespacedCustomObject({
     ...MIRRORS,
     namespace,
@@ -86,7 +90,11 @@ export async function createFailingConfigMirror(customObjects: CustomObjectsApi,
  * control plane has no namespace controller, so a mirror left in a
  * Terminating namespace would be picked up by the next operator that starts.
  */
-export async function deleteConfigMirror(customObjects: CustomObjectsApi, namespace: string, name: string): Promise<void> {
+export async function deleteConfigMirror(
+  customObjects: CustomObjectsApi,
+  namespace: string,
+  name: string,
+): Promise<void> {
   await customObjects.deleteNamespacedCustomObject({ ...MIRRORS, namespace, name }).catch(() => {});
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {

@@ -70,7 +70,8 @@ export function decodeEvent(raw: Record<string, unknown>): { event: DecodedEvent
       },
       deprecatedFirstTimestamp: decodeTime(raw['deprecatedFirstTimestamp'], TIME_LAYOUT),
       deprecatedLastTimestamp: decodeTime(raw['deprecatedLastTimestamp'], TIME_LAYOUT),
-      deprecatedCount: raw['deprecatedCount'] == null ? undefined : int32(raw['deprecatedCount'], 'Event.deprecatedCount'),
+      deprecatedCount:
+        raw['deprecatedCount'] == null ? undefined : int32(raw['deprecatedCount'], 'Event.deprecatedCount'),
     };
     return { event, unknownFields: Object.keys(raw).filter((field) => !KNOWN_FIELDS.has(field)) };
   } catch (error) {
@@ -91,14 +92,22 @@ export function optionalString(source: Record<string, unknown>, field: string, g
   return value;
 }
 
-export function optionalObject(source: Record<string, unknown>, field: string, goField: string): Record<string, unknown> | undefined {
+export function optionalObject(
+  source: Record<string, unknown>,
+  field: string,
+  goField: string,
+): Record<string, unknown> | undefined {
   const value = source[field];
   if (value == null) return undefined;
   if (!isObject(value)) throw unmarshalError(value, goField, 'struct');
   return value;
 }
 
-export function optionalStringMap(source: Record<string, unknown>, field: string, goField: string): Record<string, string> | undefined {
+export function optionalStringMap(
+  source: Record<string, unknown>,
+  field: string,
+  goField: string,
+): Record<string, string> | undefined {
   const value = optionalObject(source, field, goField);
   if (!value) return undefined;
   for (const entry of Object.values(value)) {
@@ -133,10 +142,13 @@ export function decodeReference(source: Record<string, unknown> | undefined, goF
  */
 export function decodeTime(value: unknown, layout: string): string | null {
   if (value == null) return null;
-  if (typeof value !== 'string') throw new DecodeError(`json: cannot unmarshal ${jsonType(value)} into Go value of type string`);
+  if (typeof value !== 'string')
+    throw new DecodeError(`json: cannot unmarshal ${jsonType(value)} into Go value of type string`);
   const micro = layout === MICRO_TIME_LAYOUT;
   const fail = (rest: string, element: string) =>
-    new DecodeError(`parsing time ${goQuote(value)} as ${goQuote(layout)}: cannot parse ${goQuote(rest)} as ${goQuote(element)}`);
+    new DecodeError(
+      `parsing time ${goQuote(value)} as ${goQuote(layout)}: cannot parse ${goQuote(rest)} as ${goQuote(element)}`,
+    );
   const head = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})/.exec(value);
   if (!head) throw fail(value, '2006');
   let rest = value.slice(head[0].length);
@@ -155,7 +167,14 @@ export function decodeTime(value: unknown, layout: string): string | null {
   if (rest.length > zone[0].length) {
     throw new DecodeError(`parsing time ${goQuote(value)}: extra text: ${goQuote(rest.slice(zone[0].length))}`);
   }
-  const [year, month, day, hour, minute, second] = head.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = head.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   const outOfRange = (what: string) => new DecodeError(`parsing time ${goQuote(value)}: ${what} out of range`);
   if (month < 1 || month > 12) throw outOfRange('month');

@@ -3,25 +3,39 @@
 
 import type { EventMetadata, ObjectReference, StoredEvent } from './types.js';
 import { BadValue, FieldError, fieldInvalid, fieldRequired, goQuote } from './field-errors.js';
-import { bytes, isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue, nameIsDnsSubdomain } from './names.js';
+import {
+  bytes,
+  isDns1123Label,
+  isDns1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  nameIsDnsSubdomain,
+} from './names.js';
 import { DecodedEvent } from './event-decoding.js';
 import { deepEqual } from './json.js';
 
 export function validateMetadataCommon(metadata: Partial<EventMetadata>): FieldError[] {
   const errors: FieldError[] = [];
   if (!metadata.namespace) errors.push(fieldRequired('metadata.namespace'));
-  else for (const message of isDns1123Label(metadata.namespace)) errors.push(fieldInvalid('metadata.namespace', metadata.namespace, message));
+  else
+    for (const message of isDns1123Label(metadata.namespace))
+      errors.push(fieldInvalid('metadata.namespace', metadata.namespace, message));
   for (const [labelKey, value] of Object.entries(metadata.labels ?? {})) {
     for (const message of isQualifiedName(labelKey)) errors.push(fieldInvalid('metadata.labels', labelKey, message));
     for (const message of isValidLabelValue(value)) errors.push(fieldInvalid('metadata.labels', value, message));
   }
   let annotationBytes = 0;
   for (const [annotationKey, value] of Object.entries(metadata.annotations ?? {})) {
-    for (const message of isQualifiedName(annotationKey.toLowerCase())) errors.push(fieldInvalid('metadata.annotations', annotationKey, message));
+    for (const message of isQualifiedName(annotationKey.toLowerCase()))
+      errors.push(fieldInvalid('metadata.annotations', annotationKey, message));
     annotationBytes += bytes(annotationKey) + bytes(value);
   }
   if (annotationBytes > 256 * 1024) {
-    errors.push({ type: 'FieldValueTooLong', field: 'metadata.annotations', detail: `may not be more than ${256 * 1024} bytes` });
+    errors.push({
+      type: 'FieldValueTooLong',
+      field: 'metadata.annotations',
+      detail: `may not be more than ${256 * 1024} bytes`,
+    });
   }
   return errors;
 }
@@ -39,7 +53,8 @@ export function legacyValidateEvent(event: DecodedEvent, namespace: string): Fie
     }
     const controller = event.reportingController ?? '';
     if (controller === '') errors.push(fieldRequired('reportingController'));
-    for (const message of isQualifiedName(controller)) errors.push(fieldInvalid('reportingController', controller, message));
+    for (const message of isQualifiedName(controller))
+      errors.push(fieldInvalid('reportingController', controller, message));
     for (const [field, value, limit] of [
       ['reportingInstance', event.reportingInstance, 128],
       ['action', event.action, 128],
@@ -48,7 +63,8 @@ export function legacyValidateEvent(event: DecodedEvent, namespace: string): Fie
       if (!value) errors.push(fieldRequired(field));
       if (value && bytes(value) > limit) errors.push(fieldInvalid(field, '', `can have at most ${limit} characters`));
     }
-    if (event.note && bytes(event.note) > 1024) errors.push(fieldInvalid('message', '', 'can have at most 1024 characters'));
+    if (event.note && bytes(event.note) > 1024)
+      errors.push(fieldInvalid('message', '', 'can have at most 1024 characters'));
   }
   for (const message of isDns1123Subdomain(namespace)) errors.push(fieldInvalid('namespace', namespace, message));
   return errors;
@@ -72,7 +88,9 @@ export function validateEventCreate(event: DecodedEvent, namespace: string): Fie
     }
   }
   if (!metadata.name) errors.push(fieldRequired('metadata.name', 'name or generateName is required'));
-  else for (const message of nameIsDnsSubdomain(metadata.name, false)) errors.push(fieldInvalid('metadata.name', metadata.name, message));
+  else
+    for (const message of nameIsDnsSubdomain(metadata.name, false))
+      errors.push(fieldInvalid('metadata.name', metadata.name, message));
   errors.push(...validateMetadataCommon(metadata));
   errors.push(...validateSeries(event));
   if (event.eventTime === null) errors.push(fieldRequired('eventTime'));
@@ -82,7 +100,8 @@ export function validateEventCreate(event: DecodedEvent, namespace: string): Fie
   if (event.deprecatedFirstTimestamp !== null) errors.push(fieldInvalid('firstTimestamp', '', 'needs to be unset'));
   if (event.deprecatedLastTimestamp !== null) errors.push(fieldInvalid('lastTimestamp', '', 'needs to be unset'));
   if (event.deprecatedCount) errors.push(fieldInvalid('count', '', 'needs to be unset'));
-  if (event.deprecatedSource.component || event.deprecatedSource.host) errors.push(fieldInvalid('source', '', 'needs to be unset'));
+  if (event.deprecatedSource.component || event.deprecatedSource.host)
+    errors.push(fieldInvalid('source', '', 'needs to be unset'));
   return errors;
 }
 
@@ -90,14 +109,17 @@ export function validateEventUpdate(updated: StoredEvent, old: StoredEvent): Fie
   const errors = legacyValidateEvent(updated, updated.metadata.namespace);
   const newMeta = updated.metadata;
   const oldMeta = old.metadata;
-  if (!newMeta.resourceVersion) errors.push(fieldInvalid('metadata.resourceVersion', '', 'must be specified for an update'));
+  if (!newMeta.resourceVersion)
+    errors.push(fieldInvalid('metadata.resourceVersion', '', 'must be specified for an update'));
   for (const field of ['name', 'namespace', 'uid', 'generateName'] as const) {
     if ((newMeta[field] ?? '') !== (oldMeta[field] ?? '')) {
       errors.push(fieldInvalid(`metadata.${field}`, newMeta[field] ?? '', 'field is immutable'));
     }
   }
   if (newMeta.creationTimestamp !== oldMeta.creationTimestamp) {
-    errors.push(fieldInvalid('metadata.creationTimestamp', { go: goTime(newMeta.creationTimestamp) }, 'field is immutable'));
+    errors.push(
+      fieldInvalid('metadata.creationTimestamp', { go: goTime(newMeta.creationTimestamp) }, 'field is immutable'),
+    );
   }
   errors.push(...validateMetadataCommon(newMeta));
   if (!deepEqual(updated.series, old.series)) errors.push(...validateSeries(updated));
@@ -109,15 +131,29 @@ export function validateEventUpdate(updated: StoredEvent, old: StoredEvent): Fie
   immutable('reason', updated.reason, old.reason, updated.reason ?? '');
   immutable('message', updated.note, old.note, updated.note ?? '');
   immutable('source', updated.deprecatedSource, old.deprecatedSource, { go: goEventSource(updated.deprecatedSource) });
-  immutable('firstTimestamp', updated.deprecatedFirstTimestamp, old.deprecatedFirstTimestamp, { go: goTime(updated.deprecatedFirstTimestamp) });
-  immutable('lastTimestamp', updated.deprecatedLastTimestamp, old.deprecatedLastTimestamp, { go: goTime(updated.deprecatedLastTimestamp) });
+  immutable('firstTimestamp', updated.deprecatedFirstTimestamp, old.deprecatedFirstTimestamp, {
+    go: goTime(updated.deprecatedFirstTimestamp),
+  });
+  immutable('lastTimestamp', updated.deprecatedLastTimestamp, old.deprecatedLastTimestamp, {
+    go: goTime(updated.deprecatedLastTimestamp),
+  });
   immutable('count', updated.deprecatedCount ?? 0, old.deprecatedCount ?? 0, updated.deprecatedCount ?? 0);
   immutable('reason', updated.reason, old.reason, updated.reason ?? '');
   immutable('type', updated.type, old.type, updated.type ?? '');
   immutable('eventTime', updated.eventTime, old.eventTime, { go: goTime(updated.eventTime) });
   immutable('action', updated.action, old.action, updated.action ?? '');
-  immutable('related', updated.related, old.related, updated.related ? { go: goObjectReference(updated.related) } : 'null');
-  immutable('reportingController', updated.reportingController, old.reportingController, updated.reportingController ?? '');
+  immutable(
+    'related',
+    updated.related,
+    old.related,
+    updated.related ? { go: goObjectReference(updated.related) } : 'null',
+  );
+  immutable(
+    'reportingController',
+    updated.reportingController,
+    old.reportingController,
+    updated.reportingController ?? '',
+  );
   immutable('reportingInstance', updated.reportingInstance, old.reportingInstance, updated.reportingInstance ?? '');
   return errors;
 }

@@ -7,9 +7,41 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { AppliedWrite, FailOptions, FakeApiServerOptions, OutageOptions, RecordedRequest, RequestMatch, ScriptedReply, Status, StoredEvent, TruncateOptions, Verb } from './types.js';
-import { DEFAULT_WAIT_MS, GROUP, GROUP_VERSION, MAX_GENERATE_NAME_PREFIX, MERGE_PATCH, NAME_SUFFIX_ALPHABET, RESOURCE, Reply, Route, Scenario } from './protocol.js';
-import { badRequest, failure, injectedFailure, invalid, methodNotAllowed, notFound, notFoundPath, reply } from './status.js';
+import type {
+  AppliedWrite,
+  FailOptions,
+  FakeApiServerOptions,
+  OutageOptions,
+  RecordedRequest,
+  RequestMatch,
+  ScriptedReply,
+  Status,
+  StoredEvent,
+  TruncateOptions,
+  Verb,
+} from './types.js';
+import {
+  DEFAULT_WAIT_MS,
+  GROUP,
+  GROUP_VERSION,
+  MAX_GENERATE_NAME_PREFIX,
+  MERGE_PATCH,
+  NAME_SUFFIX_ALPHABET,
+  RESOURCE,
+  Reply,
+  Route,
+  Scenario,
+} from './protocol.js';
+import {
+  badRequest,
+  failure,
+  injectedFailure,
+  invalid,
+  methodNotAllowed,
+  notFound,
+  notFoundPath,
+  reply,
+} from './status.js';
 import { fieldInvalid } from './field-errors.js';
 import { validateEventCreate, validateEventUpdate } from './event-validation.js';
 import { canonicalEvent, decodeEvent, formatTime } from './event-decoding.js';
@@ -67,7 +99,9 @@ export class FakeApiServer {
       fake.onRequest(req, res).catch((error: unknown) => {
         if (res.headersSent || res.destroyed) return;
         res.writeHead(500, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify(failure(500, 'InternalError', `Internal error occurred: FakeApiServer: ${String(error)}`)));
+        res.end(
+          JSON.stringify(failure(500, 'InternalError', `Internal error occurred: FakeApiServer: ${String(error)}`)),
+        );
       });
     });
     await new Promise<void>((resolve, reject) => {
@@ -100,7 +134,11 @@ export class FakeApiServer {
     const cluster = this.url.startsWith('https:')
       ? { name: 'fake-api-server', server: this.url, caData: TLS_CERTIFICATE.toString('base64'), skipTLSVerify: false }
       : { name: 'fake-api-server', server: this.url, skipTLSVerify: true };
-    kubeConfig.loadFromClusterAndUser(cluster, { name: 'fake-user', token: this.acceptedToken ?? 'fake-token', ...user } as never);
+    kubeConfig.loadFromClusterAndUser(cluster, {
+      name: 'fake-user',
+      token: this.acceptedToken ?? 'fake-token',
+      ...user,
+    } as never);
     return kubeConfig;
   }
 
@@ -176,7 +214,9 @@ export class FakeApiServer {
    * sent), this is what the server held.
    */
   countHistory(namespace: string, name: string): number[] {
-    return this.appliedWrites.filter((write) => write.namespace === namespace && write.name === name).map((write) => write.seriesCount);
+    return this.appliedWrites
+      .filter((write) => write.namespace === namespace && write.name === name)
+      .map((write) => write.seriesCount);
   }
 
   /** One line per recorded request, `create ns-a → 201`, `patch ns-a/x.bcdfg → hung, aborted`: for failure messages. */
@@ -490,7 +530,12 @@ export class FakeApiServer {
       return reply(400, badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`));
     }
     if (!isObject(raw)) {
-      return reply(400, badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonType(raw)} into Go value of type struct`));
+      return reply(
+        400,
+        badRequest(
+          `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonType(raw)} into Go value of type struct`,
+        ),
+      );
     }
     const decoded = decodeEvent(raw);
     if (typeof decoded === 'string') {
@@ -498,20 +543,37 @@ export class FakeApiServer {
     }
     const { event, unknownFields } = decoded;
     if (event.metadata.namespace && event.metadata.namespace !== namespace) {
-      return reply(400, badRequest('the namespace of the provided object does not match the namespace sent on the request'));
+      return reply(
+        400,
+        badRequest('the namespace of the provided object does not match the namespace sent on the request'),
+      );
     }
     event.metadata.namespace = namespace;
     if (!this.namespaceExists(namespace)) {
-      return reply(404, failure(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' }));
+      return reply(
+        404,
+        failure(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' }),
+      );
     }
     if (this.terminating.has(namespace)) {
       return reply(
         403,
-        failure(403, 'Forbidden', `${RESOURCE} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
-          group: GROUP,
-          kind: 'events',
-          causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
-        }),
+        failure(
+          403,
+          'Forbidden',
+          `${RESOURCE} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+          {
+            group: GROUP,
+            kind: 'events',
+            causes: [
+              {
+                reason: 'NamespaceTerminating',
+                message: `namespace ${namespace} is being terminated`,
+                field: 'metadata.namespace',
+              },
+            ],
+          },
+        ),
       );
     }
     if (!event.metadata.name && event.metadata.generateName) {
@@ -521,7 +583,10 @@ export class FakeApiServer {
     const errors = validateEventCreate(event, namespace);
     if (errors.length > 0) return reply(422, invalid('Event', name, errors));
     if (this.store.has(key(namespace, name))) {
-      return reply(409, failure(409, 'AlreadyExists', `${RESOURCE} "${name}" already exists`, { name, group: GROUP, kind: 'events' }));
+      return reply(
+        409,
+        failure(409, 'AlreadyExists', `${RESOURCE} "${name}" already exists`, { name, group: GROUP, kind: 'events' }),
+      );
     }
     const stored = canonicalEvent({
       ...event,
@@ -544,7 +609,11 @@ export class FakeApiServer {
     if (contentType !== MERGE_PATCH) {
       return reply(
         415,
-        failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${MERGE_PATCH}`),
+        failure(
+          415,
+          'UnsupportedMediaType',
+          `the body of the request was in an unknown format - accepted media types include: ${MERGE_PATCH}`,
+        ),
       );
     }
     let patch: unknown;
@@ -601,14 +670,28 @@ export class FakeApiServer {
       reportingController: (event) => event.reportingController,
       type: (event) => event.type,
     };
-    const terms = (fieldSelector ?? '').split(',').filter(Boolean).map((term) => term.split('='));
+    const terms = (fieldSelector ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((term) => term.split('='));
     for (const [label] of terms) {
-      if (!fields[label]) return reply(400, badRequest(`Unable to find "events.k8s.io/v1, Resource=events" that match label selector "", field selector "${fieldSelector}": field label not supported: ${label}`));
+      if (!fields[label])
+        return reply(
+          400,
+          badRequest(
+            `Unable to find "events.k8s.io/v1, Resource=events" that match label selector "", field selector "${fieldSelector}": field label not supported: ${label}`,
+          ),
+        );
     }
     const items = this.events(namespace)
       .filter((event) => terms.every(([label, value]) => (fields[label](event) ?? '') === value))
       .map(({ kind: _kind, apiVersion: _apiVersion, ...item }) => item);
-    return reply(200, { kind: 'EventList', apiVersion: GROUP_VERSION, metadata: { resourceVersion: String(this.resourceVersion) }, items });
+    return reply(200, {
+      kind: 'EventList',
+      apiVersion: GROUP_VERSION,
+      metadata: { resourceVersion: String(this.resourceVersion) },
+      items,
+    });
   }
 
   private delete(namespace: string, name: string): Reply {
@@ -667,7 +750,12 @@ export class FakeApiServer {
   }
 
   /** Sends the status and headers of `answer` and half its body, then closes the connection. */
-  private sendTruncated(res: ServerResponse, request: RecordedRequest, { status, body, headers }: Reply, contentLength: 'full' | 'sent'): void {
+  private sendTruncated(
+    res: ServerResponse,
+    request: RecordedRequest,
+    { status, body, headers }: Reply,
+    contentLength: 'full' | 'sent',
+  ): void {
     request.status = status;
     request.response = body;
     request.answerCut = 'truncated';
@@ -738,7 +826,8 @@ export class FakeApiServer {
         resolve(value);
       };
       const timer = setTimeout(
-        () => fail(new Error(`FakeApiServer: no ${what} after ${timeoutMs} ms; requests: ${JSON.stringify(this.log())}`)),
+        () =>
+          fail(new Error(`FakeApiServer: no ${what} after ${timeoutMs} ms; requests: ${JSON.stringify(this.log())}`)),
         timeoutMs,
       );
       this.changes.on('change', onChange);
@@ -755,8 +844,12 @@ export function matches(match: RequestMatch | undefined, request: RecordedReques
 
 export function describeRequest(request: RecordedRequest): string {
   const target = `${request.namespace ?? '*'}${request.name ? `/${request.name}` : ''}`;
-  const outcome = request.status !== undefined ? String(request.status) : request.hung ? 'hung' : request.answerCut ?? 'pending';
-  const cut = request.status !== undefined && request.answerCut ? `, answer ${request.answerCut === 'reset' ? 'lost' : 'truncated'}` : '';
+  const outcome =
+    request.status !== undefined ? String(request.status) : request.hung ? 'hung' : (request.answerCut ?? 'pending');
+  const cut =
+    request.status !== undefined && request.answerCut
+      ? `, answer ${request.answerCut === 'reset' ? 'lost' : 'truncated'}`
+      : '';
   return `${request.verb} ${target} → ${outcome}${cut}${request.aborted ? ', aborted' : ''}`;
 }
 

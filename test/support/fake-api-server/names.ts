@@ -4,7 +4,8 @@ export const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 export const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
 export const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 export const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
-export const QUALIFIED_NAME_ERROR = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+export const QUALIFIED_NAME_ERROR =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 export function fullMatch(fmt: string, value: string): boolean {
   return new RegExp(`^(?:${fmt})$`).test(value);

@@ -27,6 +27,4 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export type Route =
-  | { kind: 'collection'; namespace?: string }
-  | { kind: 'item'; namespace: string; name: string };
+export type Route = { kind: 'collection'; namespace?: string } | { kind: 'item'; namespace: string; name: string };

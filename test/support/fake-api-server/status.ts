@@ -8,7 +8,16 @@ export function reply(status: number, body: unknown): Reply {
 }
 
 export function failure(code: number, reason: string, message: string, details?: StatusDetails): Status {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details && { details }), code };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details && { details }),
+    code,
+  };
 }
 
 export function badRequest(message: string): Status {
@@ -24,7 +33,10 @@ export function notFoundPath(): Reply {
 }
 
 export function methodNotAllowed(): Reply {
-  return reply(405, failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+  return reply(
+    405,
+    failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}),
+  );
 }
 
 export function invalid(kind: string, name: string, errors: FieldError[]): Status {
@@ -81,7 +93,15 @@ export function injectedStatus(request: RecordedRequest, code: number, reason: s
   const injected = 'injected by FakeApiServer.failNext';
   switch (reason) {
     case 'NotFound':
-      return reply(code, failure(code, reason, message ?? (name ? `${named} not found` : 'the server could not find the requested resource'), name ? resource : {}));
+      return reply(
+        code,
+        failure(
+          code,
+          reason,
+          message ?? (name ? `${named} not found` : 'the server could not find the requested resource'),
+          name ? resource : {},
+        ),
+      );
     case 'Forbidden':
       return reply(
         code,
@@ -97,7 +117,13 @@ export function injectedStatus(request: RecordedRequest, code: number, reason: s
     case 'Conflict':
       return reply(
         code,
-        failure(code, reason, message ?? `Operation cannot be fulfilled on ${named}: the object has been modified; please apply your changes to the latest version and try again`, resource),
+        failure(
+          code,
+          reason,
+          message ??
+            `Operation cannot be fulfilled on ${named}: the object has been modified; please apply your changes to the latest version and try again`,
+          resource,
+        ),
       );
     case 'AlreadyExists':
       return reply(code, failure(code, reason, message ?? `${named} already exists`, resource));
@@ -106,13 +132,24 @@ export function injectedStatus(request: RecordedRequest, code: number, reason: s
     case 'TooManyRequests':
       return reply(code, failure(code, reason, message ?? 'Too many requests, please try again later.'));
     case 'InternalError':
-      return reply(code, failure(code, reason, `Internal error occurred: ${message ?? injected}`, { causes: [{ message: message ?? injected }] }));
+      return reply(
+        code,
+        failure(code, reason, `Internal error occurred: ${message ?? injected}`, {
+          causes: [{ message: message ?? injected }],
+        }),
+      );
     case 'ServiceUnavailable':
       return reply(code, failure(code, reason, message ?? 'the server is currently unable to handle the request'));
     case 'Timeout':
       return reply(
         code,
-        failure(code, reason, message ?? 'the server was unable to return a response in the time allotted, but may still be processing the request', {}),
+        failure(
+          code,
+          reason,
+          message ??
+            'the server was unable to return a response in the time allotted, but may still be processing the request',
+          {},
+        ),
       );
     case 'Unauthorized':
       return reply(code, failure(code, reason, message ?? 'Unauthorized'));

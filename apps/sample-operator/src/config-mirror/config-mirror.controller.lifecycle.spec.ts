@@ -48,7 +48,9 @@ describe('ConfigMirrorController: when it runs', () => {
     steps.length = 0;
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     const shutDown = WorkQueue.prototype.shutDown;
-    jest.spyOn(WorkQueue.prototype as WorkQueue<string>, 'shutDown').mockImplementation(function (this: WorkQueue<string>) {
+    jest.spyOn(WorkQueue.prototype as WorkQueue<string>, 'shutDown').mockImplementation(function (
+      this: WorkQueue<string>,
+    ) {
       steps.push('queue shut down');
       shutDown.call(this);
     });

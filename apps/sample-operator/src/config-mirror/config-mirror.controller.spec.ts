@@ -5,7 +5,13 @@
 // each test reads what was added to the work queue and what was forgotten.
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { KubeConfig, type CoreV1Api, type CustomObjectsApi, type KubernetesObject, type V1ConfigMap } from '@kubernetes/client-node';
+import {
+  KubeConfig,
+  type CoreV1Api,
+  type CustomObjectsApi,
+  type KubernetesObject,
+  type V1ConfigMap,
+} from '@kubernetes/client-node';
 import type { EventRecorder } from 'nestjs-kube-events';
 import type { ResilientInformer } from '../controller/informer.js';
 import { WorkQueue } from '../controller/work-queue.js';
@@ -90,11 +96,19 @@ jest.unstable_mockModule('./config-mirror.informers.js', () => ({
 
 const { ConfigMirrorController } = await import('./config-mirror.controller.js');
 
-function mirror(name: string, overrides: { uid?: string; generation?: number; sourceName?: string; sourceNamespace?: string } = {}): ConfigMirror {
+function mirror(
+  name: string,
+  overrides: { uid?: string; generation?: number; sourceName?: string; sourceNamespace?: string } = {},
+): ConfigMirror {
   return {
     apiVersion: 'mirror.kube-events.dev/v1alpha1',
     kind: 'ConfigMirror',
-    metadata: { name, namespace: 'default', uid: overrides.uid ?? `uid-${name}`, generation: overrides.generation ?? 1 },
+    metadata: {
+      name,
+      namespace: 'default',
+      uid: overrides.uid ?? `uid-${name}`,
+      generation: overrides.generation ?? 1,
+    },
     spec: {
       sourceName: overrides.sourceName ?? 'app-config',
       ...(overrides.sourceNamespace ? { sourceNamespace: overrides.sourceNamespace } : {}),
@@ -276,7 +290,9 @@ describe('ConfigMirrorController: what is queued', () => {
 
     expect(forgotten).toHaveBeenCalledWith('default/app');
     expect(statusWriter.forget).toHaveBeenCalledWith(app);
-    expect(recorder.forget).toHaveBeenCalledWith(expect.objectContaining({ kind: 'ConfigMirror', metadata: app.metadata }));
+    expect(recorder.forget).toHaveBeenCalledWith(
+      expect.objectContaining({ kind: 'ConfigMirror', metadata: app.metadata }),
+    );
     expect(queued()).toEqual([]);
 
     // The generation is forgotten too: the same uid/generation seen again is queued, not filtered out.

@@ -112,7 +112,9 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     this.configMaps.start();
     void this.ready.then(() => {
       if (!this.stopping) {
-        this.logger.log(`${READY_MESSAGE} (${this.workers.concurrency} workers, ${this.mirrors.list().length} ConfigMirrors)`);
+        this.logger.log(
+          `${READY_MESSAGE} (${this.workers.concurrency} workers, ${this.mirrors.list().length} ConfigMirrors)`,
+        );
       }
     });
   }
@@ -137,7 +139,9 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     const outcome = await Promise.race([drained, timedOut]);
     clearTimeout(timer);
     if (outcome === 'timeout') {
-      this.logger.warn(`gave up waiting for ${this.queue.inFlight} reconcile(s) after ${this.options.shutdownTimeoutMs} ms`);
+      this.logger.warn(
+        `gave up waiting for ${this.queue.inFlight} reconcile(s) after ${this.options.shutdownTimeoutMs} ms`,
+      );
     } else {
       this.logger.log(`stopped (${inFlight} reconcile(s) were in flight)`);
     }
@@ -215,5 +219,9 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
 
 /** Informer objects may lack apiVersion/kind; Events need them. Returns a copy, never the cached object. */
 function withTypeMeta(mirror: ConfigMirror): ConfigMirror {
-  return { ...mirror, apiVersion: mirror.apiVersion ?? CONFIG_MIRROR_API_VERSION, kind: mirror.kind ?? CONFIG_MIRROR_KIND };
+  return {
+    ...mirror,
+    apiVersion: mirror.apiVersion ?? CONFIG_MIRROR_API_VERSION,
+    kind: mirror.kind ?? CONFIG_MIRROR_KIND,
+  };
 }

@@ -32,7 +32,10 @@ export class TargetNamespaceNotFoundError extends ConfigMirrorError {
 
 /** A ConfigMap of the source's name exists in a target namespace and belongs to someone else. */
 export class TargetConflictError extends ConfigMirrorError {
-  constructor(readonly target: string, readonly mirror: string) {
+  constructor(
+    readonly target: string,
+    readonly mirror: string,
+  ) {
     super('TargetConflict', messages.targetNotManaged(target, mirror));
   }
 }
@@ -46,7 +49,11 @@ export class InvalidSpecError extends ConfigMirrorError {
 
 /** An API request failed for another reason (RBAC, conflict, server error). */
 export class ApiRequestError extends ConfigMirrorError {
-  constructor(readonly statusCode: number | undefined, message: string, options?: ErrorOptions) {
+  constructor(
+    readonly statusCode: number | undefined,
+    message: string,
+    options?: ErrorOptions,
+  ) {
     super(statusCode === 403 ? 'Forbidden' : 'ApiError', message, options);
   }
 }

@@ -47,6 +47,8 @@ export function configMapInformer(kubeConfig: KubeConfig, core: CoreV1Api): Resi
     path: '/api/v1/configmaps',
     list: () => core.listConfigMapForAllNamespaces(),
     hint: (statusCode) =>
-      statusCode === 403 ? 'does the service account have the RBAC of apps/sample-operator/deploy/rbac.yaml?' : undefined,
+      statusCode === 403
+        ? 'does the service account have the RBAC of apps/sample-operator/deploy/rbac.yaml?'
+        : undefined,
   });
 }

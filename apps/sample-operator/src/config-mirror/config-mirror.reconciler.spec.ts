@@ -188,7 +188,9 @@ describe('ConfigMirrorReconciler', () => {
     core.put({ metadata: { name: 'app-config', namespace: 'ns-a' }, data: { mine: 'yes' } });
     await expect(reconciler.reconcile(mirror())).rejects.toMatchObject({
       reason: 'TargetConflict',
-      message: expect.stringContaining('ConfigMap ns-a/app-config already exists and is not managed by ConfigMirror default/app'),
+      message: expect.stringContaining(
+        'ConfigMap ns-a/app-config already exists and is not managed by ConfigMirror default/app',
+      ),
     });
     expect(core.configMaps.get('ns-a/app-config')!.data).toEqual({ mine: 'yes' });
   });

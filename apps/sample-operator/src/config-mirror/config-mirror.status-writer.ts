@@ -24,7 +24,11 @@ export class ConfigMirrorStatusWriter {
   constructor(private readonly customObjects: CustomObjectsApi) {}
 
   /** Records `outcome`; resolves with the status written, or `undefined` when it was already current. */
-  async write(mirror: ConfigMirror, outcome: ReconcileOutcome, now = new Date()): Promise<ConfigMirrorStatus | undefined> {
+  async write(
+    mirror: ConfigMirror,
+    outcome: ReconcileOutcome,
+    now = new Date(),
+  ): Promise<ConfigMirrorStatus | undefined> {
     const uid = mirror.metadata.uid;
     const current = (uid && this.written.get(uid)) || mirror.status;
     const status = desiredStatus({ ...mirror, status: current }, outcome, now);

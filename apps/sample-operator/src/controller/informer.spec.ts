@@ -8,7 +8,13 @@ const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Stands in for client-node's ListWatch: the test decides what each start does. */
 class FakeListWatch {
-  readonly callbacks: Record<string, Array<(arg?: any) => void>> = { add: [], update: [], delete: [], error: [], connect: [] };
+  readonly callbacks: Record<string, Array<(arg?: any) => void>> = {
+    add: [],
+    update: [],
+    delete: [],
+    error: [],
+    connect: [],
+  };
   objects: KubernetesObject[] = [];
   starts = 0;
   stops = 0;
@@ -135,10 +141,7 @@ describe('ResilientInformer', () => {
   });
 
   it('hands every cached object to the resync handlers each period', async () => {
-    fake.objects = [
-      { metadata: { name: 'a', namespace: 'x' } },
-      { metadata: { name: 'b', namespace: 'y' } },
-    ];
+    fake.objects = [{ metadata: { name: 'a', namespace: 'x' } }, { metadata: { name: 'b', namespace: 'y' } }];
     create(60_000);
     const resynced: string[] = [];
     informer.onResync((object) => resynced.push(object.metadata!.name!));

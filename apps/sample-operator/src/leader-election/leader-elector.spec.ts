@@ -66,7 +66,13 @@ describe('LeaderElector', () => {
 
   /** A Lease held by someone else, as written now. */
   function heldBy(holderIdentity: string, renewTime = clock.now()): void {
-    lock.write({ holderIdentity, leaseDurationSeconds: LEASE / 1000, acquireTime: renewTime, renewTime, leaderTransitions: 3 });
+    lock.write({
+      holderIdentity,
+      leaseDurationSeconds: LEASE / 1000,
+      acquireTime: renewTime,
+      renewTime,
+      leaderTransitions: 3,
+    });
   }
 
   describe('acquiring', () => {
@@ -80,7 +86,13 @@ describe('LeaderElector', () => {
       expect(a.elector.leader).toBe('a');
       expect(a.leaders).toEqual(['a']);
       expect(lock.calls).toEqual(['get', 'create']);
-      expect(lock.record).toEqual({ holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: T0, renewTime: T0, leaderTransitions: 0 });
+      expect(lock.record).toEqual({
+        holderIdentity: 'a',
+        leaseDurationSeconds: 15,
+        acquireTime: T0,
+        renewTime: T0,
+        leaderTransitions: 0,
+      });
     });
 
     test('a fresh Lease of another holder: never, as long as the holder renews it', async () => {
@@ -274,7 +286,9 @@ describe('LeaderElector', () => {
       await advance(RENEW);
       expect(a.lost).toEqual([]);
       await advance(10);
-      expect(a.lost).toEqual([{ at: RETRY + RENEW, reason: 'could not renew it within the renew deadline (10000 ms)' }]);
+      expect(a.lost).toEqual([
+        { at: RETRY + RENEW, reason: 'could not renew it within the renew deadline (10000 ms)' },
+      ]);
       expect(a.elector.isLeader).toBe(false);
       expect(a.elector.state).toBe('lost');
       // It stepped down before any other candidate could see the Lease expire (last renewal at 0, + 15 s).
@@ -294,7 +308,9 @@ describe('LeaderElector', () => {
       await advance(RETRY - 10);
       lock.hang = true;
       await advance(RENEW + 10);
-      expect(a.lost).toEqual([{ at: RETRY + RENEW, reason: 'could not renew it within the renew deadline (10000 ms)' }]);
+      expect(a.lost).toEqual([
+        { at: RETRY + RENEW, reason: 'could not renew it within the renew deadline (10000 ms)' },
+      ]);
     });
 
     test('steps down at once when it reads the Lease held by another (taken over)', async () => {
@@ -378,14 +394,20 @@ describe('LeaderElector', () => {
       lock.failWith = apiError(503, 'unavailable');
       await a.elector.stop();
       expect(lock.record?.holderIdentity).toBe('a');
-      expect(warnings).toEqual([expect.stringContaining('could not release test/lease: unavailable; it expires by itself')]);
+      expect(warnings).toEqual([
+        expect.stringContaining('could not release test/lease: unavailable; it expires by itself'),
+      ]);
     });
   });
 
   test('check(): unhealthy when the leader has not renewed for longer than the lease duration plus the tolerance', async () => {
     // A clock whose time jumps while its timers do not run (an event loop stuck, a process paused).
     let jump = 0;
-    const stuck = { now: () => clock.now() + jump, setTimeout: clock.setTimeout.bind(clock), clearTimeout: clock.clearTimeout.bind(clock) };
+    const stuck = {
+      now: () => clock.now() + jump,
+      setTimeout: clock.setTimeout.bind(clock),
+      clearTimeout: clock.clearTimeout.bind(clock),
+    };
     const a = candidate('a', { clock: stuck });
     a.elector.start();
     await settle();
@@ -401,15 +423,21 @@ describe('LeaderElector', () => {
   });
 
   test("client-go's timing rules: lease > renew deadline > 1.2 x retry period, lease in whole seconds", () => {
-    expect(leaderElectionTimingProblem({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 })).toBeUndefined();
-    expect(leaderElectionTimingProblem({ leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 })).toBeUndefined();
-    expect(leaderElectionTimingProblem({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 })).toMatch(
-      /lease duration .* must be greater than the renew deadline/,
+    expect(
+      leaderElectionTimingProblem({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }),
+    ).toBeUndefined();
+    expect(
+      leaderElectionTimingProblem({ leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 }),
+    ).toBeUndefined();
+    expect(
+      leaderElectionTimingProblem({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }),
+    ).toMatch(/lease duration .* must be greater than the renew deadline/);
+    expect(
+      leaderElectionTimingProblem({ leaseDurationMs: 15_000, renewDeadlineMs: 2_400, retryPeriodMs: 2_000 }),
+    ).toMatch(/renew deadline .* must be greater than 1.2 x the retry period/);
+    expect(leaderElectionTimingProblem({ leaseDurationMs: 2_500, renewDeadlineMs: 1_000, retryPeriodMs: 500 })).toMatch(
+      /whole number of seconds/,
     );
-    expect(leaderElectionTimingProblem({ leaseDurationMs: 15_000, renewDeadlineMs: 2_400, retryPeriodMs: 2_000 })).toMatch(
-      /renew deadline .* must be greater than 1.2 x the retry period/,
-    );
-    expect(leaderElectionTimingProblem({ leaseDurationMs: 2_500, renewDeadlineMs: 1_000, retryPeriodMs: 500 })).toMatch(/whole number of seconds/);
     expect(() => candidate('a', { renewDeadlineMs: LEASE })).toThrow(RangeError);
   });
 });

@@ -186,7 +186,8 @@ export class LeaderElector {
       this.currentState = 'leading';
       this.logger.log(`${this.identity}: successfully acquired lease ${this.describe()}`);
       this.callbacks.onStartedLeading();
-      if (this.currentState === 'leading') this.timer = this.clock.setTimeout(() => this.renewRound(), this.retryPeriodMs);
+      if (this.currentState === 'leading')
+        this.timer = this.clock.setTimeout(() => this.renewRound(), this.retryPeriodMs);
     });
   }
 
@@ -255,7 +256,9 @@ export class LeaderElector {
     try {
       const written = await this.within(this.renewDeadlineMs, this.lock.update(released, this.resourceVersion));
       if (written === 'timeout') {
-        this.logger.warn(`${this.identity}: no answer to the release of ${this.describe()} within ${this.renewDeadlineMs} ms; it expires by itself`);
+        this.logger.warn(
+          `${this.identity}: no answer to the release of ${this.describe()} within ${this.renewDeadlineMs} ms; it expires by itself`,
+        );
         return;
       }
       this.setObserved(written);
@@ -301,7 +304,9 @@ export class LeaderElector {
         this.lastProblem = undefined;
         return true;
       } catch (error) {
-        this.logger.debug(`${this.identity}: could not renew ${this.describe()} optimistically (${apiErrorMessage(error)}); reading it`);
+        this.logger.debug(
+          `${this.identity}: could not renew ${this.describe()} optimistically (${apiErrorMessage(error)}); reading it`,
+        );
       }
     }
 
@@ -319,7 +324,8 @@ export class LeaderElector {
         this.lastProblem = undefined;
         return true;
       } catch (error) {
-        if (isConflict(error)) this.logger.debug(`${this.identity}: another candidate created ${this.describe()} first`);
+        if (isConflict(error))
+          this.logger.debug(`${this.identity}: another candidate created ${this.describe()} first`);
         else this.problem(`could not create lease ${this.describe()}: ${apiErrorMessage(error)}`);
         return false;
       }

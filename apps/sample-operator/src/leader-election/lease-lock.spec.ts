@@ -26,14 +26,32 @@ describe('LeaseLock', () => {
     expect(recordOf({ spec: { ...leaseSpec(record) } })).toEqual(record);
     expect(
       recordOf({ spec: { holderIdentity: 'x', renewTime: '2026-11-30T10:00:04.567891Z' as unknown as Date } }),
-    ).toEqual({ holderIdentity: 'x', leaseDurationSeconds: 0, acquireTime: undefined, renewTime: record.renewTime, leaderTransitions: 0 });
-    expect(recordOf({})).toEqual({ holderIdentity: '', leaseDurationSeconds: 0, acquireTime: undefined, renewTime: undefined, leaderTransitions: 0 });
+    ).toEqual({
+      holderIdentity: 'x',
+      leaseDurationSeconds: 0,
+      acquireTime: undefined,
+      renewTime: record.renewTime,
+      leaderTransitions: 0,
+    });
+    expect(recordOf({})).toEqual({
+      holderIdentity: '',
+      leaseDurationSeconds: 0,
+      acquireTime: undefined,
+      renewTime: undefined,
+      leaderTransitions: 0,
+    });
   });
 
   test('get: undefined on 404; update: replaces with the resourceVersion given, keeping labels and annotations', async () => {
     const calls: unknown[] = [];
     const stored: V1Lease = {
-      metadata: { name: 'op', namespace: 'ns', resourceVersion: '41', labels: { team: 'a' }, annotations: { note: 'b' } },
+      metadata: {
+        name: 'op',
+        namespace: 'ns',
+        resourceVersion: '41',
+        labels: { team: 'a' },
+        annotations: { note: 'b' },
+      },
       spec: leaseSpec(record),
     };
     let missing = true;
@@ -65,7 +83,13 @@ describe('LeaseLock', () => {
         body: {
           apiVersion: 'coordination.k8s.io/v1',
           kind: 'Lease',
-          metadata: { name: 'op', namespace: 'ns', resourceVersion: '41', labels: { team: 'a' }, annotations: { note: 'b' } },
+          metadata: {
+            name: 'op',
+            namespace: 'ns',
+            resourceVersion: '41',
+            labels: { team: 'a' },
+            annotations: { note: 'b' },
+          },
           spec: { ...JSON.parse(JSON.stringify(leaseSpec(record))), holderIdentity: 'pod-b' },
         },
       },

@@ -32,7 +32,9 @@ describe('eventName', () => {
   });
 
   it('falls back to the controller name without a usable object name', () => {
-    expect(eventName(undefined, 'example.com/widget-controller', NOW)).toMatch(/^example\.com-widget-controller\.[0-9a-f]+$/);
+    expect(eventName(undefined, 'example.com/widget-controller', NOW)).toMatch(
+      /^example\.com-widget-controller\.[0-9a-f]+$/,
+    );
     expect(eventName(':::', 'widgets', NOW)).toMatch(/^widgets\.[0-9a-f]+$/);
   });
 });

@@ -41,7 +41,11 @@ describe('validatePublish', () => {
       ['an upper-case name', configMap({ name: 'MyObject' }), event],
       [
         'a cluster-scoped object without namespace',
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'system:controller:x', uid: 'u' } },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: 'system:controller:x', uid: 'u' },
+        },
         event,
       ],
       ['an object with an empty namespace', configMap({ namespace: '' }), event],
@@ -49,7 +53,11 @@ describe('validatePublish', () => {
       ['an object without metadata', { apiVersion: 'v1', kind: 'Node' }, event],
       ['a 63-character namespace', configMap({ namespace: 'a'.repeat(63) }), event],
       ['an event without note', configMap(), { type: 'Normal', reason: 'Synced', action: 'Sync' }],
-      ['reason and action of exactly 128 bytes', configMap(), { ...event, reason: 'R'.repeat(128), action: 'é'.repeat(64) }],
+      [
+        'reason and action of exactly 128 bytes',
+        configMap(),
+        { ...event, reason: 'R'.repeat(128), action: 'é'.repeat(64) },
+      ],
       [
         'a full related reference',
         configMap(),
@@ -66,11 +74,18 @@ describe('validatePublish', () => {
           },
         },
       ],
-      ['a related reference with undefined fields', configMap(), { ...event, related: { kind: 'Node', name: 'n', namespace: undefined } }],
+      [
+        'a related reference with undefined fields',
+        configMap(),
+        { ...event, related: { kind: 'Node', name: 'n', namespace: undefined } },
+      ],
       [
         'annotations with plain and prefixed keys',
         configMap(),
-        { ...event, annotations: { 'example.com/trace-id': 'abc', simple: '', 'Upper.Case_key-1': 'v', 'Example.COM/x': 'v' } },
+        {
+          ...event,
+          annotations: { 'example.com/trace-id': 'abc', simple: '', 'Upper.Case_key-1': 'v', 'Example.COM/x': 'v' },
+        },
       ],
       ['annotations of exactly 256 KiB', configMap(), { ...event, annotations: { k: 'v'.repeat(256 * 1024 - 1) } }],
     ])('%s', (_label, resource, published) => {
@@ -81,14 +96,22 @@ describe('validatePublish', () => {
 
     it('returns copies, which later changes to what was given do not reach', () => {
       const resource = configMap();
-      const published: KubeEvent = { ...event, related: { kind: 'Pod', name: 'web-0' }, annotations: { 'example.com/a': 'b' } };
+      const published: KubeEvent = {
+        ...event,
+        related: { kind: 'Pod', name: 'web-0' },
+        annotations: { 'example.com/a': 'b' },
+      };
       const validated = validatePublish(resource, published);
       resource.metadata!.name = 'renamed';
       published.note = 'changed';
       published.related!.name = 'web-1';
       published.annotations!['example.com/a'] = 'c';
       expect(validated.resource.metadata?.name).toBe('app-config');
-      expect(validated.event).toEqual({ ...event, related: { kind: 'Pod', name: 'web-0' }, annotations: { 'example.com/a': 'b' } });
+      expect(validated.event).toEqual({
+        ...event,
+        related: { kind: 'Pod', name: 'web-0' },
+        annotations: { 'example.com/a': 'b' },
+      });
     });
 
     it('returns the event with its note truncated, never refusing a long note', () => {
@@ -100,7 +123,10 @@ describe('validatePublish', () => {
 
     it('accepts annotations in an object without prototype', () => {
       const annotations = Object.assign(Object.create(null) as Record<string, string>, { 'example.com/a': 'b' });
-      expect(validatePublish(configMap(), { ...event, annotations }).event).toEqual({ ...event, annotations: { 'example.com/a': 'b' } });
+      expect(validatePublish(configMap(), { ...event, annotations }).event).toEqual({
+        ...event,
+        annotations: { 'example.com/a': 'b' },
+      });
     });
   });
 
@@ -120,7 +146,9 @@ describe('validatePublish', () => {
     });
 
     it('says what it got', () => {
-      expect(refusal(configMap(), null).message).toBe('event must be an object { type, reason, action, note? }, got null.');
+      expect(refusal(configMap(), null).message).toBe(
+        'event must be an object { type, reason, action, note? }, got null.',
+      );
     });
   });
 
@@ -134,9 +162,17 @@ describe('validatePublish', () => {
       ['metadata that is null', { apiVersion: 'v1', kind: 'ConfigMap', metadata: null }, 'resource.metadata'],
       ['a missing apiVersion', { kind: 'ConfigMap', metadata: { name: 'a' } }, 'resource.apiVersion'],
       ['an empty apiVersion', { apiVersion: '', kind: 'ConfigMap', metadata: { name: 'a' } }, 'resource.apiVersion'],
-      ['an apiVersion that is a number', { apiVersion: 1, kind: 'ConfigMap', metadata: { name: 'a' } }, 'resource.apiVersion'],
+      [
+        'an apiVersion that is a number',
+        { apiVersion: 1, kind: 'ConfigMap', metadata: { name: 'a' } },
+        'resource.apiVersion',
+      ],
       ['a missing kind', { apiVersion: 'v1', metadata: { name: 'a' } }, 'resource.kind'],
-      ['a kind that is an object', { apiVersion: 'v1', kind: { name: 'ConfigMap' }, metadata: { name: 'a' } }, 'resource.kind'],
+      [
+        'a kind that is an object',
+        { apiVersion: 'v1', kind: { name: 'ConfigMap' }, metadata: { name: 'a' } },
+        'resource.kind',
+      ],
       ['a name that is a number', configMap({ name: 42 }), 'resource.metadata.name'],
       ['a name that is a BigInt', configMap({ name: 42n }), 'resource.metadata.name'],
       ['a uid that is a number', configMap({ uid: 7 }), 'resource.metadata.uid'],
@@ -180,9 +216,15 @@ describe('validatePublish', () => {
     });
 
     it('keeps the existing messages', () => {
-      expect(refusal(configMap(), { ...event, reason: '' }).message).toBe('reason is required and must be a non-empty string.');
-      expect(refusal(configMap(), { ...event, type: 'Error' }).message).toBe(`type must be 'Normal' or 'Warning', got "Error".`);
-      expect(refusal(configMap(), { ...event, type: 1n }).message).toBe(`type must be 'Normal' or 'Warning', got 1n (a BigInt).`);
+      expect(refusal(configMap(), { ...event, reason: '' }).message).toBe(
+        'reason is required and must be a non-empty string.',
+      );
+      expect(refusal(configMap(), { ...event, type: 'Error' }).message).toBe(
+        `type must be 'Normal' or 'Warning', got "Error".`,
+      );
+      expect(refusal(configMap(), { ...event, type: 1n }).message).toBe(
+        `type must be 'Normal' or 'Warning', got 1n (a BigInt).`,
+      );
     });
   });
 
@@ -221,9 +263,21 @@ describe('validatePublish', () => {
       ['a key starting with a dash', { '-key': 'v' }, 'annotations["-key"]'],
       ['a key with an empty prefix', { '/key': 'v' }, 'annotations["/key"]'],
       ['a key with two slashes', { 'a/b/c': 'v' }, 'annotations["a/b/c"]'],
-      ['a key with a prefix that is not a DNS subdomain', { 'exa_mple.com/key': 'v' }, 'annotations["exa_mple.com/key"]'],
-      ['a key with a prefix over 253 characters', { [`${'a'.repeat(254)}/key`]: 'v' }, `annotations["${'a'.repeat(254)}/key"]`],
-      ['a key whose name is over 63 characters', { [`example.com/${'k'.repeat(64)}`]: 'v' }, `annotations["example.com/${'k'.repeat(64)}"]`],
+      [
+        'a key with a prefix that is not a DNS subdomain',
+        { 'exa_mple.com/key': 'v' },
+        'annotations["exa_mple.com/key"]',
+      ],
+      [
+        'a key with a prefix over 253 characters',
+        { [`${'a'.repeat(254)}/key`]: 'v' },
+        `annotations["${'a'.repeat(254)}/key"]`,
+      ],
+      [
+        'a key whose name is over 63 characters',
+        { [`example.com/${'k'.repeat(64)}`]: 'v' },
+        `annotations["example.com/${'k'.repeat(64)}"]`,
+      ],
       ['a value that is a number', { 'example.com/count': 1 }, 'annotations["example.com/count"]'],
       ['a value that is a BigInt', { 'example.com/count': 1n }, 'annotations["example.com/count"]'],
       ['a value that is an object', { 'example.com/obj': { a: 'b' } }, 'annotations["example.com/obj"]'],
@@ -242,7 +296,25 @@ describe('validatePublish', () => {
   });
 
   it('throws nothing but InvalidEventError, whatever it is given', () => {
-    const odd: unknown[] = [null, undefined, 0, -1, NaN, true, '', 'x', 1n, Symbol('s'), () => 1, [], [1], {}, new Date(0), new Map(), circular()];
+    const odd: unknown[] = [
+      null,
+      undefined,
+      0,
+      -1,
+      NaN,
+      true,
+      '',
+      'x',
+      1n,
+      Symbol('s'),
+      () => 1,
+      [],
+      [1],
+      {},
+      new Date(0),
+      new Map(),
+      circular(),
+    ];
     const fields = ['apiVersion', 'kind', 'metadata'];
     const metadataFields = ['name', 'namespace', 'uid', 'resourceVersion'];
     const eventFields = ['type', 'reason', 'action', 'note', 'related', 'annotations'];
@@ -252,7 +324,10 @@ describe('validatePublish', () => {
       for (const field of fields) attempts.push([{ ...configMap(), [field]: value }, event]);
       for (const field of metadataFields) attempts.push([configMap({ [field]: value }), event]);
       for (const field of eventFields) attempts.push([configMap(), { ...event, [field]: value }]);
-      attempts.push([configMap(), { ...event, related: { kind: value } }], [configMap(), { ...event, annotations: { a: value } }]);
+      attempts.push(
+        [configMap(), { ...event, related: { kind: value } }],
+        [configMap(), { ...event, annotations: { a: value } }],
+      );
     }
     for (const [resource, published] of attempts) {
       try {
@@ -269,7 +344,12 @@ describe('validatePublish', () => {
       revoke();
       return proxy;
     };
-    const throwingGetter = (error: Error) => Object.defineProperty({ ...configMap() }, 'metadata', { get: () => { throw error; } });
+    const throwingGetter = (error: Error) =>
+      Object.defineProperty({ ...configMap() }, 'metadata', {
+        get: () => {
+          throw error;
+        },
+      });
 
     it.each([
       ['a revoked Proxy as the resource', () => [revoked(), event], 'resource'],

@@ -126,8 +126,10 @@ function checkedResource(resource: KubernetesObject): KubernetesObject {
   if (apiVersion === undefined || apiVersion === '') {
     throw new InvalidEventError('resource.apiVersion', MISSING_RESOURCE_TYPE('apiVersion', copied?.name));
   }
-  if (typeof apiVersion !== 'string') throw new InvalidEventError('resource.apiVersion', NOT_A_STRING('resource.apiVersion', apiVersion));
-  if (kind === undefined || kind === '') throw new InvalidEventError('resource.kind', MISSING_RESOURCE_TYPE('kind', copied?.name));
+  if (typeof apiVersion !== 'string')
+    throw new InvalidEventError('resource.apiVersion', NOT_A_STRING('resource.apiVersion', apiVersion));
+  if (kind === undefined || kind === '')
+    throw new InvalidEventError('resource.kind', MISSING_RESOURCE_TYPE('kind', copied?.name));
   if (typeof kind !== 'string') throw new InvalidEventError('resource.kind', NOT_A_STRING('resource.kind', kind));
   return { apiVersion, kind, metadata: copied };
 }
@@ -241,6 +243,7 @@ function checkedAnnotations(annotations: unknown): Record<string, string> {
   if (units * 3 <= MAX_ANNOTATIONS_BYTES) return copied;
   let bytes = 0;
   for (const key of Object.keys(copied)) bytes += Buffer.byteLength(key) + Buffer.byteLength(copied[key]);
-  if (bytes > MAX_ANNOTATIONS_BYTES) throw new InvalidEventError('annotations', ANNOTATIONS_TOO_LARGE(bytes, MAX_ANNOTATIONS_BYTES));
+  if (bytes > MAX_ANNOTATIONS_BYTES)
+    throw new InvalidEventError('annotations', ANNOTATIONS_TOO_LARGE(bytes, MAX_ANNOTATIONS_BYTES));
   return copied;
 }

@@ -92,7 +92,12 @@ export class EventsApi implements EventsWriter {
     return storedState(await this.send('GET', eventsPath(namespace, name), signal));
   }
 
-  async patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState> {
+  async patchSeries(
+    namespace: string,
+    name: string,
+    patch: SeriesPatch,
+    signal: AbortSignal,
+  ): Promise<StoredEventState> {
     const { resourceVersion, ...series } = patch;
     const body = resourceVersion === undefined ? { series } : { metadata: { resourceVersion }, series };
     return storedState(await this.send('PATCH', eventsPath(namespace, name), signal, body));
@@ -100,11 +105,20 @@ export class EventsApi implements EventsWriter {
 
   async list(namespace: string, query: EventQuery, signal: AbortSignal): Promise<ListedEvent[]> {
     const fieldSelector = `regarding.uid=${query.uid},reason=${query.reason},reportingController=${query.reportingController}`;
-    const list = await this.send<{ items?: EventsV1Event[] }>('GET', `${eventsPath(namespace)}?fieldSelector=${encodeURIComponent(fieldSelector)}`, signal);
+    const list = await this.send<{ items?: EventsV1Event[] }>(
+      'GET',
+      `${eventsPath(namespace)}?fieldSelector=${encodeURIComponent(fieldSelector)}`,
+      signal,
+    );
     return (list.items ?? []).map(listedEvent);
   }
 
-  async annotate(namespace: string, name: string, annotations: Record<string, string>, signal: AbortSignal): Promise<void> {
+  async annotate(
+    namespace: string,
+    name: string,
+    annotations: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<void> {
     await this.send('PATCH', eventsPath(namespace, name), signal, { metadata: { annotations } });
   }
 
@@ -113,13 +127,22 @@ export class EventsApi implements EventsWriter {
   }
 
   /** One request; PATCH bodies are JSON merge patches. */
-  private async send<T = EventsV1Event>(method: 'GET' | 'POST' | 'PATCH', path: string, signal: AbortSignal, body?: unknown): Promise<T> {
+  private async send<T = EventsV1Event>(
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    signal: AbortSignal,
+    body?: unknown,
+  ): Promise<T> {
     const url = `${this.server}${path}`;
     let status: number | undefined;
     try {
       const context = new RequestContext(url, method as HttpMethod);
       await this.authentication.applySecurityAuthentication(context);
-      const headers: Record<string, string> = { ...context.getHeaders(), accept: 'application/json', 'user-agent': USER_AGENT };
+      const headers: Record<string, string> = {
+        ...context.getHeaders(),
+        accept: 'application/json',
+        'user-agent': USER_AGENT,
+      };
       if (body !== undefined) headers['content-type'] = method === 'PATCH' ? MERGE_PATCH : 'application/json';
       const response = await jsonRequest({
         origin: this.origin,
@@ -172,9 +195,14 @@ interface StatusBody {
 /** The server's refusal, from its Status body. */
 function refusal(status: number, text: string, retryAfter: string | string[] | undefined): PublishApiError {
   const body = parseStatus(text);
-  return new PublishApiError(`The API server refused the Event (${status}): ${body.message ?? `HTTP ${status}`}`, status, body.reason, {
-    retryAfterMs: retryAfterMs(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
-  });
+  return new PublishApiError(
+    `The API server refused the Event (${status}): ${body.message ?? `HTTP ${status}`}`,
+    status,
+    body.reason,
+    {
+      retryAfterMs: retryAfterMs(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+    },
+  );
 }
 
 function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: number | undefined): unknown {
@@ -190,10 +218,15 @@ function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: num
       { cause: error, mayHaveApplied: true },
     );
   }
-  return new PublishApiError(`The API server could not be reached: ${describeUnreachable(error)}`, undefined, undefined, {
-    cause: error,
-    mayHaveApplied: true,
-  });
+  return new PublishApiError(
+    `The API server could not be reached: ${describeUnreachable(error)}`,
+    undefined,
+    undefined,
+    {
+      cause: error,
+      mayHaveApplied: true,
+    },
+  );
 }
 
 function parseStatus(text: string): StatusBody {

@@ -105,7 +105,8 @@ export class PooledAuthentication implements SecurityAuthentication {
   private createDispatcher(cluster: Cluster | null, options: AgentOptions): Dispatcher | undefined {
     const planned = this.kubeConfig.createDispatcherOptions(cluster, options);
     // Through a proxy, client-node's own dispatcher (kept like ours); without TLS options, undici's global pool.
-    if (planned.type !== 'agent') return (this.kubeConfig as unknown as DispatcherFactory).createDispatcher(cluster, options);
+    if (planned.type !== 'agent')
+      return (this.kubeConfig as unknown as DispatcherFactory).createDispatcher(cluster, options);
     // HTTP/1.1 keep-alive: Node's HTTP/2 builds a stream object per request, and measured a third
     // more CPU per write for writes one at a time, as controllers send them (see the README).
     return new Agent({ connect: planned.connect, connections: POOL_CONNECTIONS, allowH2: false });
@@ -113,5 +114,7 @@ export class PooledAuthentication implements SecurityAuthentication {
 }
 
 function sameMaterial(a: Material, b: Material): boolean {
-  return a.every((value, i) => value === b[i] || (Buffer.isBuffer(value) && Buffer.isBuffer(b[i]) && value.equals(b[i] as Buffer)));
+  return a.every(
+    (value, i) => value === b[i] || (Buffer.isBuffer(value) && Buffer.isBuffer(b[i]) && value.equals(b[i] as Buffer)),
+  );
 }

@@ -17,7 +17,11 @@ interface NetworkErrorDetails {
  */
 export function describeUnreachable(error: unknown): string {
   const chain: NetworkErrorDetails[] = [];
-  for (let cause: unknown = error; cause && typeof cause === 'object' && chain.length < 8; cause = (cause as Error).cause) {
+  for (
+    let cause: unknown = error;
+    cause && typeof cause === 'object' && chain.length < 8;
+    cause = (cause as Error).cause
+  ) {
     chain.push(cause as NetworkErrorDetails);
   }
   const innermost = [...chain].reverse().find((cause) => cause.code || cause.syscall);
@@ -28,7 +32,9 @@ export function describeUnreachable(error: unknown): string {
     return `the connection${where} was closed by the server (${innermost.message ?? 'other side closed'})`;
   }
   if (innermost) {
-    const where = innermost.address ? `${innermost.address}${innermost.port ? `:${innermost.port}` : ''}` : innermost.hostname;
+    const where = innermost.address
+      ? `${innermost.address}${innermost.port ? `:${innermost.port}` : ''}`
+      : innermost.hostname;
     const message = innermost.message ?? '';
     // Node's own message already reads "connect ECONNREFUSED 127.0.0.1:6443".
     if (innermost.code && message.includes(innermost.code)) return message;

@@ -110,7 +110,15 @@ export class KubeEventsMetrics implements EventSink {
   private countsOf(controller: string): MutableSnapshot {
     let counts = this.controllers.get(controller);
     if (!counts) {
-      counts = { controller, created: 0, patched: 0, coalesced: 0, dropped: 0, failed: {}, publishDuration: { count: 0, sumSeconds: 0 } };
+      counts = {
+        controller,
+        created: 0,
+        patched: 0,
+        coalesced: 0,
+        dropped: 0,
+        failed: {},
+        publishDuration: { count: 0, sumSeconds: 0 },
+      };
       this.controllers.set(controller, counts);
     }
     return counts;
@@ -121,6 +129,7 @@ export class KubeEventsMetrics implements EventSink {
 export function failureCause(error: PublishError | undefined): string {
   if (error instanceof PublishTimeoutError) return 'timeout';
   if (error instanceof InvalidEventError) return 'invalid';
-  if (error instanceof PublishApiError) return error.statusCode === undefined ? 'unreachable' : String(error.statusCode);
+  if (error instanceof PublishApiError)
+    return error.statusCode === undefined ? 'unreachable' : String(error.statusCode);
   return 'error';
 }

@@ -1,16 +1,22 @@
 import type { Counter, Histogram, Registry } from 'prom-client';
 import { KUBE_EVENTS_METRICS, PUBLISH_DURATION_BUCKETS } from '../kube-events.constants.js';
-import type { KubeEventsMetricName, KubeEventsMetricsBackend, KubeEventsMetricUpdate } from './kube-events-metrics.interfaces.js';
+import type {
+  KubeEventsMetricName,
+  KubeEventsMetricsBackend,
+  KubeEventsMetricUpdate,
+} from './kube-events-metrics.interfaces.js';
 
 type PromClient = typeof import('prom-client');
 
 const HELP: Record<KubeEventsMetricName, string> = {
   [KUBE_EVENTS_METRICS.created]: 'Kubernetes Events created.',
   [KUBE_EVENTS_METRICS.patched]: 'Patches raising the series count of a Kubernetes Event.',
-  [KUBE_EVENTS_METRICS.coalesced]: 'Event occurrences counted locally and folded into their series\' next write.',
-  [KUBE_EVENTS_METRICS.dropped]: 'Event occurrences given up: no room for folded occurrences, or their write kept failing.',
-  [KUBE_EVENTS_METRICS.failed]: 'Failed Event writes and invalid events, by cause (timeout, invalid, unreachable, HTTP status code).',
-  [KUBE_EVENTS_METRICS.publishDuration]: 'Seconds from an Event publish to the API server\'s answer, by outcome.',
+  [KUBE_EVENTS_METRICS.coalesced]: "Event occurrences counted locally and folded into their series' next write.",
+  [KUBE_EVENTS_METRICS.dropped]:
+    'Event occurrences given up: no room for folded occurrences, or their write kept failing.',
+  [KUBE_EVENTS_METRICS.failed]:
+    'Failed Event writes and invalid events, by cause (timeout, invalid, unreachable, HTTP status code).',
+  [KUBE_EVENTS_METRICS.publishDuration]: "Seconds from an Event publish to the API server's answer, by outcome.",
 };
 
 /**
@@ -40,7 +46,12 @@ class PrometheusBackend implements KubeEventsMetricsBackend {
     const counter = (name: KubeEventsMetricName, labelNames: string[]) =>
       (registry.getSingleMetric(name) as Counter<string> | undefined) ??
       new prom.Counter({ name, help: HELP[name], labelNames, registers: [registry] });
-    for (const name of [KUBE_EVENTS_METRICS.created, KUBE_EVENTS_METRICS.patched, KUBE_EVENTS_METRICS.coalesced, KUBE_EVENTS_METRICS.dropped]) {
+    for (const name of [
+      KUBE_EVENTS_METRICS.created,
+      KUBE_EVENTS_METRICS.patched,
+      KUBE_EVENTS_METRICS.coalesced,
+      KUBE_EVENTS_METRICS.dropped,
+    ]) {
       this.metrics.set(name, counter(name, ['controller']));
     }
     this.metrics.set(KUBE_EVENTS_METRICS.failed, counter(KUBE_EVENTS_METRICS.failed, ['controller', 'cause']));

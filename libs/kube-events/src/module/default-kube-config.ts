@@ -28,7 +28,9 @@ export function loadDefaultKubeConfig(): KubeConfig {
   // On Windows client-node also asks WSL for a kubeconfig: let it try before giving up.
   if (found || process.platform === 'win32') kubeConfig.loadFromDefault();
   if (!found && (process.platform !== 'win32' || isLocalhostFallback(kubeConfig))) {
-    throw new Error(NO_KUBECONFIG({ serviceAccountToken: SERVICE_ACCOUNT_TOKEN, serviceHostSet, kubeconfigEnv, homeConfig }));
+    throw new Error(
+      NO_KUBECONFIG({ serviceAccountToken: SERVICE_ACCOUNT_TOKEN, serviceHostSet, kubeconfigEnv, homeConfig }),
+    );
   }
   return kubeConfig;
 }

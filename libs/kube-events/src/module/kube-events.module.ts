@@ -46,7 +46,8 @@ export class KubeEventsModule extends ConfigurableKubeEventsModule {
 }
 
 function withRecorder(definition: DynamicModule, name: string | undefined): DynamicModule {
-  if (name !== undefined && (typeof name !== 'string' || name === '')) throw new Error(INVALID_OPTIONS('name', NOT_A_RECORDER_NAME(name)));
+  if (name !== undefined && (typeof name !== 'string' || name === ''))
+    throw new Error(INVALID_OPTIONS('name', NOT_A_RECORDER_NAME(name)));
   const token = getEventRecorderToken(name);
   return {
     ...definition,

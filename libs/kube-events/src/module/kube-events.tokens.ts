@@ -13,6 +13,7 @@ export function getEventRecorderToken(name?: string): string | typeof EventRecor
 /** The recorder name a token stands for: `null` for the default, `undefined` when it is no recorder token. */
 export function recorderNameOf(token: unknown): string | null | undefined {
   if (token === EventRecorder) return null;
-  if (typeof token === 'string' && token.startsWith(NAMED_RECORDER_PREFIX)) return token.slice(NAMED_RECORDER_PREFIX.length);
+  if (typeof token === 'string' && token.startsWith(NAMED_RECORDER_PREFIX))
+    return token.slice(NAMED_RECORDER_PREFIX.length);
   return undefined;
 }

@@ -10,7 +10,14 @@ describe('resolveRecorderOptions', () => {
       timeout: 5_000,
       seriesWindow: 600_000,
       maxSeries: 10_000,
-      writeControl: { objectBurst: 25, objectRefillMs: 300_000, maxDelay: 1_000, qps: 100, burst: 500, maxPending: 10_000 },
+      writeControl: {
+        objectBurst: 25,
+        objectRefillMs: 300_000,
+        maxDelay: 1_000,
+        qps: 100,
+        burst: 500,
+        maxPending: 10_000,
+      },
       resumeSeries: false,
     });
   });
@@ -41,8 +48,12 @@ describe('resolveRecorderOptions', () => {
   });
 
   it('names the field and the value of a BigInt option, rather than failing on it', () => {
-    expect(() => resolve({ reporter: { controller: 'widgets' }, timeout: 5000n })).toThrow('invalid option timeout: timeout must be a positive number, got 5000n (a BigInt).');
-    expect(() => resolve({ reporter: { controller: 'widgets' }, maxSeries: 10n })).toThrow(/invalid option maxSeries: .*got 10n \(a BigInt\)/);
+    expect(() => resolve({ reporter: { controller: 'widgets' }, timeout: 5000n })).toThrow(
+      'invalid option timeout: timeout must be a positive number, got 5000n (a BigInt).',
+    );
+    expect(() => resolve({ reporter: { controller: 'widgets' }, maxSeries: 10n })).toThrow(
+      /invalid option maxSeries: .*got 10n \(a BigInt\)/,
+    );
   });
 
   it('accepts qualified names with and without a prefix', () => {
@@ -53,21 +64,25 @@ describe('resolveRecorderOptions', () => {
 
   it('tells to write reporter as an object when it is given as a string', () => {
     expect(() => resolve({ reporter: 'example.com/widget-controller' })).toThrow(
-      "KubeEventsModule: invalid option reporter: reporter must be an object { controller, instance? }, " +
+      'KubeEventsModule: invalid option reporter: reporter must be an object { controller, instance? }, ' +
         'got the string "example.com/widget-controller": ' +
         "write reporter: { controller: 'example.com/widget-controller' }.",
     );
   });
 
   it('shows the shape of reporter when it is missing', () => {
-    expect(() => resolve({})).toThrow(/reporter is required: an object \{ controller, instance\? \}, got undefined; for example reporter: \{ controller: /);
+    expect(() => resolve({})).toThrow(
+      /reporter is required: an object \{ controller, instance\? \}, got undefined; for example reporter: \{ controller: /,
+    );
   });
 
   it('treats an empty instance (POD_NAME set but empty) as unset, falling back to the controller name', () => {
     const previous = process.env.POD_NAME;
     process.env.POD_NAME = '';
     try {
-      expect(resolve({ reporter: { controller: 'example.com/widget-controller', instance: process.env.POD_NAME } }).reporter).toEqual({
+      expect(
+        resolve({ reporter: { controller: 'example.com/widget-controller', instance: process.env.POD_NAME } }).reporter,
+      ).toEqual({
         controller: 'example.com/widget-controller',
         instance: 'example.com/widget-controller',
       });
@@ -85,6 +100,8 @@ describe('resolveRecorderOptions', () => {
 
   it('says that the default instance is the controller when that is too long for an instance', () => {
     const controller = `${'a'.repeat(60)}.${'b'.repeat(60)}.example.com/widgets`;
-    expect(() => resolve({ reporter: { controller } })).toThrow(/reporter\.instance defaults to reporter\.controller, which is 141 bytes.*pass a shorter reporter\.instance/);
+    expect(() => resolve({ reporter: { controller } })).toThrow(
+      /reporter\.instance defaults to reporter\.controller, which is 141 bytes.*pass a shorter reporter\.instance/,
+    );
   });
 });

@@ -5,7 +5,11 @@ import {
   MAX_FIELD_LENGTH,
   SERIES_WINDOW_MS,
 } from '../kube-events.constants.js';
-import type { KubeEventsModuleOptions, ResolvedRecorderOptions, ResolvedWriteControl } from '../kube-events.interfaces.js';
+import type {
+  KubeEventsModuleOptions,
+  ResolvedRecorderOptions,
+  ResolvedWriteControl,
+} from '../kube-events.interfaces.js';
 import {
   DEFAULT_INSTANCE_TOO_LONG,
   FIELD_TOO_LONG,
@@ -47,17 +51,24 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
   const reporter: unknown = options?.reporter;
   if (!reporter || typeof reporter !== 'object') fail('reporter', REPORTER_NOT_AN_OBJECT(reporter));
   const { controller, instance } = reporter as KubeEventsModuleOptions['reporter'];
-  if (typeof controller !== 'string' || controller === '') fail('reporter.controller', REQUIRED_FIELD('reporter.controller'));
-  if (!isQualifiedName(controller)) fail('reporter.controller', NOT_A_QUALIFIED_NAME('reporter.controller', controller));
-  if (instance !== undefined && typeof instance !== 'string') fail('reporter.instance', INSTANCE_NOT_A_STRING(instance));
+  if (typeof controller !== 'string' || controller === '')
+    fail('reporter.controller', REQUIRED_FIELD('reporter.controller'));
+  if (!isQualifiedName(controller))
+    fail('reporter.controller', NOT_A_QUALIFIED_NAME('reporter.controller', controller));
+  if (instance !== undefined && typeof instance !== 'string')
+    fail('reporter.instance', INSTANCE_NOT_A_STRING(instance));
   // The instance defaults to the controller name, which may be longer than the server takes for an instance.
   const resolvedInstance = instance || controller;
   const instanceBytes = Buffer.byteLength(resolvedInstance);
   if (instanceBytes > MAX_FIELD_LENGTH) {
-    fail('reporter.instance', instance ? FIELD_TOO_LONG('reporter.instance', instanceBytes) : DEFAULT_INSTANCE_TOO_LONG(instanceBytes));
+    fail(
+      'reporter.instance',
+      instance ? FIELD_TOO_LONG('reporter.instance', instanceBytes) : DEFAULT_INSTANCE_TOO_LONG(instanceBytes),
+    );
   }
   const positive = (field: string, value: unknown): number => {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(field, NOT_A_POSITIVE_NUMBER(field, value));
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+      fail(field, NOT_A_POSITIVE_NUMBER(field, value));
     return value as number;
   };
   const count = (field: string, value: unknown): number => {
@@ -72,7 +83,10 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
   if (options!.logEvents !== undefined) flag('logEvents', options!.logEvents);
   if (options!.metrics !== undefined) flag('metrics', options!.metrics);
   const kubeConfig: unknown = options!.kubeConfig;
-  if (kubeConfig !== undefined && typeof (kubeConfig as { getCurrentCluster?: unknown } | null)?.getCurrentCluster !== 'function') {
+  if (
+    kubeConfig !== undefined &&
+    typeof (kubeConfig as { getCurrentCluster?: unknown } | null)?.getCurrentCluster !== 'function'
+  ) {
     fail('kubeConfig', NOT_A_KUBE_CONFIG(kubeConfig));
   }
   const control = { ...DEFAULT_WRITE_CONTROL, ...options!.writeControl };

@@ -57,7 +57,8 @@ export class PublishesFailuresExplorer implements OnModuleInit {
 function instancesOf(wrapper: InstanceWrapper): Array<Record<string, unknown>> {
   const instances = new Set([wrapper.instance as Record<string, unknown>]);
   if (wrapper.isTransient) {
-    for (const each of wrapper.getStaticTransientInstances()) if (each?.instance) instances.add(each.instance as Record<string, unknown>);
+    for (const each of wrapper.getStaticTransientInstances())
+      if (each?.instance) instances.add(each.instance as Record<string, unknown>);
   }
   return [...instances];
 }
@@ -65,5 +66,7 @@ function instancesOf(wrapper: InstanceWrapper): Array<Record<string, unknown>> {
 function recorderFor(recorders: Map<RecorderName, EventRecorder>, options: PublishesFailuresOptions, label: string) {
   const recorder = recorders.get(options.recorder ?? null);
   if (recorder) return recorder;
-  throw new Error(options.recorder === undefined ? NO_DEFAULT_RECORDER(label) : UNKNOWN_RECORDER(options.recorder, label));
+  throw new Error(
+    options.recorder === undefined ? NO_DEFAULT_RECORDER(label) : UNKNOWN_RECORDER(options.recorder, label),
+  );
 }

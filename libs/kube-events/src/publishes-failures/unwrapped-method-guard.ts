@@ -76,5 +76,7 @@ function staleReferenceWrapper(instance: unknown, key: string | symbol, guard: M
   const target = instance as Record<string | symbol, unknown>;
   const wrapper = target[key];
   const prototype = Object.getPrototypeOf(target) as Record<string | symbol, unknown> | null;
-  return prototype?.[key] === guard && typeof wrapper === 'function' && wrapper !== guard ? (wrapper as Method) : undefined;
+  return prototype?.[key] === guard && typeof wrapper === 'function' && wrapper !== guard
+    ? (wrapper as Method)
+    : undefined;
 }

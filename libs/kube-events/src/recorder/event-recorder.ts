@@ -5,16 +5,33 @@ import { Subject, type Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
 import { validatePublish } from '../api/event-validation.js';
 import { PublishApiError, PublishError, PublishTimeoutError, PublishUnreachableError } from '../errors.js';
-import type { KubeEvent, KubeEventsModuleOptions, Reporter, ResolvedRecorderOptions } from '../kube-events.interfaces.js';
+import type {
+  KubeEvent,
+  KubeEventsModuleOptions,
+  Reporter,
+  ResolvedRecorderOptions,
+} from '../kube-events.interfaces.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
-import { OCCURRENCES_DROPPED, SERIES_END_NOT_RECORDED, SERIES_LOOKUP_REFUSED, SERVER_UNREACHABLE, type DropCause } from '../kube-events.messages.js';
+import {
+  OCCURRENCES_DROPPED,
+  SERIES_END_NOT_RECORDED,
+  SERIES_LOOKUP_REFUSED,
+  SERVER_UNREACHABLE,
+  type DropCause,
+} from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../module/default-kube-config.js';
 import { resolveRecorderOptions } from '../module/options-validation.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import { monotonicNow } from './monotonic-clock.js';
 import { PublishDeadlines } from './publish-deadlines.js';
 import type { Occurrence } from './occurrence.js';
-import { outcomeOf, refusedOccurrence, type OutcomeDetails, type PublishOutcome, type PublishOutcomeKind } from './publish-outcome.js';
+import {
+  outcomeOf,
+  refusedOccurrence,
+  type OutcomeDetails,
+  type PublishOutcome,
+  type PublishOutcomeKind,
+} from './publish-outcome.js';
 import { isUnreachable } from './retry-backoff.js';
 import { SeriesStore, type Batch, type Series } from './series-store.js';
 import { SeriesWriter } from './series-writer.js';
@@ -197,7 +214,11 @@ export class EventRecorder implements OnApplicationShutdown {
       const validated = validatePublish(resource, event);
       occurrence = { resource: validated.resource, event: validated.event, failure, publishedAt };
     } catch (error) {
-      this.emit('failed', refusedOccurrence(resource, event, failure, publishedAt), { count: 1, error, now: publishedAt });
+      this.emit('failed', refusedOccurrence(resource, event, failure, publishedAt), {
+        count: 1,
+        error,
+        now: publishedAt,
+      });
       return Promise.reject(error);
     }
     // An object without a uid gets an Event of its own every time.
@@ -236,19 +257,35 @@ export class EventRecorder implements OnApplicationShutdown {
       try {
         result = await this.writer.send(batch.first, plan);
       } catch (error) {
-        return this.failed(series, batch, error instanceof PublishError ? error : new PublishError(String(error), { cause: error }));
+        return this.failed(
+          series,
+          batch,
+          error instanceof PublishError ? error : new PublishError(String(error), { cause: error }),
+        );
       }
       this.answered();
       if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
       const settled = this.store.settle(series, batch, result, monotonicNow());
       if (settled.kind === 'written') {
         const written = { name: settled.event.name, namespace: settled.event.namespace };
-        this.emit(settled.created ? 'created' : 'patched', batch.first, { count: settled.count, written, now: monotonicNow() });
+        this.emit(settled.created ? 'created' : 'patched', batch.first, {
+          count: settled.count,
+          written,
+          now: monotonicNow(),
+        });
         for (const waiter of batch.waiters) waiter.resolve();
         return;
       }
       if (writes >= MAX_WRITES_PER_ATTEMPT) {
-        return this.failed(series, batch, new PublishApiError(`The Event kept changing under the recorder's writes (${writes} tries).`, 409, 'Conflict'));
+        return this.failed(
+          series,
+          batch,
+          new PublishApiError(
+            `The Event kept changing under the recorder's writes (${writes} tries).`,
+            409,
+            'Conflict',
+          ),
+        );
       }
       plan = settled.plan;
     }
@@ -289,7 +326,8 @@ export class EventRecorder implements OnApplicationShutdown {
         const now = monotonicNow();
         if (inFlight) await inFlight;
         else if (now >= deadline) for (const batch of this.store.dropQueued(series)) this.drop(batch, 'flush');
-        else if (this.retryAtWhileDraining(series) > now) await sleep(Math.min(this.retryAtWhileDraining(series), deadline) - now);
+        else if (this.retryAtWhileDraining(series) > now)
+          await sleep(Math.min(this.retryAtWhileDraining(series), deadline) - now);
         else await this.write(series);
       }
     } finally {
@@ -312,7 +350,9 @@ export class EventRecorder implements OnApplicationShutdown {
     const { first, occurrences } = batch;
     this.logger.warn(OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error));
     this.emit('dropped', first, { count: occurrences, error, now: monotonicNow() });
-    const dropped = new PublishError(OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error), { cause: error });
+    const dropped = new PublishError(OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error), {
+      cause: error,
+    });
     for (const waiter of batch.waiters) waiter.reject(dropped);
   }
 
@@ -325,7 +365,9 @@ export class EventRecorder implements OnApplicationShutdown {
 
   private unreachableError(): PublishUnreachableError {
     const { since, error } = this.unreachable!;
-    return new PublishUnreachableError(SERVER_UNREACHABLE(new Date(since), error.message), new Date(since), { cause: error });
+    return new PublishUnreachableError(SERVER_UNREACHABLE(new Date(since), error.message), new Date(since), {
+      cause: error,
+    });
   }
 
   private emit(kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails): void {

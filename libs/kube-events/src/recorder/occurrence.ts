@@ -21,7 +21,12 @@ export interface Occurrence {
  * sorted, and drops empty fields, so a resumed series compares equal.
  */
 export function identityOf(event: KubeEvent): string {
-  return JSON.stringify([event.type, event.note ?? null, relatedIdentity(event.related), annotationsIdentity(event.annotations)]);
+  return JSON.stringify([
+    event.type,
+    event.note ?? null,
+    relatedIdentity(event.related),
+    annotationsIdentity(event.annotations),
+  ]);
 }
 
 /** The fields of an ObjectReference the API server keeps, in one order. */
@@ -33,6 +38,10 @@ function relatedIdentity(related: KubeEvent['related']): Array<string | null> | 
 
 function annotationsIdentity(annotations: KubeEvent['annotations']): string[][] | null {
   // A key whose value is undefined is not sent (JSON drops it), so it is not part of the identity either.
-  const keys = annotations ? Object.keys(annotations).filter((key) => annotations[key] !== undefined).sort() : [];
+  const keys = annotations
+    ? Object.keys(annotations)
+        .filter((key) => annotations[key] !== undefined)
+        .sort()
+    : [];
   return keys.length ? keys.map((key) => [key, annotations![key]]) : null;
 }

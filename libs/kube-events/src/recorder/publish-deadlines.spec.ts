@@ -31,7 +31,8 @@ describe('PublishDeadlines', () => {
     const awaited = Array.from({ length: 3 }, () => new AwaitedPublish(monotonicNow() + 60_000));
     awaited.forEach((each) => deadlines.watch(each));
     awaited.forEach((each) => each.resolve());
-    for (const each of awaited) expect([each.previous, each.next, each.watcher]).toEqual([undefined, undefined, undefined]);
+    for (const each of awaited)
+      expect([each.previous, each.next, each.watcher]).toEqual([undefined, undefined, undefined]);
     // Watching again after the line emptied starts it anew.
     const later = new AwaitedPublish(monotonicNow() + 60_000);
     deadlines.watch(later);

@@ -63,7 +63,13 @@ export function outcomeOf(
   return {
     kind,
     reporter,
-    regarding: { apiVersion: resource?.apiVersion, kind: resource?.kind, name: metadata?.name, namespace: metadata?.namespace, uid: metadata?.uid },
+    regarding: {
+      apiVersion: resource?.apiVersion,
+      kind: resource?.kind,
+      name: metadata?.name,
+      namespace: metadata?.namespace,
+      uid: metadata?.uid,
+    },
     event,
     failure,
     count,
@@ -85,13 +91,22 @@ function asPublishError(error: unknown): PublishError {
  * throws. Sinks and metrics then never meet a `null` event, a Symbol or a
  * getter that throws, whatever the caller passed.
  */
-export function refusedOccurrence(resource: unknown, event: unknown, failure: boolean, publishedAt: number): Occurrence {
+export function refusedOccurrence(
+  resource: unknown,
+  event: unknown,
+  failure: boolean,
+  publishedAt: number,
+): Occurrence {
   const metadata = fieldOf(resource, 'metadata');
   return {
     resource: {
       apiVersion: textOf(resource, 'apiVersion'),
       kind: textOf(resource, 'kind'),
-      metadata: { name: textOf(metadata, 'name'), namespace: textOf(metadata, 'namespace'), uid: textOf(metadata, 'uid') },
+      metadata: {
+        name: textOf(metadata, 'name'),
+        namespace: textOf(metadata, 'namespace'),
+        uid: textOf(metadata, 'uid'),
+      },
     },
     event: {
       type: textOf(event, 'type') as KubeEvent['type'],

@@ -35,7 +35,12 @@ function publish(store: SeriesStore, uid: string, now: number, failure = false):
   store.enqueue(series, occurrence(uid, now), waiter());
   const { batch, plan } = store.startWrite(series, now)!;
   if (plan.kind !== 'create') throw new Error(`expected a create, got ${plan.kind}`);
-  store.settle(series, batch, { kind: 'created', state: { name: plan.name, namespace: 'default', resourceVersion: '1', count: plan.count } }, now);
+  store.settle(
+    series,
+    batch,
+    { kind: 'created', state: { name: plan.name, namespace: 'default', resourceVersion: '1', count: plan.count } },
+    now,
+  );
   return series;
 }
 
@@ -55,7 +60,11 @@ describe('SeriesStore', () => {
         return series;
       };
       const sync = queued(false, 'Failed', 'Sync');
-      const others = [queued(true, 'Failed', 'Sync'), queued(false, 'Failed', 'Delete'), queued(false, 'Stuck', 'Sync')];
+      const others = [
+        queued(true, 'Failed', 'Sync'),
+        queued(false, 'Failed', 'Delete'),
+        queued(false, 'Stuck', 'Sync'),
+      ];
       expect(new Set([sync, ...others]).size).toBe(4);
       expect(store.size).toBe(4);
       expect(store.acquire('a', false, 'Failed', 'Sync', 1)).toBe(sync);
@@ -113,7 +122,12 @@ describe('SeriesStore', () => {
       store.enqueue(a, occurrence('a', 900), waiter());
       const { batch, plan } = store.startWrite(a, 900)!;
       if (plan.kind !== 'patch') throw new Error(`expected a patch, got ${plan.kind}`);
-      store.settle(a, batch, { kind: 'patched', state: { name: plan.name, namespace: 'default', resourceVersion: '2', count: plan.count } }, 900);
+      store.settle(
+        a,
+        batch,
+        { kind: 'patched', state: { name: plan.name, namespace: 'default', resourceVersion: '2', count: plan.count } },
+        900,
+      );
       publish(store, 'c', 1_150);
       expect(store.size).toBe(2); // b expired at 1100 and is gone; a and c remain
       expect(store.acquire('a', false, 'Failed', 'Sync', 1_200)).toBe(a);
@@ -157,7 +171,8 @@ describe('SeriesStore', () => {
       series.object!.budget = budget;
       return budget;
     }
-    const budgetOf = (store: SeriesStore, uid: string, now: number) => store.acquire(uid, false, 'Failed', 'Sync', now).object!.budget;
+    const budgetOf = (store: SeriesStore, uid: string, now: number) =>
+      store.acquire(uid, false, 'Failed', 'Sync', now).object!.budget;
 
     it('gives an object that comes back after a forget the budget it had spent', () => {
       const store = storeOf();
@@ -218,7 +233,12 @@ describe('SeriesStore', () => {
       const { batch } = store.startWrite(series, 10)!;
       store.fail(series, batch, new PublishApiError('reset', undefined, undefined, { mayHaveApplied: true }), 11);
       store.startWrite(series, 12);
-      const settled = store.settle(series, batch, { kind: 'conflict', state: { name: 'x', namespace: 'default', resourceVersion: '2', count: 2 } }, 13);
+      const settled = store.settle(
+        series,
+        batch,
+        { kind: 'conflict', state: { name: 'x', namespace: 'default', resourceVersion: '2', count: 2 } },
+        13,
+      );
       expect(settled).toMatchObject({ kind: 'written', count: 2 });
       expect(series.event).toMatchObject({ count: 2, resourceVersion: '2' });
     });
@@ -228,7 +248,12 @@ describe('SeriesStore', () => {
       const series = publish(store, 'a', 0);
       store.enqueue(series, occurrence('a', 10), waiter());
       const { batch } = store.startWrite(series, 10)!;
-      const settled = store.settle(series, batch, { kind: 'conflict', state: { name: 'x', namespace: 'default', resourceVersion: '7', count: 10 } }, 11);
+      const settled = store.settle(
+        series,
+        batch,
+        { kind: 'conflict', state: { name: 'x', namespace: 'default', resourceVersion: '7', count: 10 } },
+        11,
+      );
       expect(settled).toMatchObject({ kind: 'again', plan: { kind: 'patch', resourceVersion: '7', count: 11 } });
     });
 
@@ -237,7 +262,10 @@ describe('SeriesStore', () => {
       const series = publish(store, 'a', 0);
       store.enqueue(series, occurrence('a', 10), waiter());
       const { batch } = store.startWrite(series, 10)!;
-      expect(store.settle(series, batch, { kind: 'gone' }, 11)).toMatchObject({ kind: 'again', plan: { kind: 'create', count: 1 } });
+      expect(store.settle(series, batch, { kind: 'gone' }, 11)).toMatchObject({
+        kind: 'again',
+        plan: { kind: 'create', count: 1 },
+      });
     });
 
     it('gives up a refused batch, and a failing one past the series window', () => {
@@ -249,7 +277,9 @@ describe('SeriesStore', () => {
       expect(series.queue).toHaveLength(0);
       store.enqueue(series, occurrence('a', 2), waiter());
       const stale = store.startWrite(series, 2)!;
-      expect(store.fail(series, stale.batch, new PublishApiError('unavailable', 503), WINDOW + 10)).toEqual({ kind: 'expired' });
+      expect(store.fail(series, stale.batch, new PublishApiError('unavailable', 503), WINDOW + 10)).toEqual({
+        kind: 'expired',
+      });
       expect(store.withWork.size).toBe(0);
     });
 
@@ -262,13 +292,21 @@ describe('SeriesStore', () => {
   });
 
   describe('resumeSeries', () => {
-    const listed = (overrides: { note?: string; ageMs?: number; annotations?: Record<string, string> } = {}): ListedEvent => ({
+    const listed = (
+      overrides: { note?: string; ageMs?: number; annotations?: Record<string, string> } = {},
+    ): ListedEvent => ({
       name: 'a.123',
       namespace: 'default',
       resourceVersion: '40',
       count: 7,
       lastObservedAt: Date.now() - (overrides.ageMs ?? 100),
-      event: { eventTime: new Date(), type: 'Warning', note: overrides.note ?? 'n', action: 'Sync', metadata: { annotations: overrides.annotations } },
+      event: {
+        eventTime: new Date(),
+        type: 'Warning',
+        note: overrides.note ?? 'n',
+        action: 'Sync',
+        metadata: { annotations: overrides.annotations },
+      },
     });
 
     it('looks for the Event a previous process left before the first write, and continues it', () => {
@@ -278,7 +316,10 @@ describe('SeriesStore', () => {
       const { batch, plan } = store.startWrite(series, 0)!;
       expect(plan).toMatchObject({ kind: 'find', uid: 'a', reason: 'Failed', action: 'Sync' });
       const settled = store.settle(series, batch, { kind: 'found', latest: listed() }, 1);
-      expect(settled).toMatchObject({ kind: 'again', plan: { kind: 'patch', name: 'a.123', resourceVersion: '40', count: 8 } });
+      expect(settled).toMatchObject({
+        kind: 'again',
+        plan: { kind: 'patch', name: 'a.123', resourceVersion: '40', count: 8 },
+      });
     });
 
     it.each([
@@ -290,7 +331,10 @@ describe('SeriesStore', () => {
       const series = store.acquire('a', false, 'Failed', 'Sync', 0);
       store.enqueue(series, occurrence('a', 0), waiter());
       const { batch } = store.startWrite(series, 0)!;
-      expect(store.settle(series, batch, { kind: 'found', latest: listed(overrides) }, 1)).toMatchObject({ kind: 'again', plan: { kind: 'create' } });
+      expect(store.settle(series, batch, { kind: 'found', latest: listed(overrides) }, 1)).toMatchObject({
+        kind: 'again',
+        plan: { kind: 'create' },
+      });
     });
 
     it('never continues an Event whose series this process ended, even before the server shows the end', () => {
@@ -298,9 +342,16 @@ describe('SeriesStore', () => {
       const ended = store.acquire('a', true, 'Failed', 'Sync', 0);
       store.enqueue(ended, occurrence('a', 0), waiter());
       const first = store.startWrite(ended, 0)!;
-      const { plan } = store.settle(ended, first.batch, { kind: 'found', latest: listed() }, 1) as { plan: { kind: string; count: number } };
+      const { plan } = store.settle(ended, first.batch, { kind: 'found', latest: listed() }, 1) as {
+        plan: { kind: string; count: number };
+      };
       expect(plan).toMatchObject({ kind: 'patch', name: 'a.123' });
-      store.settle(ended, first.batch, { kind: 'patched', state: { name: 'a.123', namespace: 'default', resourceVersion: '41', count: plan.count } }, 2);
+      store.settle(
+        ended,
+        first.batch,
+        { kind: 'patched', state: { name: 'a.123', namespace: 'default', resourceVersion: '41', count: plan.count } },
+        2,
+      );
       expect(store.forget('a', true, 3)).toEqual([expect.objectContaining({ name: 'a.123' })]);
 
       // The annotation that marks the end is still on its way: the list shows the Event as it was.
@@ -308,7 +359,10 @@ describe('SeriesStore', () => {
       store.enqueue(next, occurrence('a', 4), waiter());
       const second = store.startWrite(next, 4)!;
       expect(second.plan.kind).toBe('find');
-      expect(store.settle(next, second.batch, { kind: 'found', latest: listed() }, 5)).toMatchObject({ kind: 'again', plan: { kind: 'create' } });
+      expect(store.settle(next, second.batch, { kind: 'found', latest: listed() }, 5)).toMatchObject({
+        kind: 'again',
+        plan: { kind: 'create' },
+      });
     });
 
     it('looks once per series, and returns the Events of ended series to mark them', () => {
@@ -316,8 +370,15 @@ describe('SeriesStore', () => {
       const series = store.acquire('a', true, 'Failed', 'Sync', 0);
       store.enqueue(series, occurrence('a', 0), waiter());
       const { batch } = store.startWrite(series, 0)!;
-      const { plan } = store.settle(series, batch, { kind: 'found', latest: undefined }, 1) as { plan: { kind: string; name: string } };
-      store.settle(series, batch, { kind: 'created', state: { name: plan.name, namespace: 'default', resourceVersion: '1', count: 1 } }, 2);
+      const { plan } = store.settle(series, batch, { kind: 'found', latest: undefined }, 1) as {
+        plan: { kind: string; name: string };
+      };
+      store.settle(
+        series,
+        batch,
+        { kind: 'created', state: { name: plan.name, namespace: 'default', resourceVersion: '1', count: 1 } },
+        2,
+      );
       store.enqueue(series, occurrence('a', 3), waiter());
       expect(store.startWrite(series, 3)!.plan.kind).toBe('patch');
       expect(store.forget('a', true, 4)).toEqual([expect.objectContaining({ name: plan.name })]);

@@ -221,7 +221,13 @@ export class SeriesStore {
   private firstSeriesOf(uid: string, kind: SeriesKind): Series {
     // Room for one series: most objects have one, and a push into [] reserves room for 17.
     const seriesOfObject: Series[] = [undefined as unknown as Series];
-    const object: TrackedObject = { uid, series: seriesOfObject, budget: undefined, previous: undefined, next: undefined };
+    const object: TrackedObject = {
+      uid,
+      series: seriesOfObject,
+      budget: undefined,
+      previous: undefined,
+      next: undefined,
+    };
     seriesOfObject[0] = newSeries(object, kind, this.options.resume);
     this.objects.set(uid, object);
     return seriesOfObject[0];
@@ -246,7 +252,15 @@ export class SeriesStore {
     const room = series.queue.length ? this.options.maxPending : 2 * this.options.maxPending;
     if (this.waitingBatches >= room) return { batch: undefined, joined: false };
     const evicted = series.queue.length >= MAX_BATCHES_PER_SERIES ? this.removeBatch(series, 1) : undefined;
-    const batch: Batch = { identity, first: occurrence, occurrences: 1, waiters: [waiter], plan: undefined, uncertain: false, lastError: undefined };
+    const batch: Batch = {
+      identity,
+      first: occurrence,
+      occurrences: 1,
+      waiters: [waiter],
+      plan: undefined,
+      uncertain: false,
+      lastError: undefined,
+    };
     series.queue.push(batch);
     this.waitingBatches++;
     this.withWork.add(series);
@@ -282,7 +296,11 @@ export class SeriesStore {
       // Changed since last seen: by a late write of this batch, or by someone else.
       const landed = batch.uncertain && result.state.count >= plan.count;
       if (!landed) {
-        batch.plan = { ...plan, resourceVersion: result.state.resourceVersion, count: result.state.count + batch.occurrences };
+        batch.plan = {
+          ...plan,
+          resourceVersion: result.state.resourceVersion,
+          count: result.state.count + batch.occurrences,
+        };
         return { kind: 'again', plan: batch.plan };
       }
     }
@@ -310,7 +328,8 @@ export class SeriesStore {
     this.waitingBatches++;
     series.failures++;
     series.lastFailureAt = now;
-    series.retryAt = now + retryDelay(series.failures, error instanceof PublishApiError ? error.retryAfterMs : undefined);
+    series.retryAt =
+      now + retryDelay(series.failures, error instanceof PublishApiError ? error.retryAfterMs : undefined);
     return { kind: 'retry' };
   }
 
@@ -331,7 +350,8 @@ export class SeriesStore {
   /** Gives up every batch of the series that is not in flight, as when `flush()` runs out of time. */
   dropQueued(series: Series): Batch[] {
     const dropped: Batch[] = [];
-    while (series.queue.length > (series.writing ? 1 : 0)) dropped.push(this.removeBatch(series, series.queue.length - 1)!);
+    while (series.queue.length > (series.writing ? 1 : 0))
+      dropped.push(this.removeBatch(series, series.queue.length - 1)!);
     return dropped.reverse();
   }
 
@@ -383,7 +403,13 @@ export class SeriesStore {
     }
     const last = series.event;
     if (last && last.identity === batch.identity && this.isCurrent(last, now)) {
-      return { kind: 'patch', namespace: last.namespace, name: last.name, resourceVersion: last.resourceVersion, count: last.count + batch.occurrences };
+      return {
+        kind: 'patch',
+        namespace: last.namespace,
+        name: last.name,
+        resourceVersion: last.resourceVersion,
+        count: last.count + batch.occurrences,
+      };
     }
     return {
       kind: 'create',
@@ -402,7 +428,14 @@ export class SeriesStore {
     // Ended by this process, its annotation maybe not on the server yet.
     if (this.endedEvents.has(endedKey(latest.namespace, latest.name))) return false;
     if (Date.now() - latest.lastObservedAt > this.options.window) return false;
-    const identity = identityOf({ type: event.type as 'Normal' | 'Warning', reason: '', action: '', note: event.note, related: event.related, annotations });
+    const identity = identityOf({
+      type: event.type as 'Normal' | 'Warning',
+      reason: '',
+      action: '',
+      note: event.note,
+      related: event.related,
+      annotations,
+    });
     return identity === batch.identity;
   }
 
@@ -424,7 +457,14 @@ export class SeriesStore {
     const event =
       plan.kind === 'patch' && series.event?.name === plan.name
         ? series.event
-        : { name: plan.name, namespace: plan.namespace, identity: batch.identity, count: 0, resourceVersion: undefined, publishedAt: now };
+        : {
+            name: plan.name,
+            namespace: plan.namespace,
+            identity: batch.identity,
+            count: 0,
+            resourceVersion: undefined,
+            publishedAt: now,
+          };
     event.count = state.count;
     event.resourceVersion = state.resourceVersion;
     event.publishedAt = now;
@@ -480,7 +520,6 @@ export class SeriesStore {
     this.order.moveToEnd(series);
   }
 
-
   private remove(series: Series, now: number): void {
     this.order.remove(series);
     this.tracked--;
@@ -522,7 +561,11 @@ function endedKey(namespace: string, name: string): string {
 /** What tells the series of one object apart. */
 type SeriesKind = Pick<Series, 'failure' | 'reason' | 'action'>;
 
-function newSeries(object: TrackedObject | undefined, { failure, reason, action }: SeriesKind, unexplored: boolean): Series {
+function newSeries(
+  object: TrackedObject | undefined,
+  { failure, reason, action }: SeriesKind,
+  unexplored: boolean,
+): Series {
   return {
     object,
     failure,

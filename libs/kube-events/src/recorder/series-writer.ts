@@ -50,7 +50,10 @@ export class SeriesWriter {
     }
     const latest = listed
       .filter((candidate) => candidate.event.action === plan.action)
-      .reduce<ListedEvent | undefined>((found, candidate) => (found && found.lastObservedAt >= candidate.lastObservedAt ? found : candidate), undefined);
+      .reduce<ListedEvent | undefined>(
+        (found, candidate) => (found && found.lastObservedAt >= candidate.lastObservedAt ? found : candidate),
+        undefined,
+      );
     return { kind: 'found', latest };
   }
 
@@ -96,5 +99,7 @@ export class SeriesWriter {
 }
 
 function hasStatus(error: unknown, status: number, reason?: string): boolean {
-  return error instanceof PublishApiError && error.statusCode === status && (reason === undefined || error.reason === reason);
+  return (
+    error instanceof PublishApiError && error.statusCode === status && (reason === undefined || error.reason === reason)
+  );
 }

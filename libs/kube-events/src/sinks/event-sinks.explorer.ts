@@ -3,7 +3,12 @@ import { DiscoveryService, Reflector } from '@nestjs/core';
 import type { KubeEventsSinkOptions } from './kube-events-sink.decorator.js';
 import type { EventSink } from './event-sink.js';
 import { KUBE_EVENTS_SINK_METADATA } from '../kube-events.constants.js';
-import { NOT_A_SINK, NOT_A_POSITIVE_INTEGER, REQUEST_SCOPED_SINK_SKIPPED, UNKNOWN_SINK_RECORDER } from '../kube-events.messages.js';
+import {
+  NOT_A_SINK,
+  NOT_A_POSITIVE_INTEGER,
+  REQUEST_SCOPED_SINK_SKIPPED,
+  UNKNOWN_SINK_RECORDER,
+} from '../kube-events.messages.js';
 import { RecorderSinks } from './recorder-sinks.js';
 import { byRecorderName } from '../module/recorder-registry.js';
 
@@ -24,7 +29,9 @@ export class EventSinksExplorer implements OnModuleInit {
   onModuleInit(): void {
     const providers = this.discovery.getProviders();
     const sinksByRecorder = byRecorderName(
-      providers.flatMap(({ instance }) => (instance instanceof RecorderSinks ? [[instance.recorderName, instance] as const] : [])),
+      providers.flatMap(({ instance }) =>
+        instance instanceof RecorderSinks ? [[instance.recorderName, instance] as const] : [],
+      ),
     );
     for (const wrapper of providers) {
       const metatype = wrapper.metatype;

@@ -23,7 +23,9 @@ export class LogEventSink implements EventSink {
 /** One logfmt line: `key=value` pairs, values quoted when they hold spaces, quotes, `=` or line breaks. */
 export function describeOutcome(outcome: PublishOutcome): string {
   const { regarding, event } = outcome;
-  const object = [regarding.kind ?? 'object', regarding.namespace, regarding.name ?? regarding.uid].filter(Boolean).join('/');
+  const object = [regarding.kind ?? 'object', regarding.namespace, regarding.name ?? regarding.uid]
+    .filter(Boolean)
+    .join('/');
   const fields: [string, string | number | undefined][] = [
     ['outcome', outcome.kind],
     ['controller', outcome.reporter.controller],

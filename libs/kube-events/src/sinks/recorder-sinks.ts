@@ -18,7 +18,11 @@ export function recorderSinksProvider(
 ): FactoryProvider<RecorderSinks> {
   return {
     provide: RecorderSinks,
-    useFactory: (options: { logEvents?: boolean; metrics?: boolean }, recorder: EventRecorder, metrics: KubeEventsMetrics) =>
+    useFactory: (
+      options: { logEvents?: boolean; metrics?: boolean },
+      recorder: EventRecorder,
+      metrics: KubeEventsMetrics,
+    ) =>
       new RecorderSinks(name ?? null, recorder, {
         logEvents: options.logEvents === true,
         metrics: options.metrics === false ? undefined : metrics,

@@ -2,7 +2,12 @@ import type { OnModuleInit } from '@nestjs/common';
 import type { EventsV1Event, V1ObjectReference } from '@kubernetes/client-node';
 import { EventRecorder } from '../recorder/event-recorder.js';
 import type { EventType, KubeEventsModuleOptions, Reporter, WriteControlOptions } from '../kube-events.interfaces.js';
-import { LOWER_COUNT_HINT, NO_MATCHING_EVENT, NOT_INITIALISED_HINT, UNEXPECTED_EVENT } from '../kube-events.messages.js';
+import {
+  LOWER_COUNT_HINT,
+  NO_MATCHING_EVENT,
+  NOT_INITIALISED_HINT,
+  UNEXPECTED_EVENT,
+} from '../kube-events.messages.js';
 import { InMemoryEventsWriter } from './in-memory-events-writer.js';
 
 /** The reporter of a {@link FakeEventRecorder} given none. */
@@ -125,7 +130,8 @@ export class FakeEventRecorder extends EventRecorder implements OnModuleInit {
     const events = this.events;
     const match = events.findLast((event) => matches(event, expected));
     if (match) return match;
-    const countAside = expected.count !== undefined && events.some((event) => matches(event, { ...expected, count: undefined }));
+    const countAside =
+      expected.count !== undefined && events.some((event) => matches(event, { ...expected, count: undefined }));
     const notInitialised = events.length === 0 && createdByNest.has(this) && !this.initialised;
     const hints = [countAside && LOWER_COUNT_HINT, notInitialised && NOT_INITIALISED_HINT].filter(Boolean).join('\n');
     throw new Error(NO_MATCHING_EVENT(describeExpected(expected), events.map(describeEvent), hints || undefined));
@@ -170,7 +176,8 @@ function matches(event: RecordedEvent, expected: ExpectedEvent): boolean {
   if (expected.action !== undefined && event.action !== expected.action) return false;
   if (expected.count !== undefined && event.count !== expected.count) return false;
   if (expected.note !== undefined) {
-    if (typeof expected.note === 'string' ? event.note !== expected.note : !expected.note.test(event.note ?? '')) return false;
+    if (typeof expected.note === 'string' ? event.note !== expected.note : !expected.note.test(event.note ?? ''))
+      return false;
   }
   if (expected.regarding !== undefined) {
     const wanted = typeof expected.regarding === 'string' ? { name: expected.regarding } : expected.regarding;
@@ -191,5 +198,8 @@ function describeExpected(expected: ExpectedEvent): string {
 function describeEvent(event: RecordedEvent): string {
   const { kind, namespace, name } = event.regarding;
   const object = [kind, [namespace, name].filter(Boolean).join('/')].filter(Boolean).join(' ');
-  return `${event.type} ${event.reason} (${event.action}) about ${object}, count ${event.count}` + (event.note === undefined ? '' : `: ${JSON.stringify(event.note)}`);
+  return (
+    `${event.type} ${event.reason} (${event.action}) about ${object}, count ${event.count}` +
+    (event.note === undefined ? '' : `: ${JSON.stringify(event.note)}`)
+  );
 }

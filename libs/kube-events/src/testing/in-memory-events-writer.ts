@@ -28,9 +28,16 @@ export class InMemoryEventsWriter implements EventsWriter {
     const name = body.metadata?.name ?? `${body.metadata?.generateName ?? ''}${randomSuffix()}`;
     const key = `${namespace}/${name}`;
     if (this.stored.has(key)) {
-      throw new PublishApiError(`The API server refused the Event (409): events.events.k8s.io "${name}" already exists`, 409, 'AlreadyExists');
+      throw new PublishApiError(
+        `The API server refused the Event (409): events.events.k8s.io "${name}" already exists`,
+        409,
+        'AlreadyExists',
+      );
     }
-    const event = { ...body, metadata: { ...body.metadata, name, namespace, resourceVersion: this.nextResourceVersion() } };
+    const event = {
+      ...body,
+      metadata: { ...body.metadata, name, namespace, resourceVersion: this.nextResourceVersion() },
+    };
     this.stored.set(key, event);
     return stateOf(event);
   }
@@ -40,7 +47,12 @@ export class InMemoryEventsWriter implements EventsWriter {
     return stateOf(this.find(namespace, name));
   }
 
-  async patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState> {
+  async patchSeries(
+    namespace: string,
+    name: string,
+    patch: SeriesPatch,
+    signal: AbortSignal,
+  ): Promise<StoredEventState> {
     signal.throwIfAborted();
     const event = this.find(namespace, name);
     const { resourceVersion, ...series } = patch;
@@ -59,7 +71,11 @@ export class InMemoryEventsWriter implements EventsWriter {
   private find(namespace: string, name: string): EventsV1Event {
     const event = this.stored.get(`${namespace}/${name}`);
     if (!event) {
-      throw new PublishApiError(`The API server refused the Event (404): events.events.k8s.io "${name}" not found`, 404, 'NotFound');
+      throw new PublishApiError(
+        `The API server refused the Event (404): events.events.k8s.io "${name}" not found`,
+        404,
+        'NotFound',
+      );
     }
     return event;
   }

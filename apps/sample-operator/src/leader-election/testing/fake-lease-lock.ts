@@ -73,6 +73,8 @@ export class FakeLeaseLock implements ResourceLock {
   }
 
   private copy(): VersionedRecord | undefined {
-    return this.stored ? { record: { ...this.stored.record }, resourceVersion: this.stored.resourceVersion } : undefined;
+    return this.stored
+      ? { record: { ...this.stored.record }, resourceVersion: this.stored.resourceVersion }
+      : undefined;
   }
 }
