@@ -10,8 +10,16 @@
 //    says what was copied; the source goes away again, and that failure gets a
 //    NEW Event; a spec change is reflected in observedGeneration.
 // 2. As the ServiceAccount of apps/sample-operator/deploy (its
-//    service-account.yaml and rbac.yaml applied as they ship): the same loop
-//    works end to end, with no 403 anywhere, so the least RBAC is sufficient.
+//    service-account.yaml and rbac.yaml applied as they ship, the target
+//    namespaces opted in as examples/target-namespace.yaml shows): the same
+//    loop works end to end, with no 403 anywhere, so the least RBAC is
+//    sufficient.
+// 3. The namespace rules, by default: a source in another namespace is refused
+//    with the same Warning whether it exists or not; a target namespace that
+//    has not opted in is refused with the same Warning whether it exists or
+//    not, and nothing is written there; opting in lets the mirror in.
+// 4. With MIRROR_SOURCES and MIRROR_TARGETS set to any-namespace, a mirror
+//    reads another namespace and writes into one that did not opt in.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +32,7 @@ import {
   type EventsV1Event,
   type KubeConfig,
   PatchStrategy,
+  RbacAuthorizationV1Api,
   type V1ConfigMap,
   Watch,
   setHeaderOptions,
@@ -42,6 +51,7 @@ import {
   CONFIG_MIRROR_PLURAL as PLURAL,
   CONFIG_MIRROR_VERSION as VERSION,
   MIRROR_NAME_LABEL as MIRROR_LABEL,
+  acceptMirrorsFromLabel,
 } from '../../apps/sample-operator/src/config-mirror/config-mirror.constants.js';
 import {
   type ControlPlane,
@@ -191,9 +201,13 @@ class Scenario {
     return `${this.namespace}/${this.name}`;
   }
 
+  /** The mirror's namespace, and its targets, which accept copies from it. */
   async createNamespaces(): Promise<void> {
-    for (const name of [this.namespace, ...this.targets]) {
-      await this.core.createNamespace({ body: { metadata: { name } } });
+    await this.core.createNamespace({ body: { metadata: { name: this.namespace } } });
+    for (const name of this.targets) {
+      await this.core.createNamespace({
+        body: { metadata: { name, labels: { [acceptMirrorsFromLabel(this.namespace)]: 'true' } } },
+      });
     }
   }
 
@@ -497,6 +511,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       await eventually('Ready=True', async () => (await scenario.ready())?.status === 'True');
       const before = await scenario.mirror();
       const missing = `${scenario.namespace}-missing`;
+      const notAllowed = `target namespace ${missing} does not accept mirrors from ${scenario.namespace}: it needs the label ${acceptMirrorsFromLabel(scenario.namespace)}=true`;
       const patched = (await scenario.customObjects.patchNamespacedCustomObject(
         {
           group: GROUP,
@@ -517,14 +532,14 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       const ready = mirror.status?.conditions?.find((condition) => condition.type === 'Ready');
       expect(ready).toMatchObject({
         status: 'False',
-        reason: 'TargetNamespaceNotFound',
-        message: `target namespace ${missing} not found`,
+        reason: 'TargetNotAllowed',
+        message: notAllowed,
         observedGeneration: patched.metadata.generation,
       });
       // The reachable targets are still in sync, and say so.
       expect(mirror.status?.syncedNamespaces).toEqual([...scenario.targets].sort());
       const failure = await eventually('a ReconcileFailed Event about the missing namespace', async () =>
-        (await scenario.failureEvents()).find((event) => event.note === `target namespace ${missing} not found`),
+        (await scenario.failureEvents()).find((event) => event.note === notAllowed),
       );
       expect(failure.regarding?.resourceVersion).toBeDefined();
     });
@@ -548,6 +563,22 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       });
       scenario = new Scenario(admin, 'mirror-e2e-sa');
       await scenario.createNamespaces();
+      // The targets let the operator write there, as examples/target-namespace.yaml shows.
+      const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+      for (const namespace of scenario.targets) {
+        await rbac.createNamespacedRoleBinding({
+          namespace,
+          body: {
+            metadata: { name: 'configmirror-controller-copies', namespace },
+            roleRef: {
+              apiGroup: 'rbac.authorization.k8s.io',
+              kind: 'ClusterRole',
+              name: 'configmirror-controller-copies',
+            },
+            subjects: [{ kind: 'ServiceAccount', ...SERVICE_ACCOUNT }],
+          },
+        });
+      }
       logs = captureLogs();
       operatorLog = logs;
       operator = await startOperator(
@@ -571,11 +602,14 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
     });
 
     test('the credentials really are the restricted ServiceAccount', async () => {
-      // Not allowed by rbac.yaml: deleting ConfigMaps, reading Secrets.
+      // Not allowed by rbac.yaml: deleting ConfigMaps, reading Secrets, writing ConfigMaps where no RoleBinding lets it.
       const core = serviceAccount.makeApiClient(CoreV1Api);
       await expect(core.listSecretForAllNamespaces()).rejects.toMatchObject({ code: 403 });
       await expect(
         core.deleteNamespacedConfigMap({ namespace: scenario.namespace, name: 'anything' }),
+      ).rejects.toMatchObject({ code: 403 });
+      await expect(
+        core.createNamespacedConfigMap({ namespace: scenario.namespace, body: { metadata: { name: 'anything' } } }),
       ).rejects.toMatchObject({ code: 403 });
     });
 
@@ -618,6 +652,203 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
 
       const forbidden = logs.lines.filter((line) => /\b403\b|forbidden/i.test(line));
       expect(forbidden).toEqual([]);
+    });
+  });
+
+  describe('namespace rules', () => {
+    const namespaces: string[] = [];
+    const mirrors: Array<{ namespace: string; name: string }> = [];
+    let core: CoreV1Api;
+    let customObjects: CustomObjectsApi;
+    let operator: RunningOperator | undefined;
+
+    async function namespace(prefix: string, labels: Record<string, string> = {}): Promise<string> {
+      const name = `${prefix}-${suffix()}`;
+      await core.createNamespace({ body: { metadata: { name, labels } } });
+      namespaces.push(name);
+      return name;
+    }
+
+    async function configMap(namespace: string, name: string, data: Record<string, string>): Promise<void> {
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace }, data } });
+    }
+
+    async function createMirror(namespace: string, name: string, spec: ConfigMirror['spec']): Promise<void> {
+      await customObjects.createNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace,
+        body: { apiVersion: API_VERSION, kind: 'ConfigMirror', metadata: { name, namespace }, spec },
+      });
+      mirrors.push({ namespace, name });
+    }
+
+    async function readMirror(namespace: string, name: string): Promise<ConfigMirror> {
+      return (await customObjects.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace,
+        name,
+      })) as ConfigMirror;
+    }
+
+    /** The Warning Events about one ConfigMirror, once there is one. */
+    async function warnings(namespace: string, name: string): Promise<EventsV1Event[]> {
+      const uid = (await readMirror(namespace, name)).metadata.uid;
+      return eventually(`a Warning Event about ConfigMirror ${namespace}/${name}`, async () => {
+        const list = await admin.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
+        const found = list.items.filter((event) => event.regarding?.uid === uid && event.type === 'Warning');
+        return found.length > 0 && found;
+      });
+    }
+
+    async function configMapIn(namespace: string, name: string): Promise<V1ConfigMap | undefined> {
+      try {
+        return await core.readNamespacedConfigMap({ namespace, name });
+      } catch (error) {
+        if (error instanceof ApiException && error.code === 404) return undefined;
+        throw error;
+      }
+    }
+
+    async function startWith(options: Parameters<typeof startOperator>[0], instance: string): Promise<void> {
+      const logs = captureLogs();
+      operatorLog = logs;
+      operator = await startOperator(
+        {
+          kubeConfig: cp.kubeConfig(),
+          instance,
+          retryMaxDelayMs: RETRY_MAX_DELAY_MS,
+          resyncPeriodMs: 0,
+          shutdownTimeoutMs: 5_000,
+          ...options,
+        },
+        { logger: logs },
+      );
+      await operator.whenReady();
+    }
+
+    beforeAll(() => {
+      core = admin.makeApiClient(CoreV1Api);
+      customObjects = admin.makeApiClient(CustomObjectsApi);
+    });
+
+    afterEach(async () => {
+      await operator?.stop();
+      operator = undefined;
+      for (const { namespace, name } of mirrors.splice(0)) {
+        await customObjects
+          .deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name })
+          .catch(() => {});
+        await eventually('the ConfigMirror to be gone', async () => {
+          try {
+            await readMirror(namespace, name);
+            return false;
+          } catch (error) {
+            return error instanceof ApiException && error.code === 404;
+          }
+        });
+      }
+      for (const name of namespaces.splice(0)) await core.deleteNamespace({ name }).catch(() => {});
+    });
+
+    test('by default a source in another namespace is refused, with the same Warning whether it exists or not', async () => {
+      await startWith({}, 'e2e-rules');
+      const tenant = await namespace('tenant');
+      const other = await namespace('other');
+      const target = await namespace('target', { [acceptMirrorsFromLabel(tenant)]: 'true' });
+      await configMap(other, 'present', { password: 'hunter2' });
+      await createMirror(tenant, 'reads-present', {
+        sourceName: 'present',
+        sourceNamespace: other,
+        targetNamespaces: [target],
+      });
+      await createMirror(tenant, 'reads-absent', {
+        sourceName: 'absent',
+        sourceNamespace: other,
+        targetNamespaces: [target],
+      });
+
+      const refusal = `spec.sourceNamespace ${other} is refused: a ConfigMirror copies only from its own namespace (${tenant}); nothing was read from ${other}`;
+      for (const name of ['reads-present', 'reads-absent']) {
+        const [warning] = await warnings(tenant, name);
+        expect(warning).toMatchObject({
+          type: 'Warning',
+          reason: 'ReconcileFailed',
+          note: refusal,
+          reportingController: CONTROLLER,
+        });
+        const ready = await eventually('Ready=False', async () => {
+          const condition = (await readMirror(tenant, name)).status?.conditions?.find((c) => c.type === 'Ready');
+          return condition?.status === 'False' && condition;
+        });
+        expect(ready).toMatchObject({ reason: 'SourceNotAllowed', message: refusal });
+      }
+      expect(await configMapIn(target, 'present')).toBeUndefined();
+      expect(await configMapIn(target, 'absent')).toBeUndefined();
+    });
+
+    test('by default a target that has not opted in is refused alike whether it exists or not, and nothing is written there', async () => {
+      await startWith({}, 'e2e-rules');
+      const tenant = await namespace('tenant');
+      const open = await namespace('open', { [acceptMirrorsFromLabel(tenant)]: 'true' });
+      // It accepts mirrors, but from another namespace; and holds a ConfigMap of the source's name.
+      const closed = await namespace('closed', { [acceptMirrorsFromLabel('someone-else')]: 'true' });
+      const missing = `missing-${suffix()}`;
+      await configMap(closed, 'app-config', { theirs: 'yes' });
+      await configMap(tenant, 'app-config', { greeting: 'hello' });
+      await createMirror(tenant, 'app-config', { sourceName: 'app-config', targetNamespaces: [open, closed, missing] });
+
+      const label = acceptMirrorsFromLabel(tenant);
+      const [warning] = await warnings(tenant, 'app-config');
+      expect(warning.note).toBe(
+        `target namespaces ${closed}, ${missing} do not accept mirrors from ${tenant}: each needs the label ${label}=true`,
+      );
+      const mirror = await eventually('Ready=False TargetNotAllowed', async () => {
+        const current = await readMirror(tenant, 'app-config');
+        const ready = current.status?.conditions?.find((condition) => condition.type === 'Ready');
+        return ready?.reason === 'TargetNotAllowed' && current;
+      });
+      expect(mirror.status?.syncedNamespaces).toEqual([open]);
+      expect((await configMapIn(open, 'app-config'))?.data).toEqual({ greeting: 'hello' });
+      const untouched = await configMapIn(closed, 'app-config');
+      expect(untouched?.data).toEqual({ theirs: 'yes' });
+      expect(untouched?.metadata?.labels?.[MIRROR_LABEL]).toBeUndefined();
+
+      // Opting in lets the mirror in: only now does it learn that the name is taken there.
+      await core.patchNamespace(
+        { name: closed, body: { metadata: { labels: { [label]: 'true' } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      const conflict = await eventually('the refusal to become a conflict', async () => {
+        const ready = (await readMirror(tenant, 'app-config')).status?.conditions?.find((c) => c.type === 'Ready');
+        return ready?.message.includes(closed) && ready.message.includes('already exists') && ready;
+      });
+      expect(conflict.message).toContain(
+        `target namespace ${missing} does not accept mirrors from ${tenant}: it needs the label ${label}=true`,
+      );
+      expect((await configMapIn(closed, 'app-config'))?.data).toEqual({ theirs: 'yes' });
+    });
+
+    test('MIRROR_SOURCES=any-namespace and MIRROR_TARGETS=any-namespace let a mirror read and write anywhere', async () => {
+      await startWith({ mirrorSources: 'any-namespace', mirrorTargets: 'any-namespace' }, 'e2e-rules-wide');
+      const tenant = await namespace('tenant');
+      const other = await namespace('other');
+      const target = await namespace('target');
+      await configMap(other, 'shared', { greeting: 'from afar' });
+      await createMirror(tenant, 'shared', {
+        sourceName: 'shared',
+        sourceNamespace: other,
+        targetNamespaces: [target],
+      });
+
+      await eventually('Ready=True', async () => {
+        const ready = (await readMirror(tenant, 'shared')).status?.conditions?.find((c) => c.type === 'Ready');
+        return ready?.status === 'True';
+      });
+      expect((await configMapIn(target, 'shared'))?.data).toEqual({ greeting: 'from afar' });
     });
   });
 });

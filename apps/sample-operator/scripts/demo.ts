@@ -45,6 +45,7 @@ import {
   CONFIG_MIRROR_PLURAL as PLURAL,
   CONFIG_MIRROR_VERSION as VERSION,
   MIRROR_NAME_LABEL as MIRROR_LABEL,
+  acceptMirrorsFromLabel,
 } from '../dist/config-mirror/config-mirror.constants.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -325,6 +326,8 @@ async function main(): Promise<void> {
     await kubectl(['create', 'namespace', namespace]);
     createdNamespaces.push(namespace);
   }
+  say("A mirror writes only into namespaces that accept its namespace's mirrors, so the targets opt in:");
+  await kubectl(['label', 'namespace', ...TARGETS, `${acceptMirrorsFromLabel(NS)}=true`]);
   const manifest = [
     `apiVersion: ${GROUP}/${VERSION}`,
     'kind: ConfigMirror',

@@ -4,6 +4,12 @@ import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS } from './controller/backoff.js';
 import {
+  MIRROR_SOURCES,
+  MIRROR_TARGETS,
+  type MirrorSources,
+  type MirrorTargets,
+} from './config-mirror/namespace-rules.js';
+import {
   DEFAULT_LEASE_DURATION_MS,
   DEFAULT_RENEW_DEADLINE_MS,
   DEFAULT_RETRY_PERIOD_MS,
@@ -45,6 +51,24 @@ export interface OperatorOptions {
    * @default none: no server
    */
   healthProbePort?: number;
+  /**
+   * Where a ConfigMirror may read its source ConfigMap. `own-namespace`: only
+   * its own namespace (a `spec.sourceNamespace` naming another is refused
+   * with a Warning Event, before anything is read there). `any-namespace`:
+   * every namespace the operator can read, so that whoever may create a
+   * ConfigMirror may copy any ConfigMap of the cluster; for a cluster whose
+   * ConfigMirror authors are all trusted with that.
+   * @default 'own-namespace'
+   */
+  mirrorSources?: MirrorSources;
+  /**
+   * Where a ConfigMirror may write its copies. `opted-in`: its own namespace,
+   * and namespaces labelled `accept-from.mirror.kube-events.dev/<its namespace>: "true"`
+   * (others are refused with a Warning Event, which does not say whether they
+   * exist). `any-namespace`: every namespace the operator may write to.
+   * @default 'opted-in'
+   */
+  mirrorTargets?: MirrorTargets;
   /**
    * ConfigMirrors reconciled at once.
    * @default 2
@@ -104,6 +128,8 @@ export function resolveOperatorOptions(
   env: NodeJS.ProcessEnv = process.env,
 ): ResolvedOperatorOptions {
   const leaderElect = options.leaderElect ?? false;
+  const mirrorSources = oneOf('mirrorSources', options.mirrorSources ?? 'own-namespace', MIRROR_SOURCES);
+  const mirrorTargets = oneOf('mirrorTargets', options.mirrorTargets ?? 'opted-in', MIRROR_TARGETS);
   const election = options.leaderElection ?? {};
   const leaderElection: Required<LeaderElectionSettings> = {
     leaseName: election.leaseName ?? LEASE_NAME,
@@ -125,6 +151,8 @@ export function resolveOperatorOptions(
     leaderElect,
     leaderElection,
     healthProbePort: options.healthProbePort,
+    mirrorSources,
+    mirrorTargets,
     workers: options.workers ?? 2,
     resyncPeriodMs: options.resyncPeriodMs ?? 300_000,
     retryBaseDelayMs: options.retryBaseDelayMs ?? DEFAULT_BASE_DELAY_MS,
@@ -140,9 +168,9 @@ export function resolveOperatorOptions(
  * `RETRY_MAX_DELAY_MS`, `SHUTDOWN_TIMEOUT_MS`, `EVENT_PUBLISH_TIMEOUT_MS`,
  * `LEADER_ELECT`, `POD_NAMESPACE`, `LEADER_ELECT_LEASE_DURATION_MS`,
  * `LEADER_ELECT_RENEW_DEADLINE_MS`, `LEADER_ELECT_RETRY_PERIOD_MS`,
- * `HEALTH_PROBE_PORT`.
+ * `HEALTH_PROBE_PORT`, `MIRROR_SOURCES`, `MIRROR_TARGETS`.
  * (`KUBECONFIG` is read by `KubeConfig.loadFromDefault()`.)
- * @throws Error naming the variable when a value is not a number in range (or not true/false).
+ * @throws Error naming the variable when a value is not a number in range (or not true/false, or not one of the values it takes).
  */
 export function operatorOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): OperatorOptions {
   const leaderElection: LeaderElectionSettings = {
@@ -161,6 +189,8 @@ export function operatorOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Op
     leaderElect: boolean(env, 'LEADER_ELECT'),
     leaderElection: withoutUndefined(leaderElection),
     healthProbePort: integer(env, 'HEALTH_PROBE_PORT', 0, 65_535),
+    mirrorSources: choice(env, 'MIRROR_SOURCES', MIRROR_SOURCES),
+    mirrorTargets: choice(env, 'MIRROR_TARGETS', MIRROR_TARGETS),
     workers: integer(env, 'WORKERS', 1),
     resyncPeriodMs: integer(env, 'RESYNC_PERIOD_MS', 0),
     retryBaseDelayMs: integer(env, 'RETRY_BASE_DELAY_MS', 1),
@@ -187,6 +217,19 @@ function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[]): T | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return oneOf(name, raw.trim(), values);
+}
+
+function oneOf<T extends string>(name: string, value: unknown, values: readonly T[]): T {
+  if (!values.includes(value as T)) {
+    throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
 }
 
 function withoutUndefined<T extends object>(value: T): T {

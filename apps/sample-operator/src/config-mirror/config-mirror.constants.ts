@@ -23,5 +23,18 @@ export const MIRROR_OWNER_ANNOTATION = `${CONFIG_MIRROR_GROUP}/owner`;
 /** Annotation on every copy: `namespace/name` of the source ConfigMap. */
 export const MIRROR_SOURCE_ANNOTATION = `${CONFIG_MIRROR_GROUP}/source`;
 
+/**
+ * Prefix of the label by which a namespace accepts copies from ConfigMirrors of
+ * another namespace: `accept-from.mirror.kube-events.dev/<namespace>: "true"`
+ * (see {@link acceptMirrorsFromLabel}). A label, not an annotation, so that
+ * `kubectl get namespaces -l accept-from.mirror.kube-events.dev/tenant-a` lists
+ * where mirrors of `tenant-a` may write; one key per namespace, since a label
+ * value holds one name.
+ */
+export const ACCEPT_MIRRORS_FROM_LABEL_PREFIX = `accept-from.${CONFIG_MIRROR_GROUP}/`;
+
+/** The label a namespace carries, with the value `"true"`, to accept copies from ConfigMirrors of `namespace`. */
+export const acceptMirrorsFromLabel = (namespace: string) => `${ACCEPT_MIRRORS_FROM_LABEL_PREFIX}${namespace}`;
+
 /** The condition type the operator maintains. */
 export const READY_CONDITION = 'Ready';

@@ -1,3 +1,4 @@
+import { acceptMirrorsFromLabel } from './config-mirror.constants.js';
 import * as messages from './config-mirror.messages.js';
 
 /**
@@ -27,6 +28,36 @@ export class SourceNotFoundError extends ConfigMirrorError {
 export class TargetNamespaceNotFoundError extends ConfigMirrorError {
   constructor(readonly namespaces: readonly string[]) {
     super('TargetNamespaceNotFound', messages.targetNamespacesNotFound(namespaces));
+  }
+}
+
+/**
+ * `spec.sourceNamespace` names a namespace the mirror may not read. Thrown
+ * before anything is read there, so it says nothing about what exists.
+ */
+export class SourceNotAllowedError extends ConfigMirrorError {
+  constructor(
+    readonly sourceNamespace: string,
+    readonly mirrorNamespace: string,
+  ) {
+    super('SourceNotAllowed', messages.sourceNotAllowed(sourceNamespace, mirrorNamespace));
+  }
+}
+
+/**
+ * Some target namespaces have not opted in to copies from the mirror's
+ * namespace (or do not exist: a namespace that is not there cannot opt in,
+ * and the refusal does not tell the two apart).
+ */
+export class TargetNotAllowedError extends ConfigMirrorError {
+  constructor(
+    readonly namespaces: readonly string[],
+    readonly mirrorNamespace: string,
+  ) {
+    super(
+      'TargetNotAllowed',
+      messages.targetsNotAllowed(namespaces, mirrorNamespace, acceptMirrorsFromLabel(mirrorNamespace)),
+    );
   }
 }
 

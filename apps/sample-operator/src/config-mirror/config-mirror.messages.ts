@@ -7,6 +7,15 @@ export const targetNamespacesNotFound = (namespaces: readonly string[]) =>
     ? `target namespace ${namespaces[0]} not found`
     : `target namespaces ${namespaces.join(', ')} not found`;
 
+export const sourceNotAllowed = (sourceNamespace: string, own: string) =>
+  `spec.sourceNamespace ${sourceNamespace} is refused: a ConfigMirror copies only from its own namespace (${own}); ` +
+  `nothing was read from ${sourceNamespace}`;
+
+export const targetsNotAllowed = (namespaces: readonly string[], from: string, label: string) =>
+  namespaces.length === 1
+    ? `target namespace ${namespaces[0]} does not accept mirrors from ${from}: it needs the label ${label}=true`
+    : `target namespaces ${namespaces.join(', ')} do not accept mirrors from ${from}: each needs the label ${label}=true`;
+
 export const targetNotManaged = (target: string, mirror: string) =>
   `ConfigMap ${target} already exists and is not managed by ConfigMirror ${mirror}; ` +
   `delete it or remove its namespace from targetNamespaces`;

@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { ApiException, type CoreV1Api, type CustomObjectsApi, type V1ConfigMap } from '@kubernetes/client-node';
 import type { EventRecorder, KubeEvent } from 'nestjs-kube-events';
+import { resolveOperatorOptions, type OperatorOptions } from '../operator.options.js';
 import { ConfigMirrorReconciler } from './config-mirror.reconciler.js';
 import { ConfigMirrorStatusWriter } from './config-mirror.status-writer.js';
 import type { ConfigMirror, ConfigMirrorStatus } from './config-mirror.types.js';
@@ -12,7 +13,15 @@ function apiError(code: number, message: string): ApiException<string> {
 
 /** The part of CoreV1Api the reconciler uses, over an in-memory cluster. */
 class FakeCore {
-  readonly namespaces = new Set(['default', 'ns-a', 'ns-b']);
+  /** Namespaces and their labels: ns-a and ns-b accept copies from ConfigMirrors of default. */
+  readonly namespaces = new Map<string, Record<string, string>>([
+    ['default', {}],
+    ['ns-a', { 'accept-from.mirror.kube-events.dev/default': 'true' }],
+    ['ns-b', { 'accept-from.mirror.kube-events.dev/default': 'true' }],
+    ['ns-closed', {}],
+  ]);
+  /** Every read, as `namespace/name` (`namespace` alone for a Namespace). */
+  readonly reads: string[] = [];
   readonly configMaps = new Map<string, V1ConfigMap>();
   readonly writes: string[] = [];
   failCreate?: ApiException<string>;
@@ -27,14 +36,17 @@ class FakeCore {
   }
 
   async readNamespacedConfigMap({ namespace, name }: { namespace: string; name: string }): Promise<V1ConfigMap> {
+    this.reads.push(`${namespace}/${name}`);
     const found = this.configMaps.get(`${namespace}/${name}`);
     if (!found) throw apiError(404, `configmaps "${name}" not found`);
     return structuredClone(found);
   }
 
   async readNamespace({ name }: { name: string }) {
-    if (!this.namespaces.has(name)) throw apiError(404, `namespaces "${name}" not found`);
-    return { metadata: { name } };
+    this.reads.push(name);
+    const labels = this.namespaces.get(name);
+    if (!labels) throw apiError(404, `namespaces "${name}" not found`);
+    return { metadata: { name, labels } };
   }
 
   async createNamespacedConfigMap({ namespace, body }: { namespace: string; body: V1ConfigMap }) {
@@ -86,16 +98,20 @@ describe('ConfigMirrorReconciler', () => {
   let recorder: FakeRecorder;
   let reconciler: ConfigMirrorReconciler;
 
+  const reconcilerWith = (options: OperatorOptions = {}) =>
+    new ConfigMirrorReconciler(
+      core as unknown as CoreV1Api,
+      new ConfigMirrorStatusWriter(customObjects as unknown as CustomObjectsApi),
+      recorder as unknown as EventRecorder,
+      resolveOperatorOptions({ instance: 'test', ...options }),
+    );
+
   beforeEach(() => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     core = new FakeCore();
     customObjects = new FakeCustomObjects();
     recorder = new FakeRecorder();
-    reconciler = new ConfigMirrorReconciler(
-      core as unknown as CoreV1Api,
-      new ConfigMirrorStatusWriter(customObjects as unknown as CustomObjectsApi),
-      recorder as unknown as EventRecorder,
-    );
+    reconciler = reconcilerWith();
   });
 
   afterEach(() => jest.restoreAllMocks());
@@ -171,7 +187,38 @@ describe('ConfigMirrorReconciler', () => {
     expect(recorder.published.at(-1)!.note).toBe('copied ConfigMap default/app-config to ns-a, ns-b');
   });
 
-  it('copies where it can and fails naming the target namespaces that do not exist', async () => {
+  it('refuses a source in another namespace without reading anything there', async () => {
+    core.put({ metadata: { name: 'secret-config', namespace: 'kube-system' }, data: { a: '1' } });
+    await expect(
+      reconciler.reconcile(mirror({ sourceName: 'secret-config', sourceNamespace: 'kube-system' })),
+    ).rejects.toMatchObject({
+      reason: 'SourceNotAllowed',
+      message:
+        'spec.sourceNamespace kube-system is refused: a ConfigMirror copies only from its own namespace (default); nothing was read from kube-system',
+    });
+    expect(core.reads).toEqual([]);
+    expect(core.writes).toEqual([]);
+    expect(ready()).toMatchObject({ status: 'False', reason: 'SourceNotAllowed' });
+  });
+
+  it('copies into namespaces that opted in, and refuses the others alike whether they exist or not', async () => {
+    core.put({ metadata: { name: 'app-config', namespace: 'default' }, data: { a: '1' } });
+    core.put({ metadata: { name: 'app-config', namespace: 'ns-closed' }, data: { theirs: 'yes' } });
+    await expect(
+      reconciler.reconcile(mirror({ targetNamespaces: ['ns-a', 'ns-closed', 'ns-missing'] })),
+    ).rejects.toMatchObject({
+      reason: 'TargetNotAllowed',
+      message:
+        'target namespaces ns-closed, ns-missing do not accept mirrors from default: each needs the label accept-from.mirror.kube-events.dev/default=true',
+    });
+    expect(core.writes).toEqual(['create ns-a/app-config']);
+    // Nothing of a namespace that did not opt in is read: not even whether the copy's name is taken.
+    expect(core.reads.filter((read) => read.startsWith('ns-closed/') || read.startsWith('ns-missing/'))).toEqual([]);
+    expect(lastStatus().syncedNamespaces).toEqual(['ns-a']);
+  });
+
+  it('copies where it can and fails naming the target namespaces that do not exist (any-namespace targets)', async () => {
+    reconciler = reconcilerWith({ mirrorTargets: 'any-namespace' });
     core.put({ metadata: { name: 'app-config', namespace: 'default' }, data: { a: '1' } });
     await expect(reconciler.reconcile(mirror({ targetNamespaces: ['ns-a', 'ns-c', 'ns-d'] }))).rejects.toMatchObject({
       reason: 'TargetNamespaceNotFound',
@@ -195,7 +242,8 @@ describe('ConfigMirrorReconciler', () => {
     expect(core.configMaps.get('ns-a/app-config')!.data).toEqual({ mine: 'yes' });
   });
 
-  it("rejects a target that is the source's own namespace", async () => {
+  it("rejects a target that is the source's own namespace (any-namespace sources)", async () => {
+    reconciler = reconcilerWith({ mirrorSources: 'any-namespace' });
     core.put({ metadata: { name: 'app-config', namespace: 'ns-a' }, data: { a: '1' } });
     await expect(
       reconciler.reconcile(mirror({ sourceNamespace: 'ns-a', targetNamespaces: ['ns-a'] })),

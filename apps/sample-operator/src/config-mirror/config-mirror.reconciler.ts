@@ -1,22 +1,26 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { EventRecorder, PublishesFailures } from 'nestjs-kube-events';
 import { apiErrorMessage, apiStatusCode, isNotFound } from '../kube/kube-api-errors.js';
+import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
 import type { ReconcileOutcome } from './config-mirror.conditions.js';
 import { CONFIG_MIRROR_API_VERSION, CONFIG_MIRROR_KIND, FIELD_MANAGER } from './config-mirror.constants.js';
 import {
   ApiRequestError,
   ConfigMirrorError,
   InvalidSpecError,
+  SourceNotAllowedError,
   SourceNotFoundError,
   TargetConflictError,
   TargetNamespaceNotFoundError,
+  TargetNotAllowedError,
   TargetsFailedError,
 } from './config-mirror.errors.js';
 import * as messages from './config-mirror.messages.js';
 import { ConfigMirrorStatusWriter } from './config-mirror.status-writer.js';
 import type { ConfigMirror } from './config-mirror.types.js';
 import { copyIsCurrent, copyOwner, desiredCopy, updatedCopy } from './mirrored-config-map.js';
+import { acceptsMirrorsFrom, mayReadSource, type NamespaceRules } from './namespace-rules.js';
 
 /** What a successful reconcile did, per target namespace. */
 export interface ReconcileResult {
@@ -45,16 +49,25 @@ export const SYNC_ACTION = 'Sync';
  * person understands; `@PublishesFailures` turns it into a Warning
  * `ReconcileFailed` Event on the ConfigMirror, and the work queue retries it.
  * A success that wrote something publishes a Normal `Synced` Event saying what.
+ *
+ * It reaches only where its {@link NamespaceRules} allow (by default: the
+ * source in the mirror's own namespace, copies in its own namespace and in
+ * namespaces labelled to accept them); anything else is refused with a
+ * Warning Event, without reading what the mirror asked for.
  */
 @Injectable()
 export class ConfigMirrorReconciler {
   private readonly logger = new Logger(ConfigMirrorReconciler.name);
+  private readonly rules: NamespaceRules;
 
   constructor(
     private readonly core: CoreV1Api,
     private readonly statusWriter: ConfigMirrorStatusWriter,
     private readonly recorder: EventRecorder,
-  ) {}
+    @Inject(OPERATOR_OPTIONS) options: Pick<ResolvedOperatorOptions, 'mirrorSources' | 'mirrorTargets'>,
+  ) {
+    this.rules = { sources: options.mirrorSources, targets: options.mirrorTargets };
+  }
 
   /**
    * Reconciles `mirror` (the object as the informer last saw it).
@@ -97,16 +110,19 @@ export class ConfigMirrorReconciler {
 
   private async sync(mirror: ConfigMirror): Promise<SyncResult> {
     const spec = mirror.spec ?? ({} as ConfigMirror['spec']);
-    const sourceNamespace = spec.sourceNamespace || mirror.metadata.namespace;
+    const own = mirror.metadata.namespace;
+    const sourceNamespace = spec.sourceNamespace || own;
     const source = `${sourceNamespace}/${spec.sourceName}`;
     const targets = [...new Set(spec.targetNamespaces ?? [])];
     if (!spec.sourceName) throw new InvalidSpecError('spec.sourceName is empty: nothing to copy');
     if (targets.length === 0) throw new InvalidSpecError(messages.noTargets());
+    if (!mayReadSource(this.rules, own, sourceNamespace)) throw new SourceNotAllowedError(sourceNamespace, own);
 
     const sourceMap = await this.readSource(sourceNamespace, spec.sourceName, source);
-    const owner = `${mirror.metadata.namespace}/${mirror.metadata.name}`;
+    const owner = `${own}/${mirror.metadata.name}`;
     const result: SyncResult = { source, created: [], updated: [], unchanged: [], failures: [] };
     const missingNamespaces: string[] = [];
+    const refusedNamespaces: string[] = [];
 
     const outcomes = await Promise.allSettled(
       targets.map((namespace) =>
@@ -121,12 +137,17 @@ export class ConfigMirrorReconciler {
         result[outcome.value].push(namespace);
       } else if (outcome.reason instanceof TargetNamespaceNotFoundError) {
         missingNamespaces.push(...outcome.reason.namespaces);
+      } else if (outcome.reason instanceof TargetNotAllowedError) {
+        refusedNamespaces.push(...outcome.reason.namespaces);
       } else {
         result.failures.push(toConfigMirrorError(outcome.reason));
       }
     });
     if (missingNamespaces.length > 0) {
       result.failures.unshift(new TargetNamespaceNotFoundError(missingNamespaces));
+    }
+    if (refusedNamespaces.length > 0) {
+      result.failures.unshift(new TargetNotAllowedError(refusedNamespaces, own));
     }
     return result;
   }
@@ -149,6 +170,7 @@ export class ConfigMirrorReconciler {
     const name = source.metadata!.name!;
     const target = `${namespace}/${name}`;
     const desired = desiredCopy(mirror, source, namespace);
+    await this.requireAcceptance(namespace, mirror.metadata.namespace);
     let existing: V1ConfigMap | undefined;
     try {
       existing = await this.core.readNamespacedConfigMap({ namespace, name });
@@ -157,7 +179,7 @@ export class ConfigMirrorReconciler {
     }
 
     if (!existing) {
-      await this.requireNamespace(namespace);
+      if (this.rules.targets === 'any-namespace') await this.requireNamespace(namespace);
       try {
         await this.core.createNamespacedConfigMap({ namespace, body: desired, fieldManager: FIELD_MANAGER });
       } catch (error) {
@@ -179,6 +201,23 @@ export class ConfigMirrorReconciler {
       throw apiFailure('update', `ConfigMap ${target}`, error);
     }
     return 'updated';
+  }
+
+  /**
+   * With opted-in targets, refuses a namespace other than the mirror's own
+   * unless it carries the label that accepts copies from `from`. A namespace
+   * that does not exist is refused alike: nothing of the target is read
+   * before it has opted in.
+   */
+  private async requireAcceptance(namespace: string, from: string): Promise<void> {
+    if (this.rules.targets === 'any-namespace' || namespace === from) return;
+    try {
+      const target = await this.core.readNamespace({ name: namespace });
+      if (acceptsMirrorsFrom(target, from)) return;
+    } catch (error) {
+      if (!isNotFound(error)) throw apiFailure('read', `namespace ${namespace}`, error);
+    }
+    throw new TargetNotAllowedError([namespace], from);
   }
 
   private async requireNamespace(namespace: string): Promise<void> {
