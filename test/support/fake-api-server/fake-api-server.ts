@@ -346,7 +346,11 @@ export class FakeApiServer {
     return this;
   }
 
-  /** The next request that `match` picks gets whatever `reply` returns, and is not applied. */
+  /**
+   * The next request that `match` picks gets whatever `reply` returns, and is
+   * not applied: a JSON body, or a text one (see {@link ScriptedReply.text})
+   * as a proxy in front of the server would send.
+   */
   respondNext(match: RequestMatch | undefined, reply: (request: RecordedRequest) => ScriptedReply): this {
     this.scenarios.push({ kind: 'respond', match, reply });
     return this;
@@ -490,6 +494,10 @@ export class FakeApiServer {
         return;
       case 'respond': {
         const reply = scenario.reply(record);
+        if (reply.text !== undefined) {
+          await this.sendText(res, record, reply);
+          return;
+        }
         this.send(res, record, { status: reply.status, body: reply.body, headers: reply.headers });
         return;
       }
@@ -786,6 +794,39 @@ export class FakeApiServer {
     const payload = body === undefined ? '' : JSON.stringify(body);
     res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers });
     res.end(payload);
+  }
+
+  /** Sends a scripted text answer, `repeat` times over, as long as the client reads it. */
+  private async sendText(res: ServerResponse, request: RecordedRequest, reply: ScriptedReply): Promise<void> {
+    const chunk = Buffer.from(reply.text ?? '', 'utf8');
+    const repeat = reply.repeat ?? 1;
+    request.status = reply.status;
+    request.response = reply.text;
+    request.bytesSent = 0;
+    this.notify();
+    if (res.destroyed || res.writableEnded) return;
+    res.writeHead(reply.status, { 'Content-Length': String(chunk.length * repeat), ...reply.headers });
+    for (let i = 0; i < repeat; i++) {
+      // A client that left may leave the write's callback uncalled: its connection's close ends the wait.
+      const flushed = await new Promise<boolean>((resolve) => {
+        const onClose = () => resolve(false);
+        res.once('close', onClose);
+        res.write(chunk, (error) => {
+          res.off('close', onClose);
+          resolve(!error);
+        });
+      });
+      if (!flushed) {
+        // The client left before the body's end.
+        request.aborted = true;
+        this.notify();
+        res.destroy();
+        return;
+      }
+      request.bytesSent += chunk.length;
+    }
+    res.end();
+    this.notify();
   }
 
   private sleep(ms: number): Promise<boolean> {

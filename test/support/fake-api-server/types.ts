@@ -29,11 +29,13 @@ export interface RecordedRequest {
   status?: number;
   /** The body answered. */
   response?: unknown;
+  /** Bytes of a scripted `text` answer ({@link ScriptedReply.text}) the client took before it closed or the body ended. */
+  bytesSent?: number;
   /** A {@link FakeApiServer.hangNext} scenario held this request: it never gets an answer. */
   hung: boolean;
   /** A {@link FakeApiServer.delayNext} scenario delayed this request by this many milliseconds. */
   delayedMs?: number;
-  /** The client closed the connection before an answer was written. */
+  /** The client closed the connection before an answer was written (or before the end of a scripted `text` one). */
   aborted: boolean;
   /**
    * The write reached the store (a create, or a patch that changed the Event
@@ -108,7 +110,20 @@ export type RequestMatch = string | ((request: RecordedRequest) => boolean);
 /** What {@link FakeApiServer.respondNext} answers. */
 export interface ScriptedReply {
   status: number;
+  /** Sent as JSON. */
   body?: unknown;
+  /**
+   * Sent as it is in place of `body`, as a proxy in front of the server
+   * answers (an HTML 502 page, say); set its `Content-Type` in `headers`.
+   */
+  text?: string;
+  /**
+   * Sends `text` this many times in a row (with `Content-Length` announcing
+   * all of it), waiting for the client to take each before the next, and
+   * stops when the client closes the connection: how much it took is
+   * {@link RecordedRequest.bytesSent}. @default 1
+   */
+  repeat?: number;
   headers?: Record<string, string>;
 }
 

@@ -1,7 +1,9 @@
 import { RequestContext, type EventsV1Event, type HttpMethod, type KubeConfig } from '@kubernetes/client-node';
 import type { Dispatcher } from 'undici';
 import { PublishApiError } from '../errors.js';
-import { AnswerCutError, jsonRequest } from './json-request.js';
+import { redactCredentials } from './credential-redaction.js';
+import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
+import { truncateText } from './note-truncation.js';
 import { PooledAuthentication } from './pooled-authentication.js';
 import { describeUnreachable } from './unreachable-cause.js';
 
@@ -154,9 +156,8 @@ export class EventsApi implements EventsWriter {
         dispatcher: context.getDispatcher() as Dispatcher | undefined,
       });
       status = response.statusCode;
-      const { text } = response;
-      if (status >= 400) throw refusal(status, text, response.headers['retry-after']);
-      return JSON.parse(text) as T;
+      if (status >= 400) throw refusal(response, credentialsOf(headers));
+      return JSON.parse(response.text) as T;
     } catch (error) {
       if (error instanceof AnswerCutError) throw toPublishError(error.cause, signal, error.statusCode);
       throw toPublishError(error, signal, status);
@@ -187,22 +188,80 @@ function storedState(event: EventsV1Event): StoredEventState {
   };
 }
 
+/**
+ * The most of the server's message (or of what stands in for it) that an
+ * error message carries, in UTF-8 bytes: a Kubernetes Status message is a
+ * sentence or two; a long one is cut, as a note is.
+ */
+export const MAX_ERROR_DETAIL_BYTES = 1024;
+
+/** Of a body that is not a Kubernetes Status (a proxy's page, say), the characters an error message quotes. */
+export const MAX_BODY_EXCERPT_CHARS = 200;
+
+/** The most of a Status `reason` kept: the API's own are short CamelCase words. */
+const MAX_REASON_CHARS = 64;
+
 interface StatusBody {
-  message?: string;
-  reason?: string;
+  message?: unknown;
+  reason?: unknown;
 }
 
-/** The server's refusal, from its Status body. */
-function refusal(status: number, text: string, retryAfter: string | string[] | undefined): PublishApiError {
-  const body = parseStatus(text);
-  return new PublishApiError(
-    `The API server refused the Event (${status}): ${body.message ?? `HTTP ${status}`}`,
-    status,
-    body.reason,
-    {
-      retryAfterMs: retryAfterMs(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
-    },
-  );
+/**
+ * The server's refusal, from its Status body. What the body says is
+ * bounded and has its credentials removed: a proxy's page that echoes the
+ * request's headers must not put the token into the error.
+ */
+function refusal(answer: JsonAnswer, secrets: readonly string[]): PublishApiError {
+  const { statusCode: status, headers } = answer;
+  const retryAfter = headers['retry-after'];
+  const body = answer.truncated ? undefined : parseStatus(answer.text);
+  const message =
+    typeof body?.message === 'string' && body.message.trim()
+      ? truncateText(redactCredentials(body.message.trim(), secrets), MAX_ERROR_DETAIL_BYTES)
+      : describeBody(answer, secrets);
+  const reason =
+    typeof body?.reason === 'string' && /^[A-Za-z]+$/.test(body.reason)
+      ? body.reason.slice(0, MAX_REASON_CHARS)
+      : undefined;
+  return new PublishApiError(`The API server refused the Event (${status}): ${message}`, status, reason, {
+    retryAfterMs: retryAfterMs(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+  });
+}
+
+/**
+ * A body that is not a Status, as an error message shows it: its type and
+ * size, and a short excerpt of its text (markup and credentials removed),
+ * as the real max-in-flight filter's `text/plain` 429 needs.
+ */
+function describeBody(answer: JsonAnswer, secrets: readonly string[]): string {
+  const type = String(answer.headers['content-type'] ?? 'no content type')
+    .split(';')[0]!
+    .trim();
+  // Markup and runs of whitespace out, then credentials: what is left is what a person reads.
+  const text = answer.text
+    .slice(0, MAX_BODY_EXCERPT_CHARS * 8)
+    .replace(/<(script|style)\b[\s\S]*?(<\/\1>|$)/gi, ' ')
+    .replace(/<[^>]*>?/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!text) return `HTTP ${answer.statusCode} (${type}, ${answer.bytes} bytes)`;
+  const redacted = redactCredentials(text, secrets);
+  const cut = redacted.length > MAX_BODY_EXCERPT_CHARS || answer.bytes > MAX_BODY_EXCERPT_CHARS * 8;
+  const excerpt = redacted.length > MAX_BODY_EXCERPT_CHARS ? redacted.slice(0, MAX_BODY_EXCERPT_CHARS) : redacted;
+  if (!cut && type === 'text/plain') return excerpt;
+  return `${excerpt}${cut ? '…' : ''} (${type}, ${answer.bytes} bytes)`;
+}
+
+/** The credentials a request carried, so that an answer echoing them is cleared of them. */
+function credentialsOf(headers: Record<string, string>): string[] {
+  const credentials: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== 'authorization') continue;
+    credentials.push(value);
+    const space = value.indexOf(' ');
+    if (space > 0) credentials.push(value.slice(space + 1));
+  }
+  return credentials;
 }
 
 function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: number | undefined): unknown {
@@ -229,14 +288,14 @@ function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: num
   );
 }
 
-function parseStatus(text: string): StatusBody {
+function parseStatus(text: string): StatusBody | undefined {
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (parsed && typeof parsed === 'object') return parsed as StatusBody;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as StatusBody;
   } catch {
     // not JSON: the real max-in-flight filter answers 429 as text/plain
   }
-  return { message: text.trim() || undefined };
+  return undefined;
 }
 
 /** `Retry-After` in seconds (the API server's form) or as an HTTP date, in milliseconds. */

@@ -1,6 +1,20 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
 
+/**
+ * The most of a refusal's body (status 400 and above) that is read: a
+ * Kubernetes `Status`, even a 422 with many causes, is a few KB; anything
+ * past this (a proxy's page, a body that never ends) is not read.
+ */
+export const MAX_ERROR_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * The most of a successful answer that is read: an Event is at most what
+ * kube-apiserver accepts in one request (3 MiB), its annotations 256 KiB.
+ * A longer answer counts as unreadable (the write may have been applied).
+ */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
 export interface JsonRequest {
   /** `https://host:port`, no path. */
   readonly origin: string;
@@ -18,8 +32,12 @@ export interface JsonRequest {
 export interface JsonAnswer {
   readonly statusCode: number;
   readonly headers: IncomingHttpHeaders;
-  /** The whole body, as text. */
+  /** The body as text: all of it, or for a refusal its first {@link MAX_ERROR_ANSWER_BYTES}. */
   readonly text: string;
+  /** The body's size as the server announced it (`Content-Length`), else as far as it was read. */
+  readonly bytes: number;
+  /** Whether the body was longer than what was read of it. */
+  readonly truncated: boolean;
 }
 
 /** The connection broke after the server had answered with a status: the request may have been applied. */
@@ -33,13 +51,24 @@ export class AnswerCutError extends Error {
   }
 }
 
+/** A successful answer was longer than {@link MAX_ANSWER_BYTES}: the rest of it was not read. */
+export class AnswerTooLongError extends Error {
+  constructor(readonly limit: number) {
+    super(`the answer was longer than ${limit} bytes`);
+    this.name = 'AnswerTooLongError';
+  }
+}
+
 /**
  * One request through undici's `dispatch`, the body gathered into one
  * string: no response stream, no async resource per request, which
  * undici's `request` builds and a small JSON answer does not need.
+ * Reads at most {@link MAX_ERROR_ANSWER_BYTES} of a refusal (it resolves
+ * with that much, `truncated`, and the rest is not read: the connection is
+ * closed) and {@link MAX_ANSWER_BYTES} of any other answer.
  * Rejects with the signal's reason once it aborts, with
- * {@link AnswerCutError} when the answer broke after its status, and with
- * undici's error when no answer came.
+ * {@link AnswerCutError} when the answer broke after its status (or was
+ * too long), and with undici's error when no answer came.
  */
 export function jsonRequest(request: JsonRequest): Promise<JsonAnswer> {
   const { signal } = request;
@@ -48,6 +77,7 @@ export function jsonRequest(request: JsonRequest): Promise<JsonAnswer> {
     let controller: Dispatcher.DispatchController | undefined;
     let answer: { statusCode: number; headers: IncomingHttpHeaders } | undefined;
     const chunks: Buffer[] = [];
+    let received = 0;
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;
@@ -71,16 +101,38 @@ export function jsonRequest(request: JsonRequest): Promise<JsonAnswer> {
         if (statusCode >= 200) answer = { statusCode, headers };
       },
       onResponseData(_, chunk) {
-        chunks.push(chunk);
+        if (settled) return;
+        const { statusCode } = answer!;
+        const limit = statusCode >= 400 ? MAX_ERROR_ANSWER_BYTES : MAX_ANSWER_BYTES;
+        if (received + chunk.length <= limit) {
+          chunks.push(chunk);
+          received += chunk.length;
+          return;
+        }
+        // Not a byte more: the rest of the body is dropped with its connection.
+        const tooLong = new AnswerTooLongError(limit);
+        if (statusCode >= 400) {
+          chunks.push(chunk.subarray(0, limit - received));
+          received = limit;
+          settle(() => resolve(answered(true)));
+        } else {
+          settle(() => reject(new AnswerCutError(statusCode, tooLong)));
+        }
+        controller?.abort(tooLong);
       },
       onResponseEnd() {
-        const { statusCode, headers } = answer!;
-        const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
-        settle(() => resolve({ statusCode, headers, text }));
+        settle(() => resolve(answered(false)));
       },
       onResponseError(_, error) {
         settle(() => reject(answer ? new AnswerCutError(answer.statusCode, error) : error));
       },
+    };
+    const answered = (truncated: boolean): JsonAnswer => {
+      const { statusCode, headers } = answer!;
+      const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      const announced = Number(headers['content-length']);
+      const bytes = Number.isSafeInteger(announced) && announced >= received ? announced : received;
+      return { statusCode, headers, text, bytes, truncated };
     };
     const { origin, path, method, headers, body } = request;
     (request.dispatcher ?? getGlobalDispatcher()).dispatch({ origin, path, method, headers, body }, handler);
