@@ -70,9 +70,9 @@ export class Scratch {
     return scratch;
   }
 
-  /** Another namespace, removed by cleanup() too. */
-  async createNamespace(name: string) {
-    const created = await this.core.createNamespace({ body: { metadata: { name } } });
+  /** Another namespace (with these labels), removed by cleanup() too. */
+  async createNamespace(name: string, labels?: Record<string, string>) {
+    const created = await this.core.createNamespace({ body: { metadata: { name, ...(labels ? { labels } : {}) } } });
     this.namespaces.add(name);
     return created;
   }
