@@ -34,6 +34,7 @@ export {
   PublishUnreachableError,
 } from './errors.js';
 export { truncateNote } from './api/note-truncation.js';
+export { describeError, type DescribeErrorOptions } from './notes/describe-error.js';
 export type { EventsWriter, SeriesPatch, StoredEventState } from './api/events-api.js';
 export type { PublishOutcome, PublishOutcomeKind } from './recorder/publish-outcome.js';
 export type { EventSink } from './sinks/event-sink.js';

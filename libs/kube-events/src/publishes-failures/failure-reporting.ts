@@ -5,6 +5,7 @@ import type { EventRecorder } from '../recorder/event-recorder.js';
 import { RECONCILE_ACTION, RECONCILE_FAILED_REASON } from '../kube-events.constants.js';
 import { FAILURE_NOT_PUBLISHED, NO_RESOURCE_ARGUMENT } from '../kube-events.messages.js';
 import { PublishUnreachableError } from '../errors.js';
+import { describeError } from '../notes/describe-error.js';
 
 type Method = (...args: unknown[]) => unknown;
 
@@ -32,7 +33,7 @@ export function withFailureEvents(
       if (outageLogged.get(recorder) === problem.since.getTime()) return;
       outageLogged.set(recorder, problem.since.getTime());
     }
-    logger.warn(`${FAILURE_NOT_PUBLISHED(label)}: ${messageOf(problem)}`);
+    logger.warn(`${FAILURE_NOT_PUBLISHED(label)}: ${describeError(problem)}`);
   };
   // Neither may ever replace the reconcile's own outcome: the user's selector and note formatter may throw.
   const report = (error: unknown, args: unknown[]): Promise<void> => {
@@ -59,7 +60,7 @@ export function withFailureEvents(
       const resource = resourceOf(args);
       if (resource) recorder.forgetFailures(resource);
     } catch (problem) {
-      logger.warn(`${label}: could not find the reconciled object: ${messageOf(problem)}`);
+      logger.warn(`${label}: could not find the reconciled object: ${describeError(problem)}`);
     }
   };
 
@@ -106,12 +107,7 @@ function reconciledObject(args: unknown[], options: PublishesFailuresOptions): K
 
 function noteOf(error: unknown, options: PublishesFailuresOptions): string {
   if (options.note) return options.note(error);
-  return messageOf(error);
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
+  return describeError(error);
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

@@ -19,8 +19,12 @@ export interface PublishesFailuresOptions {
   /** @default 'Reconcile' */
   action?: string;
   /**
-   * Turns the error into the Event's note.
-   * @default the error's message
+   * Turns the error into the Event's note. The recorder then removes
+   * credentials from it (its `redactNotes` option) and cuts it to
+   * {@link MAX_NOTE_BYTES}.
+   * @default {@link describeError}: the server's `reason: message` for an API refusal, the causes of a network error, on one line
+   * @example
+   * note: (error) => `could not mirror the ConfigMap: ${describeError(error)}`
    */
   note?: (error: unknown) => string;
   /** Filled in when the object lacks `apiVersion`, as informer and list items do. */

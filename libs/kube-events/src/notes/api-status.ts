@@ -1,0 +1,115 @@
+import { readField } from './read-field.js';
+
+/** Bodies longer than this are not parsed: a Kubernetes Status is a few hundred bytes. */
+const MAX_BODY_CHARS = 64 * 1024;
+
+/**
+ * The message of client-node's `ApiException`: the status, a generic text,
+ * the body as JSON and the headers, on four lines. Matched also when it was
+ * copied into another error's message, or cut before the headers.
+ */
+const API_EXCEPTION_MESSAGE = /^HTTP-Code: (\d{3})\r?\nMessage: [^\n]*\nBody: ([^\n]*)/;
+
+/** The server's explanation in a Kubernetes `Status` body. */
+export interface ApiStatus {
+  readonly reason?: string;
+  readonly message?: string;
+}
+
+/** An HTTP refusal read from what an error carries: its status code and, when the body was a `Status`, that. */
+export interface HttpRefusal {
+  readonly code: number;
+  readonly status?: ApiStatus;
+}
+
+/**
+ * The HTTP refusal `error` stands for, when it is one: client-node's
+ * `ApiException` (numeric `code`, `body` as JSON text, `headers`), undici's
+ * `ResponseError` (`statusCode`, `body`, `headers`), an `AxiosError`
+ * (`status`, `response.data`), a `Status` object thrown as it is, or a
+ * message in `ApiException`'s format. Errors with a status code but no
+ * response (a framework's own exception classes) are not: their message
+ * is what they have to say.
+ */
+export function httpRefusalOf(error: object): HttpRefusal | undefined {
+  const code = statusCodeOf(error);
+  if (code !== undefined && isStatus(error)) return { code, status: statusFields(error) };
+  const body = bodyOf(error);
+  if (code !== undefined && (body !== undefined || readField(error, 'headers') !== undefined)) {
+    return { code, status: statusOf(body) };
+  }
+  const message = readField(error, 'message');
+  const copied = typeof message === 'string' ? httpRefusalIn(message) : undefined;
+  return copied && code !== undefined ? { ...copied, code } : copied;
+}
+
+/** The refusal a text in the format of `ApiException`'s message describes (a message copied, or thrown as a string). */
+export function httpRefusalIn(text: string): HttpRefusal | undefined {
+  const copied = API_EXCEPTION_MESSAGE.exec(text.slice(0, MAX_BODY_CHARS));
+  return copied ? { code: Number(copied[1]), status: statusOf(parseJson(copied[2])) } : undefined;
+}
+
+/** The first HTTP status code among the fields clients put it in. */
+function statusCodeOf(error: object): number | undefined {
+  const response = readField(error, 'response');
+  for (const candidate of [
+    readField(error, 'code'),
+    readField(error, 'statusCode'),
+    readField(error, 'status'),
+    readField(response, 'status'),
+    readField(response, 'statusCode'),
+  ]) {
+    if (typeof candidate === 'number' && Number.isInteger(candidate) && candidate >= 100 && candidate <= 599) {
+      return candidate;
+    }
+  }
+  return undefined;
+}
+
+function bodyOf(error: object): unknown {
+  const response = readField(error, 'response');
+  for (const candidate of [readField(error, 'body'), readField(response, 'data'), readField(response, 'body')]) {
+    if (candidate !== undefined && candidate !== null && candidate !== '') return candidate;
+  }
+  return undefined;
+}
+
+/** The `Status` in a body given as an object, as JSON text or as bytes; `undefined` for any other body. */
+function statusOf(body: unknown): ApiStatus | undefined {
+  try {
+    if (ArrayBuffer.isView(body)) {
+      const length = Math.min(body.byteLength, MAX_BODY_CHARS);
+      body = new TextDecoder().decode(new Uint8Array(body.buffer, body.byteOffset, length));
+    }
+  } catch {
+    return undefined;
+  }
+  if (typeof body === 'string') body = parseJson(body);
+  return isStatus(body) ? statusFields(body) : undefined;
+}
+
+function parseJson(text: string): unknown {
+  const trimmed = text.trim();
+  if (trimmed.length > MAX_BODY_CHARS) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    // ApiException's message holds the body's text encoded as JSON once more.
+    return typeof parsed === 'string' ? parseJson(parsed) : parsed;
+  } catch {
+    return undefined;
+  }
+}
+
+function isStatus(value: unknown): boolean {
+  if (readField(value, 'kind') === 'Status') return true;
+  return readField(value, 'status') === 'Failure' && typeof readField(value, 'message') === 'string';
+}
+
+function statusFields(status: unknown): ApiStatus {
+  const reason = readField(status, 'reason');
+  const message = readField(status, 'message');
+  return {
+    reason: typeof reason === 'string' && reason ? reason : undefined,
+    message: typeof message === 'string' && message ? message : undefined,
+  };
+}

@@ -1,0 +1,451 @@
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { fc, test as property } from '@fast-check/jest';
+import { Agent, interceptors, request } from 'undici';
+import { describeError } from './describe-error.js';
+
+/** What kube-apiserver answers to a read of a ConfigMap that does not exist, byte for byte. */
+const NOT_FOUND_BODY =
+  '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",' +
+  '"message":"configmaps \\"source-missing\\" not found","reason":"NotFound",' +
+  '"details":{"name":"source-missing","kind":"configmaps"},"code":404}\n';
+
+/** The headers client-node puts into ApiException's message; two requests never share them. */
+function responseHeaders(): Record<string, string> {
+  return {
+    'audit-id': crypto.randomUUID(),
+    'cache-control': 'no-cache, private',
+    'content-type': 'application/json',
+    date: new Date().toUTCString(),
+    'x-kubernetes-pf-flowschema-uid': crypto.randomUUID(),
+    'x-kubernetes-pf-prioritylevel-uid': crypto.randomUUID(),
+  };
+}
+
+function byteLength(text: string): number {
+  return Buffer.byteLength(text);
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function thrownBy(work: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await work();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+function kubeConfigFor(server: string): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'cluster', server, skipTLSVerify: true }],
+    users: [{ name: 'user', token: 'not-a-real-token' }],
+    contexts: [{ name: 'context', cluster: 'cluster', user: 'user' }],
+    currentContext: 'context',
+  });
+  return kubeConfig;
+}
+
+describe('describeError', () => {
+  describe('API refusals', () => {
+    it("reads client-node's ApiException as the Status' reason and message, without headers or body", () => {
+      const error = new ApiException(404, 'Unknown API Status Code!', NOT_FOUND_BODY, responseHeaders());
+      expect(error.message).toContain('audit-id');
+
+      expect(describeError(error)).toBe('NotFound: configmaps "source-missing" not found');
+    });
+
+    it('says the same of two refusals whose headers differ', () => {
+      const first = new ApiException(404, 'Unknown API Status Code!', NOT_FOUND_BODY, responseHeaders());
+      const second = new ApiException(404, 'Unknown API Status Code!', NOT_FOUND_BODY, responseHeaders());
+
+      expect(first.message).not.toBe(second.message);
+      expect(describeError(first)).toBe(describeError(second));
+    });
+
+    it('reads a Status given as an object', () => {
+      const status = {
+        kind: 'Status',
+        status: 'Failure',
+        reason: 'AlreadyExists',
+        message: 'configmaps "target" already exists',
+        code: 409,
+      };
+
+      expect(describeError(new ApiException(409, 'Conflict', status, responseHeaders()))).toBe(
+        'AlreadyExists: configmaps "target" already exists',
+      );
+      expect(describeError(status)).toBe('AlreadyExists: configmaps "target" already exists');
+    });
+
+    it('says the message alone when the Status has no reason, or the reason alone when it has no message', () => {
+      const denied = JSON.stringify({
+        kind: 'Status',
+        status: 'Failure',
+        message: 'admission webhook "policy.example.com" denied the request: replicas must be at most 10',
+        reason: '',
+        code: 400,
+      });
+      const bare = JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'ServiceUnavailable', code: 503 });
+
+      expect(describeError(new ApiException(400, 'Unknown API Status Code!', denied, {}))).toBe(
+        'admission webhook "policy.example.com" denied the request: replicas must be at most 10',
+      );
+      expect(describeError(new ApiException(503, 'Unknown API Status Code!', bare, {}))).toBe('ServiceUnavailable');
+    });
+
+    it('gives the HTTP status, with its standard text, for a body that is not a Status, or none', () => {
+      const html = '<html><body><h1>502 Bad Gateway</h1></body></html>';
+
+      expect(describeError(new ApiException(502, 'Unknown API Status Code!', html, responseHeaders()))).toBe(
+        'HTTP 502 Bad Gateway',
+      );
+      // client-node drops the body of a 401.
+      expect(describeError(new ApiException(401, 'Unauthorized', undefined, responseHeaders()))).toBe(
+        'HTTP 401 Unauthorized',
+      );
+      expect(describeError(new ApiException(599, 'Unknown API Status Code!', '', responseHeaders()))).toBe('HTTP 599');
+    });
+
+    it("reads ApiException's message where another error copied it, even cut before its headers", () => {
+      const refusal = new ApiException(404, 'Unknown API Status Code!', NOT_FOUND_BODY, responseHeaders());
+      const cut = refusal.message.slice(0, refusal.message.indexOf('\nHeaders:'));
+
+      expect(describeError(new Error(refusal.message))).toBe('NotFound: configmaps "source-missing" not found');
+      expect(describeError(cut)).toBe('NotFound: configmaps "source-missing" not found');
+      expect(describeError(refusal.message.slice(0, 60))).toBe('HTTP 404 Not Found');
+    });
+
+    it('puts a wrapping error before the refusal it was caused by, and does not repeat what it already says', () => {
+      const refusal = new ApiException(404, 'Unknown API Status Code!', NOT_FOUND_BODY, responseHeaders());
+
+      expect(describeError(new Error('could not read the source', { cause: refusal }))).toBe(
+        'could not read the source: NotFound: configmaps "source-missing" not found',
+      );
+      expect(
+        describeError(
+          new Error('could not read the source: NotFound: configmaps "source-missing" not found', { cause: refusal }),
+        ),
+      ).toBe('could not read the source: NotFound: configmaps "source-missing" not found');
+    });
+
+    it("reads undici's ResponseError (statusCode, parsed body, headers)", async () => {
+      const server = createHttpServer((req, res) => {
+        if (req.url === '/status') {
+          res.writeHead(404, { 'content-type': 'application/json', 'audit-id': crypto.randomUUID() });
+          res.end(NOT_FOUND_BODY);
+        } else {
+          res.writeHead(502, { 'content-type': 'text/html' });
+          res.end('<html>bad gateway</html>');
+        }
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const dispatcher = new Agent().compose(interceptors.responseError());
+      try {
+        const status = await thrownBy(() => request(`http://127.0.0.1:${port}/status`, { dispatcher }));
+        const html = await thrownBy(() => request(`http://127.0.0.1:${port}/html`, { dispatcher }));
+
+        expect(status).toMatchObject({ name: 'ResponseError', statusCode: 404 });
+        expect(describeError(status)).toBe('NotFound: configmaps "source-missing" not found');
+        expect(describeError(html)).toBe('HTTP 502 Bad Gateway');
+      } finally {
+        await dispatcher.close();
+        await closeHttp(server);
+      }
+    });
+
+    it("reads an AxiosError (@nestjs/axios' HttpService) by its response, never its config's headers", () => {
+      // The fields axios' AxiosError.from() sets on a response error (lib/core/AxiosError.js).
+      const axiosError = Object.assign(new Error('Request failed with status code 403'), {
+        name: 'AxiosError',
+        isAxiosError: true,
+        code: 'ERR_BAD_REQUEST',
+        status: 403,
+        config: { url: 'https://10.0.0.1/api/v1/secrets', headers: { Authorization: 'Bearer s3cr3t-token' } },
+        response: {
+          status: 403,
+          statusText: 'Forbidden',
+          headers: responseHeaders(),
+          data: {
+            kind: 'Status',
+            status: 'Failure',
+            reason: 'Forbidden',
+            message: 'secrets is forbidden: User "system:serviceaccount:demo:mirror" cannot list resource "secrets"',
+            code: 403,
+          },
+        },
+      });
+      const gateway = Object.assign(new Error('Request failed with status code 502'), {
+        name: 'AxiosError',
+        code: 'ERR_BAD_RESPONSE',
+        status: 502,
+        response: { status: 502, statusText: 'Bad Gateway', headers: {}, data: '<html>bad gateway</html>' },
+      });
+
+      expect(describeError(axiosError)).toBe(
+        'Forbidden: secrets is forbidden: User "system:serviceaccount:demo:mirror" cannot list resource "secrets"',
+      );
+      expect(describeError(gateway)).toBe('HTTP 502 Bad Gateway');
+    });
+
+    it('keeps the message of an error that has a status code but no response, as framework exceptions do', () => {
+      const exception = Object.assign(new Error('Widget "w1" is locked by another reconcile'), { status: 409 });
+
+      expect(describeError(exception)).toBe('Widget "w1" is locked by another reconcile');
+    });
+  });
+
+  describe('network failures', () => {
+    it('follows the cause of a fetch that found nothing listening', async () => {
+      const port = await closedPort();
+      const error = await thrownBy(() => fetch(`http://127.0.0.1:${port}/`));
+
+      expect(error).toMatchObject({ message: 'fetch failed' });
+      expect(describeError(error)).toBe(`fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`);
+    });
+
+    it('follows the cause of a client-node call to an API server that is not listening', async () => {
+      const port = await closedPort();
+      const core = kubeConfigFor(`https://127.0.0.1:${port}`).makeApiClient(CoreV1Api);
+      const error = await thrownBy(() => core.readNamespacedConfigMap({ name: 'source', namespace: 'default' }));
+
+      expect(describeError(error)).toBe(`fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`);
+    });
+
+    it('lists the errors of the AggregateError a refused dual-stack connection gives', async () => {
+      const port = await closedPort();
+      // Two addresses, as `localhost` often resolves to: Node tries both and aggregates the refusals.
+      const lookup = (_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
+        options.all
+          ? callback(null, [
+              { address: '127.0.0.1', family: 4 },
+              { address: '::1', family: 6 },
+            ])
+          : callback(null, '127.0.0.1', 4);
+      const aggregate = await new Promise<unknown>((resolve) =>
+        connect({ host: 'dual-stack.test', port, lookup, autoSelectFamily: true } as never).on('error', resolve),
+      );
+      const refused = new RegExp(`^connect E[A-Z]+ 127\\.0\\.0\\.1:${port}; connect E[A-Z]+ ::1:${port}$`);
+
+      expect(aggregate).toMatchObject({ name: 'AggregateError', message: '' });
+      expect(describeError(aggregate)).toMatch(refused);
+      // As undici's fetch wraps it (outside Jest's module sandbox, which makes undici wrap it once more).
+      expect(describeError(new TypeError('fetch failed', { cause: aggregate }))).toBe(
+        `fetch failed: ${describeError(aggregate)}`,
+      );
+    });
+
+    it('lists the first three distinct errors of an AggregateError and counts the others', async () => {
+      const reasons = ['a', 'b', 'b', 'c', 'd', 'e'].map((text) => Promise.reject(new Error(`shard ${text} failed`)));
+      const error = await thrownBy(() => Promise.any(reasons));
+
+      expect(describeError(error)).toBe(
+        'All promises were rejected: shard a failed; shard b failed; shard c failed (and 2 more)',
+      );
+    });
+
+    it('says what a code-only error is, as axios gives for a refused dual-stack connection', () => {
+      const aggregate = Object.assign(new AggregateError([], ''), { code: 'ECONNREFUSED' });
+      const wrapped = Object.assign(new Error(''), { name: 'AxiosError', code: 'ECONNREFUSED', cause: aggregate });
+
+      expect(describeError(wrapped)).toBe('ECONNREFUSED');
+    });
+  });
+
+  describe('aborts and timeouts', () => {
+    let hanging: Server;
+    let port: number;
+    const sockets = new Set<Socket>();
+
+    beforeAll(async () => {
+      // Accepts connections and never answers.
+      hanging = createServer((socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
+      await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+      port = (hanging.address() as AddressInfo).port;
+    });
+    afterAll(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => hanging.close(resolve));
+    });
+
+    it('reads a fetch aborted by its signal', async () => {
+      const controller = new AbortController();
+      const pending = thrownBy(() => fetch(`http://127.0.0.1:${port}/`, { signal: controller.signal }));
+      await sleep(20);
+      controller.abort();
+      const error = await pending;
+
+      expect(error).toMatchObject({ name: 'AbortError' });
+      expect(describeError(error)).toBe('This operation was aborted');
+    });
+
+    it('reads a fetch that timed out', async () => {
+      const error = await thrownBy(() => fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(50) }));
+
+      expect(error).toMatchObject({ name: 'TimeoutError' });
+      expect(describeError(error)).toBe('The operation was aborted due to timeout');
+    });
+
+    it("says the reason of Node's AbortError when it says more than the abort", async () => {
+      const error = await thrownBy(() => sleep(10_000, undefined, { signal: AbortSignal.timeout(20) }));
+
+      expect(error).toMatchObject({ name: 'AbortError', code: 'ABORT_ERR' });
+      expect(describeError(error)).toBe('The operation was aborted due to timeout');
+    });
+
+    it('says the reason a caller aborted with', async () => {
+      const controller = new AbortController();
+      controller.abort(new Error('the Lease was lost'));
+      const error = await thrownBy(() => fetch(`http://127.0.0.1:${port}/`, { signal: controller.signal }));
+
+      expect(describeError(error)).toBe('the Lease was lost');
+    });
+  });
+
+  describe('messages', () => {
+    it('joins the lines of a message, leaving out stack frames, colours and control characters', () => {
+      const error = new Error(
+        'validation failed:\n  - spec.source: required\r\n  - spec.targets: \u001b[31mempty\u001b[39m\n' +
+          '    at validate (/app/dist/validate.js:12:7)\n    at /app/dist/main.js:3:1\u0007',
+      );
+
+      expect(describeError(error)).toBe('validation failed: - spec.source: required - spec.targets: empty');
+    });
+
+    it('keeps a line that starts with "at" but is no stack frame', () => {
+      expect(describeError(new Error('expected\nat least one target'))).toBe('expected at least one target');
+    });
+
+    it("says an empty message's code, else its name", () => {
+      expect(describeError(Object.assign(new Error(''), { code: 'ERR_STREAM_PREMATURE_CLOSE' }))).toBe(
+        'ERR_STREAM_PREMATURE_CLOSE',
+      );
+      expect(describeError(new DOMException('', 'TimeoutError'))).toBe('TimeoutError');
+      expect(describeError(new Error())).toBe('Error');
+    });
+
+    it('is at most 300 bytes, cut on a character boundary', () => {
+      const description = describeError(new Error('é'.repeat(400)));
+
+      expect(byteLength(description)).toBeLessThanOrEqual(300);
+      expect(description).toMatch(/^é+\.\.\.$/);
+    });
+
+    it('takes another length', () => {
+      expect(byteLength(describeError(new Error('x'.repeat(2000)), { maxBytes: 1024 }))).toBe(1024);
+      expect(describeError(new Error('short'), { maxBytes: 16 })).toBe('short');
+      expect(() => describeError(new Error('x'), { maxBytes: 8 })).toThrow(
+        /maxBytes must be an integer of at least 16/,
+      );
+      expect(() => describeError(new Error('x'), { maxBytes: 20.5 })).toThrow(RangeError);
+    });
+  });
+
+  describe('values that are not Errors', () => {
+    it.each([
+      ['a string', 'source is missing', 'source is missing'],
+      ['a string of several lines', 'first\nsecond', 'first second'],
+      ['an empty string', '', 'an empty string was thrown'],
+      ['a number', 42, '42'],
+      ['a bigint', 10n, '10'],
+      ['a boolean', false, 'false'],
+      ['a symbol', Symbol('stop'), 'Symbol(stop)'],
+      ['undefined', undefined, 'undefined was thrown'],
+      ['null', null, 'null was thrown'],
+      ['a function', () => 1, 'a function was thrown'],
+      ['an object with a message', { message: 'quota exceeded', code: 7 }, 'quota exceeded'],
+      ['an object without one', { phase: 'Pending', retries: 3 }, "{ phase: 'Pending', retries: 3 }"],
+    ])('describes %s', (_kind, thrown, description) => {
+      expect(describeError(thrown)).toBe(description);
+    });
+  });
+
+  describe('never throws', () => {
+    it('on a message getter that throws', () => {
+      const error = new Error('unused');
+      Object.defineProperty(error, 'message', {
+        get() {
+          throw new Error('no message for you');
+        },
+      });
+      Object.defineProperty(error, 'cause', {
+        get() {
+          throw new Error('no cause either');
+        },
+      });
+
+      expect(describeError(error)).toBe('Error');
+    });
+
+    it('on a revoked Proxy, thrown or as a cause', () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+
+      expect(typeof describeError(proxy)).toBe('string');
+      expect(describeError(new Error('outer', { cause: proxy }))).toMatch(/^outer/);
+    });
+
+    it('on a Proxy whose every trap throws', () => {
+      const trap = () => {
+        throw new Error('trap');
+      };
+      const hostile = new Proxy({}, { get: trap, has: trap, ownKeys: trap, getPrototypeOf: trap });
+
+      expect(typeof describeError(hostile)).toBe('string');
+      expect(typeof describeError(new Error('outer', { cause: hostile }))).toBe('string');
+    });
+
+    it('on circular causes', () => {
+      const first = new Error('first');
+      const second = new Error('second', { cause: first });
+      (first as { cause?: unknown }).cause = second;
+      const itself = new Error('itself');
+      (itself as { cause?: unknown }).cause = itself;
+
+      expect(describeError(first)).toBe('first: second');
+      expect(describeError(itself)).toBe('itself');
+    });
+
+    it('on a cause chain made anew at every step', () => {
+      const endless = (depth: number): object => ({
+        message: `level ${depth}`,
+        get cause() {
+          return endless(depth + 1);
+        },
+      });
+
+      expect(describeError(endless(0))).toBe('level 0: level 1: level 2: level 3: level 4: level 5');
+    });
+
+    property.prop([fc.anything({ withBigInt: true, withMap: true, withSet: true, withTypedArray: true })])(
+      'on anything, and gives one line within the bound',
+      (thrown) => {
+        const description = describeError(thrown);
+
+        expect(description).not.toMatch(/[\r\n]/);
+        expect(byteLength(description)).toBeLessThanOrEqual(300);
+        expect(description.length).toBeGreaterThan(0);
+      },
+    );
+  });
+});
+
+function closeHttp(server: HttpServer): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}

@@ -1,0 +1,179 @@
+import { STATUS_CODES } from 'node:http';
+import { inspect } from 'node:util';
+import { truncateText } from '../api/note-truncation.js';
+import { httpRefusalIn, httpRefusalOf, type HttpRefusal } from './api-status.js';
+import { readField } from './read-field.js';
+
+/** How long a description is by default, in UTF-8 bytes: two or three lines of `kubectl describe`. */
+const DEFAULT_MAX_BYTES = 300;
+/** The shortest `maxBytes` accepted: room for a word and the `...` of a cut. */
+const MIN_MAX_BYTES = 16;
+/** How deep `cause` chains and `errors` lists are followed. */
+const MAX_DEPTH = 5;
+/** How many of an `AggregateError`'s errors are described; the rest are counted. */
+const MAX_LISTED_ERRORS = 3;
+/** What is read of one message: enough for any description, and bounded work for a huge one. */
+const MAX_MESSAGE_CHARS = 4096;
+
+// eslint-disable-next-line no-control-regex -- colours and control characters are what this removes
+const ANSI_ESCAPE = /\u001b\[[0-9;]*[A-Za-z]/g;
+/** A stack frame line (`at fn (file.js:1:2)`, `at file.js:1:2`), which some libraries append to messages. */
+const STACK_FRAME = /^at\s.*:\d+:\d+\)?$/;
+// eslint-disable-next-line no-control-regex -- control characters other than line breaks, which a note cannot show
+const CONTROLS = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f]/g;
+
+/** How {@link describeError} describes. */
+export interface DescribeErrorOptions {
+  /**
+   * The longest description, in UTF-8 bytes; a longer one is cut on a
+   * character boundary and ends with `...`. At least 16.
+   * @default 300
+   */
+  maxBytes?: number;
+}
+
+/**
+ * A stable, one-line description of anything thrown, for a person to read:
+ * the default note of `@PublishesFailures`, and the text to put in your own
+ * `publish()` notes or log lines. It never throws, whatever it is given
+ * (getters that throw, revoked Proxies, circular causes), and never reads
+ * response headers, so that the same failure always reads the same and its
+ * Events fold into one series.
+ *
+ * | thrown | description |
+ * |---|---|
+ * | client-node `ApiException` (or any error with an HTTP status and a Kubernetes `Status` body, as text or object; undici's `ResponseError`; `AxiosError`) | `<reason>: <message>` of the Status: `NotFound: configmaps "source-missing" not found` |
+ * | the same with a body that is not a Status, or none | the status: `HTTP 502 Bad Gateway` |
+ * | an error with a `cause` | its message, then its causes': `fetch failed: connect ECONNREFUSED 127.0.0.1:6443` |
+ * | `AggregateError` | its message, then up to 3 of its errors, `; `-separated, and how many more |
+ * | an abort or a timeout (`AbortError`, `TimeoutError`) | its message, with its cause's when that says more |
+ * | a message of several lines | its lines joined with spaces; stack frames, colours and control characters left out |
+ * | an error with an empty message | its `code` (`ECONNREFUSED`), else its name |
+ * | a string, a number | itself, on one line |
+ * | another object | its `message`, or `util.inspect` of it on one line |
+ * | `undefined`, `null` | `undefined was thrown`, `null was thrown` |
+ *
+ * A cause whose text is already in its error's message is not repeated.
+ *
+ * @throws RangeError when `options.maxBytes` is not an integer of at least 16
+ * @example
+ * } catch (error) {
+ *   await this.recorder.publish(widget, { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: describeError(error) });
+ * }
+ */
+export function describeError(error: unknown, options: DescribeErrorOptions = {}): string {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  if (!Number.isInteger(maxBytes) || maxBytes < MIN_MAX_BYTES) {
+    throw new RangeError(`describeError: maxBytes must be an integer of at least ${MIN_MAX_BYTES}, got ${maxBytes}.`);
+  }
+  let text: string;
+  try {
+    text = describeThrown(error);
+  } catch {
+    text = 'an error was thrown that could not be read';
+  }
+  return truncateText(text, maxBytes);
+}
+
+function describeThrown(error: unknown): string {
+  if (error === undefined || error === null) return `${String(error)} was thrown`;
+  return describe(error, 0, new Set()) || (typeof error === 'string' ? 'an empty string was thrown' : 'Error');
+}
+
+/** One value's description, '' when it has nothing to say (or was seen already, in a circular chain). */
+function describe(value: unknown, depth: number, seen: Set<unknown>): string {
+  if (depth > MAX_DEPTH) return '';
+  switch (typeof value) {
+    case 'string': {
+      const refusal = httpRefusalIn(value);
+      return refusal ? describeRefusal(refusal) : oneLine(value);
+    }
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+    case 'undefined':
+      return String(value);
+    case 'symbol':
+      return value.toString();
+    case 'function':
+      return 'a function was thrown';
+  }
+  if (value === null || typeof value !== 'object') return 'null';
+  if (seen.has(value)) return '';
+  seen.add(value);
+  const refusal = httpRefusalOf(value);
+  if (refusal) return describeRefusal(refusal);
+  const message = readField(value, 'message');
+  let text = typeof message === 'string' ? oneLine(message) : '';
+  text = joined(text, describeErrors(readField(value, 'errors'), depth, seen));
+  const cause = readField(value, 'cause');
+  if (cause !== undefined) text = joined(text, describe(cause, depth + 1, seen));
+  return text || fallback(value, message);
+}
+
+/** `<reason>: <message>` of a Status; the HTTP status for any other body. */
+function describeRefusal({ code, status }: HttpRefusal): string {
+  const reason = status?.reason ? oneLine(status.reason) : '';
+  const message = status?.message ? oneLine(status.message) : '';
+  if (reason && message && !message.startsWith(reason)) return `${reason}: ${message}`;
+  if (message || reason) return message || reason;
+  const text = STATUS_CODES[code];
+  return text ? `HTTP ${code} ${text}` : `HTTP ${code}`;
+}
+
+/** An `AggregateError`'s errors, each once, the first few by name and the others counted. */
+function describeErrors(errors: unknown, depth: number, seen: Set<unknown>): string {
+  let list: unknown[];
+  try {
+    if (!Array.isArray(errors) || !errors.length) return '';
+    list = errors.slice(0, 100);
+  } catch {
+    return '';
+  }
+  const texts = [...new Set(list.map((item) => describe(item, depth + 1, seen)).filter(Boolean))];
+  const shown = texts.slice(0, MAX_LISTED_ERRORS).join('; ');
+  const more = texts.length - MAX_LISTED_ERRORS;
+  return more > 0 ? `${shown} (and ${more} more)` : shown;
+}
+
+/** `outer: inner`, unless one already says what the other does. */
+function joined(outer: string, inner: string): string {
+  if (!inner || outer.includes(inner)) return outer;
+  if (!outer || inner.includes(outer)) return inner;
+  return `${outer}: ${inner}`;
+}
+
+/** What to say of an object with no message: its code, its name, or (not an Error) what it holds. */
+function fallback(value: object, message: unknown): string {
+  const code = readField(value, 'code');
+  if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
+  const name = readField(value, 'name');
+  if (typeof name === 'string' && name && name !== 'Error') return oneLine(name);
+  if (message !== undefined || isError(value)) return 'Error';
+  try {
+    return oneLine(inspect(value, { depth: 2, breakLength: Infinity, maxArrayLength: 10, maxStringLength: 200 }));
+  } catch {
+    return 'an object was thrown that could not be read';
+  }
+}
+
+function isError(value: object): boolean {
+  try {
+    return value instanceof Error;
+  } catch {
+    return false;
+  }
+}
+
+/** The text on one line: lines trimmed and joined by a space, without stack frames, colours or control characters. */
+function oneLine(text: string): string {
+  return text
+    .slice(0, MAX_MESSAGE_CHARS)
+    .replace(ANSI_ESCAPE, '')
+    .replace(CONTROLS, ' ')
+    .split(/\r\n|[\n\r\u2028\u2029]/)
+    .map((line) => line.trim())
+    .filter((line) => line && !STACK_FRAME.test(line))
+    .join(' ')
+    .replace(/\s+/g, ' ');
+}
