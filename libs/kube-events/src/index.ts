@@ -4,6 +4,7 @@ export {
   DEFAULT_MAX_SERIES,
   DEFAULT_SINK_MAX_IN_FLIGHT,
   DEFAULT_TIMEOUT_MS,
+  DEFAULT_TRACE_CONTEXT_PREFIX,
   DEFAULT_WRITE_CONTROL,
   KUBE_EVENTS_METRICS,
   MAX_NOTE_BYTES,
@@ -18,8 +19,10 @@ export type {
   KubeEventsModuleOptions,
   KubeEventsOptionsFactory,
   Reporter,
+  TraceContextOptions,
   WriteControlOptions,
 } from './kube-events.interfaces.js';
+export { K8S_EVENT_ATTRIBUTES } from './tracing/k8s-event-attributes.js';
 export type { KubeEventsModuleExtras } from './module/kube-events.module-definition.js';
 export { KubeEventsModule } from './module/kube-events.module.js';
 export { EventRecorder } from './recorder/event-recorder.js';

@@ -36,6 +36,9 @@ export const DEFAULT_WRITE_CONTROL = Object.freeze({
  */
 export const SERIES_ENDED_ANNOTATION = 'nestjs-kube-events/series-ended';
 
+/** The prefix of the trace context annotations, `tracing.k8s.io/traceparent` (KEP-5915's key). */
+export const DEFAULT_TRACE_CONTEXT_PREFIX = 'tracing.k8s.io';
+
 /** The API server's limit on `reason`, `action` and `reportingInstance`. */
 export const MAX_FIELD_LENGTH = 128;
 

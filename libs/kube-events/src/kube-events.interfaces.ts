@@ -150,6 +150,52 @@ export interface KubeEventsModuleOptions {
    * @default true
    */
   metrics?: boolean;
+  /**
+   * With `@opentelemetry/api` installed, writes the W3C trace context of the
+   * span a publish runs in on its Event, as the annotations
+   * `tracing.k8s.io/traceparent` (and `tracing.k8s.io/tracestate` when the
+   * span has one; never baggage, which may carry what a cluster reader
+   * should not see). A repeat moves them to its own trace in the patch that
+   * raises the count, so the Event names the trace of its latest
+   * occurrence (a repeat published in no span leaves them as they are);
+   * they are not part of what makes a repeat. `false` writes
+   * none; an object sets the annotations' prefix.
+   * @default true
+   * @example { traceContext: { prefix: 'tracing.example.com' } }
+   */
+  traceContext?: boolean | TraceContextOptions;
+  /**
+   * With `@opentelemetry/api` installed, runs each write in a span
+   * (`create Event`, `patch Event`, `find Event`), a child of the span its
+   * latest occurrence was published in, with the Event's identity as
+   * `k8s.event.*`, `k8s.namespace.name` and `k8s.object.*` attributes.
+   * @default true
+   */
+  writeSpans?: boolean;
+  /**
+   * Emits each publish outcome as an OpenTelemetry log record through
+   * `@opentelemetry/api-logs` (which must then be installed), with the
+   * Event's identity and its true series count as attributes.
+   * @default false
+   */
+  logRecords?: boolean;
+}
+
+/** Where the trace context of a publish goes on its Event. */
+export interface TraceContextOptions {
+  /**
+   * The prefix of the annotation keys, `<prefix>/traceparent` and
+   * `<prefix>/tracestate`: a DNS subdomain.
+   * @default 'tracing.k8s.io'
+   */
+  prefix?: string;
+}
+
+/** A recorder's tracing options, defaults applied. */
+export interface ResolvedTracingOptions {
+  /** The annotations' prefix; `false`: no trace context on Events. */
+  traceContext: { prefix: string } | false;
+  writeSpans: boolean;
 }
 
 /** The options a recorder runs with, defaults applied. */
@@ -160,6 +206,7 @@ export interface ResolvedRecorderOptions {
   maxSeries: number;
   writeControl: ResolvedWriteControl;
   resumeSeries: boolean;
+  tracing: ResolvedTracingOptions;
 }
 
 export type { KubernetesObject, V1ObjectReference };

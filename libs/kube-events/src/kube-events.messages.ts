@@ -43,6 +43,10 @@ export const NOT_A_KUBE_CONFIG = (value: unknown) =>
   `kubeConfig must be a KubeConfig from @kubernetes/client-node (loaded, with a current context), got ${describeValue(value)}.`;
 export const NOT_A_RECORDER_NAME = (value: unknown) =>
   `name must be a non-empty string when given, got ${describeValue(value)}.`;
+export const TRACE_CONTEXT_NOT_AN_OPTION = (value: unknown) =>
+  `traceContext must be true, false or { prefix }, got ${describeValue(value)}.`;
+export const NOT_AN_ANNOTATION_PREFIX = (field: string, value: unknown) =>
+  `${field} must be a DNS subdomain of at most 253 characters (lower case letters, digits, '-' and '.'), as an annotation key's prefix, got ${describeValue(value)}.`;
 export const INVALID_OPTIONS = (field: string, problem: string) =>
   `KubeEventsModule: invalid option ${field}: ${problem}`;
 export const UNKNOWN_RECORDER = (name: string, method: string) =>

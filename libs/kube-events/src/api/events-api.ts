@@ -11,6 +11,7 @@ import { describeUnreachable } from './unreachable-cause.js';
 export interface StoredEventState {
   readonly name: string;
   readonly namespace: string;
+  readonly uid?: string;
   /** The precondition of the next patch: a patch with another one is refused (409 Conflict). */
   readonly resourceVersion?: string;
   /** The series count: 1 for an Event without a series. */
@@ -38,6 +39,8 @@ export interface SeriesPatch {
   lastObservedTime: Date;
   /** Sent as `metadata.resourceVersion`, so that the patch applies only to the Event as last seen. */
   resourceVersion?: string;
+  /** Sent as `metadata.annotations` (a `null` value removes the key): the trace context of the latest occurrence. */
+  annotations?: Record<string, string | null>;
 }
 
 /**
@@ -100,8 +103,10 @@ export class EventsApi implements EventsWriter {
     patch: SeriesPatch,
     signal: AbortSignal,
   ): Promise<StoredEventState> {
-    const { resourceVersion, ...series } = patch;
-    const body = resourceVersion === undefined ? { series } : { metadata: { resourceVersion }, series };
+    const { resourceVersion, annotations, ...series } = patch;
+    const metadata =
+      resourceVersion === undefined && annotations === undefined ? undefined : { resourceVersion, annotations };
+    const body = metadata ? { metadata, series } : { series };
     return storedState(await this.send('PATCH', eventsPath(namespace, name), signal, body));
   }
 
@@ -183,6 +188,7 @@ function storedState(event: EventsV1Event): StoredEventState {
   return {
     name: metadata.name ?? '',
     namespace: metadata.namespace ?? '',
+    uid: metadata.uid,
     resourceVersion: metadata.resourceVersion,
     count: event.series?.count ?? 1,
   };

@@ -19,6 +19,7 @@ describe('resolveRecorderOptions', () => {
         maxPending: 10_000,
       },
       resumeSeries: false,
+      tracing: { traceContext: { prefix: 'tracing.k8s.io' }, writeSpans: true },
     });
   });
 
@@ -43,8 +44,30 @@ describe('resolveRecorderOptions', () => {
     [{ reporter: { controller: 'widgets' }, metrics: 'false' }, 'metrics'],
     [{ reporter: { controller: 'widgets' }, kubeConfig: '~/.kube/config' }, 'kubeConfig'],
     [{ reporter: { controller: 'widgets' }, kubeConfig: null }, 'kubeConfig'],
+    [{ reporter: { controller: 'widgets' }, traceContext: 'off' }, 'traceContext'],
+    [{ reporter: { controller: 'widgets' }, traceContext: null }, 'traceContext'],
+    [{ reporter: { controller: 'widgets' }, traceContext: { prefix: 'Tracing.Example' } }, 'traceContext.prefix'],
+    [{ reporter: { controller: 'widgets' }, traceContext: { prefix: 'a/b' } }, 'traceContext.prefix'],
+    [{ reporter: { controller: 'widgets' }, traceContext: { prefix: '' } }, 'traceContext.prefix'],
+    [{ reporter: { controller: 'widgets' }, writeSpans: 1 }, 'writeSpans'],
+    [{ reporter: { controller: 'widgets' }, logRecords: 'yes' }, 'logRecords'],
   ])('refuses %j naming %s', (options, field) => {
     expect(() => resolve(options)).toThrow(new RegExp(`invalid option ${field.replace('.', '\\.')}:`));
+  });
+
+  it('turns trace context off, or writes it under another prefix', () => {
+    const controller = { reporter: { controller: 'widgets' } };
+    expect(resolve({ ...controller, traceContext: false }).tracing).toEqual({ traceContext: false, writeSpans: true });
+    expect(resolve({ ...controller, traceContext: { prefix: 'tracing.example.com' } }).tracing.traceContext).toEqual({
+      prefix: 'tracing.example.com',
+    });
+    expect(resolve({ ...controller, traceContext: {}, writeSpans: false }).tracing).toEqual({
+      traceContext: { prefix: 'tracing.k8s.io' },
+      writeSpans: false,
+    });
+    expect(() => resolve({ ...controller, traceContext: { prefix: 'Tracing' } })).toThrow(
+      "invalid option traceContext.prefix: traceContext.prefix must be a DNS subdomain of at most 253 characters (lower case letters, digits, '-' and '.'), as an annotation key's prefix, got \"Tracing\".",
+    );
   });
 
   it('names the field and the value of a BigInt option, rather than failing on it', () => {

@@ -2,12 +2,14 @@ import {
   DEFAULT_WRITE_CONTROL,
   DEFAULT_MAX_SERIES,
   DEFAULT_TIMEOUT_MS,
+  DEFAULT_TRACE_CONTEXT_PREFIX,
   MAX_FIELD_LENGTH,
   SERIES_WINDOW_MS,
 } from '../kube-events.constants.js';
 import type {
   KubeEventsModuleOptions,
   ResolvedRecorderOptions,
+  ResolvedTracingOptions,
   ResolvedWriteControl,
 } from '../kube-events.interfaces.js';
 import {
@@ -20,7 +22,9 @@ import {
   NOT_A_POSITIVE_INTEGER,
   NOT_A_POSITIVE_NUMBER,
   NOT_A_QUALIFIED_NAME,
+  NOT_AN_ANNOTATION_PREFIX,
   REPORTER_NOT_AN_OBJECT,
+  TRACE_CONTEXT_NOT_AN_OPTION,
   REQUIRED_FIELD,
 } from '../kube-events.messages.js';
 
@@ -82,6 +86,7 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
   // Checked here although the recorder does not resolve them, so that every option fails start-up by name.
   if (options!.logEvents !== undefined) flag('logEvents', options!.logEvents);
   if (options!.metrics !== undefined) flag('metrics', options!.metrics);
+  if (options!.logRecords !== undefined) flag('logRecords', options!.logRecords);
   const kubeConfig: unknown = options!.kubeConfig;
   if (
     kubeConfig !== undefined &&
@@ -105,5 +110,25 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     maxSeries: count('maxSeries', options!.maxSeries ?? DEFAULT_MAX_SERIES),
     writeControl,
     resumeSeries: flag('resumeSeries', options!.resumeSeries ?? false),
+    tracing: {
+      traceContext: resolveTraceContext(options!.traceContext, fail),
+      writeSpans: flag('writeSpans', options!.writeSpans ?? true),
+    },
   };
+}
+
+/** `traceContext`: `true` or unset for the default prefix, `false` for none, or `{ prefix }`. */
+function resolveTraceContext(
+  value: unknown,
+  fail: (field: string, problem: string) => never,
+): ResolvedTracingOptions['traceContext'] {
+  if (value === false) return false;
+  if (value === undefined || value === true) return { prefix: DEFAULT_TRACE_CONTEXT_PREFIX };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail('traceContext', TRACE_CONTEXT_NOT_AN_OPTION(value));
+  const prefix: unknown = (value as { prefix?: unknown }).prefix ?? DEFAULT_TRACE_CONTEXT_PREFIX;
+  // The prefix of an annotation key, as the API server checks it.
+  if (typeof prefix !== 'string' || !prefix || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))
+    fail('traceContext.prefix', NOT_AN_ANNOTATION_PREFIX('traceContext.prefix', prefix));
+  return { prefix: prefix as string };
 }

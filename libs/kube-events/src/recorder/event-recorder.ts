@@ -35,6 +35,7 @@ import {
 import { isUnreachable } from './retry-backoff.js';
 import { SeriesStore, type Batch, type Series } from './series-store.js';
 import { SeriesWriter } from './series-writer.js';
+import { RecorderTracing } from '../tracing/recorder-tracing.js';
 import { WriteBudget } from './write-budget.js';
 import type { WritePlan, WriteResult } from './write-plan.js';
 import { WriteScheduler } from './write-scheduler.js';
@@ -94,6 +95,8 @@ export class EventRecorder implements OnApplicationShutdown {
   private readonly api: EventsWriter;
   private readonly writer: SeriesWriter;
   private readonly deadlines: PublishDeadlines;
+  /** Unset without OpenTelemetry, or with `traceContext` and `writeSpans` off. */
+  private readonly tracing: RecorderTracing | undefined;
   /** The write in flight of each series that has one. */
   private readonly inFlight = new Map<Series, Promise<void>>();
   /** Series that `flush()` is writing itself, whatever the budgets. */
@@ -122,7 +125,8 @@ export class EventRecorder implements OnApplicationShutdown {
     const budget = new WriteBudget(writeControl, monotonicNow());
     this.scheduler = new WriteScheduler(budget, (series) => void this.write(series));
     this.api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
-    this.writer = new SeriesWriter(this.api, this.options.reporter, timeout);
+    this.tracing = RecorderTracing.create(this.options.tracing);
+    this.writer = new SeriesWriter(this.api, this.options.reporter, timeout, this.tracing);
     this.deadlines = new PublishDeadlines((awaited) =>
       awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.lastError })),
     );
@@ -212,7 +216,13 @@ export class EventRecorder implements OnApplicationShutdown {
     let occurrence: Occurrence;
     try {
       const validated = validatePublish(resource, event);
-      occurrence = { resource: validated.resource, event: validated.event, failure, publishedAt };
+      occurrence = {
+        resource: validated.resource,
+        event: validated.event,
+        failure,
+        publishedAt,
+        trace: this.tracing?.capture(),
+      };
     } catch (error) {
       this.emit('failed', refusedOccurrence(resource, event, failure, publishedAt), {
         count: 1,
@@ -255,7 +265,7 @@ export class EventRecorder implements OnApplicationShutdown {
     for (let writes = 1; ; writes++) {
       let result: WriteResult;
       try {
-        result = await this.writer.send(batch.first, plan);
+        result = await this.writer.send(batch.first, plan, batch.trace);
       } catch (error) {
         return this.failed(
           series,

@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeEvent } from '../kube-events.interfaces.js';
+import type { TraceContext } from '../tracing/trace-context.js';
 
 /** One publish on its way through the recorder: what it is about, what happened, and when. */
 export interface Occurrence {
@@ -10,6 +11,8 @@ export interface Occurrence {
   readonly failure: boolean;
   /** When it was published, on the monotonic clock. */
   readonly publishedAt: number;
+  /** The span it was published in, when OpenTelemetry is installed and one was active; never part of its identity. */
+  readonly trace?: TraceContext;
 }
 
 /**

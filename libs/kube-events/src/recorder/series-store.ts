@@ -9,6 +9,7 @@ import { identityOf, type Occurrence } from './occurrence.js';
 import { isTransient, mayHaveApplied, retryDelay } from './retry-backoff.js';
 import { StringPool } from './string-pool.js';
 import type { TokenBucket } from './token-bucket.js';
+import type { TraceContext } from '../tracing/trace-context.js';
 import type { CreatePlan, PatchPlan, StoredEvent, WritePlan, WriteResult } from './write-plan.js';
 
 /** Queued writes one series may hold; past it the oldest waiting one is given up, so one noisy object cannot use up `maxPending`. */
@@ -34,6 +35,8 @@ export interface Batch {
   /** The first of them: what the Event says. */
   readonly first: Occurrence;
   occurrences: number;
+  /** The trace context of the latest of them, which the write puts on the Event. */
+  trace: TraceContext | undefined;
   /** The publishes awaiting this write, oldest first. */
   readonly waiters: AwaitedPublish[];
   /** The write it goes out as, fixed at its first attempt so that a retry is the same write. */
@@ -244,6 +247,7 @@ export class SeriesStore {
     const last = series.queue.at(-1);
     if (last && !last.plan && last.identity === identity) {
       last.occurrences++;
+      last.trace = occurrence.trace;
       last.waiters.push(waiter);
       return { batch: last, joined: true };
     }
@@ -256,6 +260,7 @@ export class SeriesStore {
       identity,
       first: occurrence,
       occurrences: 1,
+      trace: occurrence.trace,
       waiters: [waiter],
       plan: undefined,
       uncertain: false,

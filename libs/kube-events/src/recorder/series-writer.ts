@@ -3,6 +3,8 @@ import { eventBody } from '../api/event-body.js';
 import type { EventsWriter, ListedEvent } from '../api/events-api.js';
 import { PublishApiError, PublishTimeoutError } from '../errors.js';
 import type { Reporter } from '../kube-events.interfaces.js';
+import type { RecorderTracing, WriteAnswer } from '../tracing/recorder-tracing.js';
+import type { TraceContext } from '../tracing/trace-context.js';
 import type { Occurrence } from './occurrence.js';
 import type { CreatePlan, FindPlan, PatchPlan, WritePlan, WriteResult } from './write-plan.js';
 
@@ -10,22 +12,36 @@ import type { CreatePlan, FindPlan, PatchPlan, WritePlan, WriteResult } from './
  * Sends one write of a series and says what the server holds afterwards.
  * Knows HTTP and the Event's shape, nothing of series, budgets or timers.
  * Every write is aborted after the recorder's timeout, and then rejects
- * with {@link PublishTimeoutError} at once.
+ * with {@link PublishTimeoutError} at once. With OpenTelemetry, each write
+ * runs in a span and carries the trace context of its latest occurrence.
  */
 export class SeriesWriter {
   constructor(
     private readonly api: EventsWriter,
     private readonly reporter: Required<Reporter>,
     private readonly timeout: number,
+    private readonly tracing?: RecorderTracing,
   ) {}
 
-  /** Sends `plan` for occurrences like `occurrence`. */
-  send(occurrence: Occurrence, plan: WritePlan): Promise<WriteResult> {
-    return this.bounded((signal) => {
-      if (plan.kind === 'create') return this.create(occurrence, plan, signal);
-      if (plan.kind === 'patch') return this.patch(plan, signal);
-      return this.find(plan, signal);
-    });
+  /** Sends `plan` for occurrences like `occurrence`, the latest of which was published in `trace`. */
+  send(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext): Promise<WriteResult> {
+    const write = () =>
+      this.bounded((signal) => {
+        if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal);
+        if (plan.kind === 'patch') return this.patch(plan, trace, signal);
+        return this.find(plan, signal);
+      });
+    if (!this.tracing) return write();
+    const { resource, event } = occurrence;
+    const identity = {
+      reason: event.reason,
+      action: event.action,
+      name: plan.kind === 'find' ? undefined : plan.name,
+      namespace: plan.namespace,
+      count: plan.kind === 'find' ? undefined : plan.count,
+      object: { kind: resource.kind, name: resource.metadata?.name, uid: resource.metadata?.uid },
+    };
+    return this.tracing.traceWrite(plan.kind, identity, trace, write, writeAnswer);
   }
 
   /** Adds annotations to an Event, bounded like a write. */
@@ -43,7 +59,9 @@ export class SeriesWriter {
     const query = { uid: plan.uid, reason: plan.reason, reportingController: this.reporter.controller };
     let listed: ListedEvent[];
     try {
-      listed = (await this.api.list?.(plan.namespace, query, signal)) ?? [];
+      listed = ((await this.api.list?.(plan.namespace, query, signal)) ?? []).map((candidate) =>
+        this.comparable(candidate),
+      );
     } catch (error) {
       if (hasStatus(error, 403)) return { kind: 'found', latest: undefined, refused: error as PublishApiError };
       throw error;
@@ -57,8 +75,28 @@ export class SeriesWriter {
     return { kind: 'found', latest };
   }
 
-  private async create(occurrence: Occurrence, plan: CreatePlan, signal: AbortSignal): Promise<WriteResult> {
-    const body = eventBody(occurrence.resource, occurrence.event, this.reporter, plan);
+  /** A listed Event without its trace context annotations, which are not part of what makes a repeat. */
+  private comparable(listed: ListedEvent): ListedEvent {
+    const annotations = listed.event.metadata?.annotations;
+    const comparable = this.tracing?.comparableAnnotations(annotations) ?? annotations;
+    if (comparable === annotations) return listed;
+    return { ...listed, event: { ...listed.event, metadata: { ...listed.event.metadata, annotations: comparable } } };
+  }
+
+  private async create(
+    occurrence: Occurrence,
+    plan: CreatePlan,
+    trace: TraceContext | undefined,
+    signal: AbortSignal,
+  ): Promise<WriteResult> {
+    const { resource, event } = occurrence;
+    const annotations = this.tracing?.createAnnotations(event.annotations, trace) ?? event.annotations;
+    const body = eventBody(
+      resource,
+      annotations === event.annotations ? event : { ...event, annotations },
+      this.reporter,
+      plan,
+    );
     try {
       return { kind: 'created', state: await this.api.create(plan.namespace, body, signal) };
     } catch (error) {
@@ -67,8 +105,13 @@ export class SeriesWriter {
     }
   }
 
-  private async patch(plan: PatchPlan, signal: AbortSignal): Promise<WriteResult> {
-    const patch = { count: plan.count, lastObservedTime: new V1MicroTime(), resourceVersion: plan.resourceVersion };
+  private async patch(plan: PatchPlan, trace: TraceContext | undefined, signal: AbortSignal): Promise<WriteResult> {
+    const patch = {
+      count: plan.count,
+      lastObservedTime: new V1MicroTime(),
+      resourceVersion: plan.resourceVersion,
+      annotations: this.tracing?.patchAnnotations(trace),
+    };
     try {
       return { kind: 'patched', state: await this.api.patchSeries(plan.namespace, plan.name, patch, signal) };
     } catch (error) {
@@ -96,6 +139,13 @@ export class SeriesWriter {
     });
     return Promise.race([work(controller.signal), aborted]).finally(() => clearTimeout(timer));
   }
+}
+
+/** What a write's span says of its answer. */
+function writeAnswer(result: WriteResult): WriteAnswer {
+  if (!('state' in result)) return { result: result.kind };
+  const { name, uid, count } = result.state;
+  return { result: result.kind, event: { name, uid, count } };
 }
 
 function hasStatus(error: unknown, status: number, reason?: string): boolean {

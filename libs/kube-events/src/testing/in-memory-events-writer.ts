@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { PublishApiError } from '../errors.js';
 import type { EventsWriter, SeriesPatch, StoredEventState } from '../api/events-api.js';
@@ -36,7 +36,7 @@ export class InMemoryEventsWriter implements EventsWriter {
     }
     const event = {
       ...body,
-      metadata: { ...body.metadata, name, namespace, resourceVersion: this.nextResourceVersion() },
+      metadata: { ...body.metadata, name, namespace, uid: randomUUID(), resourceVersion: this.nextResourceVersion() },
     };
     this.stored.set(key, event);
     return stateOf(event);
@@ -55,7 +55,7 @@ export class InMemoryEventsWriter implements EventsWriter {
   ): Promise<StoredEventState> {
     signal.throwIfAborted();
     const event = this.find(namespace, name);
-    const { resourceVersion, ...series } = patch;
+    const { resourceVersion, annotations, ...series } = patch;
     if (resourceVersion !== undefined && resourceVersion !== event.metadata!.resourceVersion) {
       throw new PublishApiError(
         `The API server refused the Event (409): Operation cannot be fulfilled on events.events.k8s.io "${name}": the object has been modified`,
@@ -64,6 +64,7 @@ export class InMemoryEventsWriter implements EventsWriter {
       );
     }
     event.series = { ...event.series, ...series };
+    if (annotations) event.metadata!.annotations = mergeAnnotations(event.metadata!.annotations, annotations);
     event.metadata!.resourceVersion = this.nextResourceVersion();
     return stateOf(event);
   }
@@ -91,12 +92,25 @@ export class InMemoryEventsWriter implements EventsWriter {
 }
 
 function stateOf(event: EventsV1Event): StoredEventState {
-  const { name, namespace, resourceVersion } = event.metadata!;
-  return { name: name!, namespace: namespace!, resourceVersion, count: event.series?.count ?? 1 };
+  const { name, namespace, uid, resourceVersion } = event.metadata!;
+  return { name: name!, namespace: namespace!, uid, resourceVersion, count: event.series?.count ?? 1 };
 }
 
 function randomSuffix(): string {
   let suffix = '';
   for (let i = 0; i < 5; i++) suffix += NAME_SUFFIX_ALPHABET[randomInt(NAME_SUFFIX_ALPHABET.length)];
   return suffix;
+}
+
+/** A JSON merge patch of annotations: `null` removes a key. */
+function mergeAnnotations(
+  annotations: Record<string, string> | undefined,
+  patch: Record<string, string | null>,
+): Record<string, string> | undefined {
+  const merged: Record<string, string> = { ...annotations };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return Object.keys(merged).length ? merged : undefined;
 }

@@ -1,0 +1,155 @@
+// Trace context on Events against the real kube-apiserver: failing reconciles
+// in OpenTelemetry spans (the SDK's in-memory exporter, AsyncLocalStorage
+// context), read back through the API with client-node.
+import 'reflect-metadata';
+import { Injectable } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { context, trace, type Span } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { KubeEventsModule, PublishesFailures, type KubeEventsModuleOptions } from 'nestjs-kube-events';
+import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
+import { CONTROLLER, Scratch } from './support/library-fixtures.js';
+
+const TRACEPARENT = 'tracing.k8s.io/traceparent';
+
+const spans = new InMemorySpanExporter();
+const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
+const tracer = provider.getTracer('operator');
+
+@Injectable()
+class MirrorReconciler {
+  @PublishesFailures()
+  async reconcile(object: KubernetesObject): Promise<void> {
+    await Promise.resolve();
+    throw new Error(`source of ${object.metadata?.name} is missing`);
+  }
+}
+
+/** One reconcile in a span of its own, as an instrumented controller runs it. */
+function reconcileInSpan(reconciler: MirrorReconciler, object: KubernetesObject): Promise<Span> {
+  return tracer.startActiveSpan('reconcile', async (span) => {
+    await reconciler.reconcile(object).catch(() => undefined);
+    span.end();
+    return span;
+  });
+}
+
+const writeSpans = () =>
+  spans.getFinishedSpans().filter((span) => span.instrumentationScope.name === 'nestjs-kube-events');
+
+describe('trace context on Events against the real API server', () => {
+  let scratch: Scratch;
+  let app: TestingModule | undefined;
+
+  const start = async (options: Partial<KubeEventsModuleOptions> = {}) => {
+    app = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({ reporter: { controller: CONTROLLER }, kubeConfig: scratch.admin, ...options }),
+      ],
+      providers: [MirrorReconciler],
+    }).compile();
+    await app.init();
+    return app.get(MirrorReconciler);
+  };
+
+  beforeAll(() => {
+    trace.setGlobalTracerProvider(provider);
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  });
+  afterAll(async () => {
+    trace.disable();
+    context.disable();
+    await provider.shutdown();
+  });
+  beforeEach(async () => {
+    spans.reset();
+    scratch = await Scratch.create(sharedControlPlane().kubeConfig(), 'tracing-e2e');
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    await scratch?.cleanup();
+  });
+
+  it('leaves one Event for three failing reconciles in three spans, naming the third span’s trace; a fourth outside any span counts on it and leaves the trace', async () => {
+    const reconciler = await start();
+    const cm = await scratch.configMap('app-config');
+    const reconciles: Span[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) reconciles.push(await reconcileInSpan(reconciler, cm));
+
+    const [event, ...others] = await scratch.allEvents();
+    expect(others).toHaveLength(0);
+    expect(event.series?.count).toBe(3);
+    const third = reconciles[2].spanContext();
+    expect(event.metadata?.annotations?.[TRACEPARENT]).toBe(`00-${third.traceId}-${third.spanId}-01`);
+    expect(new Set(reconciles.map((span) => span.spanContext().traceId)).size).toBe(3);
+
+    await reconciler.reconcile(cm).catch(() => undefined);
+    const [after, ...othersAfter] = await scratch.allEvents();
+    expect(othersAfter).toHaveLength(0);
+    expect(after.metadata?.name).toBe(event.metadata?.name);
+    expect(after.series?.count).toBe(4);
+    expect(after.metadata?.annotations?.[TRACEPARENT]).toBe(`00-${third.traceId}-${third.spanId}-01`);
+  });
+
+  it('runs each write in a span carrying the Event’s identity, a child of its reconcile', async () => {
+    const reconciler = await start();
+    const cm = await scratch.configMap('app-config');
+    const first = await reconcileInSpan(reconciler, cm);
+    const second = await reconcileInSpan(reconciler, cm);
+
+    const [event] = await scratch.allEvents();
+    const [create, patch] = writeSpans();
+    expect(create.name).toBe('create Event');
+    expect(create.parentSpanContext?.spanId).toBe(first.spanContext().spanId);
+    expect(create.attributes).toEqual({
+      'k8s.event.reason': 'ReconcileFailed',
+      'k8s.event.action': 'Reconcile',
+      'k8s.event.name': event.metadata!.name,
+      'k8s.event.uid': event.metadata!.uid,
+      'k8s.event.count': 1,
+      'k8s.namespace.name': scratch.namespace,
+      'k8s.object.kind': 'ConfigMap',
+      'k8s.object.name': 'app-config',
+      'k8s.object.uid': cm.metadata!.uid,
+      'kube_events.write.result': 'created',
+    });
+    expect(patch.name).toBe('patch Event');
+    expect(patch.parentSpanContext?.spanId).toBe(second.spanContext().spanId);
+    expect(patch.attributes).toMatchObject({
+      'k8s.event.name': event.metadata!.name,
+      'k8s.event.uid': event.metadata!.uid,
+      'k8s.event.count': 2,
+      'kube_events.write.result': 'patched',
+    });
+  });
+
+  it('records the error of a write the server refused on its span', async () => {
+    const reconciler = await start();
+    // A namespace that does not exist: the server refuses the create (404 NotFound).
+    const missing: KubernetesObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'app-config', namespace: `${scratch.namespace}-gone`, uid: 'uid-app-config' },
+    };
+    await reconcileInSpan(reconciler, missing);
+
+    const [create] = writeSpans();
+    expect(create.status.code).toBe(2);
+    expect(create.attributes['error.type']).toBe('404');
+    expect(create.events[0]).toMatchObject({ name: 'exception' });
+  });
+
+  it('writes no annotation with traceContext: false', async () => {
+    const reconciler = await start({ traceContext: false });
+    const cm = await scratch.configMap('app-config');
+    await reconcileInSpan(reconciler, cm);
+    await reconcileInSpan(reconciler, cm);
+
+    const [event] = await scratch.allEvents();
+    expect(event.series?.count).toBe(2);
+    expect(event.metadata?.annotations).toBeUndefined();
+  });
+});

@@ -1,0 +1,287 @@
+import { context, createTraceState, propagation, ROOT_CONTEXT, SpanKind, trace, type Span } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import 'reflect-metadata';
+import { Injectable } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  EventRecorder,
+  KubeEventsModule,
+  PublishesFailures,
+  type KubeEvent,
+  type KubeEventsModuleOptions,
+} from 'nestjs-kube-events';
+import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
+import { configMap, syncFailed } from '../support/objects.js';
+
+const TRACEPARENT = 'tracing.k8s.io/traceparent';
+const TRACESTATE = 'tracing.k8s.io/tracestate';
+
+const spans = new InMemorySpanExporter();
+const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
+const tracer = provider.getTracer('reconciler');
+
+/** Runs `work` in a new active span, as an instrumented reconcile would, and says which span it was. */
+async function inSpan(name: string, work: () => Promise<unknown>): Promise<Span> {
+  return tracer.startActiveSpan(name, async (span) => {
+    try {
+      await work();
+      return span;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+@Injectable()
+class FailingReconciler {
+  @PublishesFailures()
+  async reconcile(object: KubernetesObject): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    throw new Error(`source of ${object.metadata?.name} is missing`);
+  }
+}
+
+const traceparentOf = (span: Span) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
+const writeSpans = () =>
+  spans.getFinishedSpans().filter((span) => span.instrumentationScope.name === 'nestjs-kube-events');
+
+describe('trace context on Events', () => {
+  let server: FakeApiServer;
+  const recorders: EventRecorder[] = [];
+  const recorderWith = (options: Partial<KubeEventsModuleOptions> = {}) => {
+    const recorder = new EventRecorder({
+      reporter: { controller: 'widgets' },
+      kubeConfig: server.kubeConfig(),
+      ...options,
+    });
+    recorders.push(recorder);
+    return recorder;
+  };
+  const stored = (): StoredEvent[] => server.events('default');
+
+  beforeAll(() => {
+    trace.setGlobalTracerProvider(provider);
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  });
+  afterAll(async () => {
+    trace.disable();
+    context.disable();
+    await provider.shutdown();
+  });
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+    spans.reset();
+  });
+  afterEach(async () => {
+    await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
+    await server.close();
+  });
+
+  it('writes the traceparent of the span a publish runs in on the Event it creates', async () => {
+    const recorder = recorderWith();
+    const span = await inSpan('reconcile', () => recorder.publish(configMap(), syncFailed));
+
+    const [event] = stored();
+    expect(event.metadata.annotations).toEqual({ [TRACEPARENT]: traceparentOf(span) });
+  });
+
+  it("writes the span's tracestate too, never its baggage", async () => {
+    const recorder = recorderWith();
+    const remote = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+      traceState: createTraceState('vendor=opaque,other=1'),
+      isRemote: true,
+    });
+    const baggage = propagation.setBaggage(remote, propagation.createBaggage({ tenant: { value: 'secret' } }));
+    await context.with(baggage, () => inSpan('reconcile', () => recorder.publish(configMap(), syncFailed)));
+
+    const annotations = stored()[0].metadata.annotations!;
+    expect(annotations[TRACEPARENT]).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/);
+    expect(annotations[TRACESTATE]).toBe('vendor=opaque,other=1');
+    expect(Object.keys(annotations).sort()).toEqual([TRACEPARENT, TRACESTATE]);
+  });
+
+  it('keeps the caller’s annotations beside the trace context', async () => {
+    const recorder = recorderWith();
+    const event: KubeEvent = { ...syncFailed, annotations: { 'example.com/run': '7' } };
+    const span = await inSpan('reconcile', () => recorder.publish(configMap(), event));
+
+    expect(stored()[0].metadata.annotations).toEqual({ 'example.com/run': '7', [TRACEPARENT]: traceparentOf(span) });
+  });
+
+  it('never splits a series: each repeat moves the annotation to its own trace in the patch that counts it', async () => {
+    const recorder = recorderWith();
+    const reconciles: Span[] = [];
+    for (let i = 0; i < 3; i++)
+      reconciles.push(await inSpan('reconcile', () => recorder.publish(configMap(), syncFailed)));
+
+    const [event] = stored();
+    expect(stored()).toHaveLength(1);
+    expect(event.series?.count).toBe(3);
+    expect(event.metadata.annotations).toEqual({ [TRACEPARENT]: traceparentOf(reconciles[2]) });
+    const [, patch] = server.writes();
+    expect(patch.contentType).toBe('application/merge-patch+json');
+    expect(patch.body).toEqual({
+      metadata: {
+        resourceVersion: expect.any(String),
+        annotations: { [TRACEPARENT]: traceparentOf(reconciles[1]), [TRACESTATE]: null },
+      },
+      series: { count: 2, lastObservedTime: expect.any(String) },
+    });
+  });
+
+  it('keeps the latest trace when a repeat runs in no span, with a patch the same as without OpenTelemetry', async () => {
+    const recorder = recorderWith();
+    const traced = await inSpan('reconcile', () => recorder.publish(configMap(), syncFailed));
+    await recorder.publish(configMap(), syncFailed);
+
+    const [event] = stored();
+    expect(event.series?.count).toBe(2);
+    expect(event.metadata.annotations).toEqual({ [TRACEPARENT]: traceparentOf(traced) });
+    expect(server.writes()[1].body).toEqual({
+      metadata: { resourceVersion: expect.any(String) },
+      series: { count: 2, lastObservedTime: expect.any(String) },
+    });
+  });
+
+  it('drops a tracestate the latest trace does not have', async () => {
+    const recorder = recorderWith();
+    const remote = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+      traceState: createTraceState('vendor=opaque'),
+      isRemote: true,
+    });
+    await context.with(remote, () => inSpan('reconcile', () => recorder.publish(configMap(), syncFailed)));
+    const latest = await inSpan('reconcile', () => recorder.publish(configMap(), syncFailed));
+
+    expect(stored()[0].metadata.annotations).toEqual({ [TRACEPARENT]: traceparentOf(latest) });
+  });
+
+  it('names the trace of the latest of the occurrences one write carries', async () => {
+    const recorder = recorderWith();
+    const published: Promise<void>[] = [];
+    const reconciles = await Promise.all(
+      ['first', 'second', 'third'].map((name) =>
+        inSpan(name, async () => {
+          published.push(recorder.publish(configMap(), syncFailed));
+        }),
+      ),
+    );
+    await Promise.all(published);
+
+    const [event] = stored();
+    expect(event.series?.count).toBe(3);
+    expect(server.writes()).toHaveLength(2);
+    expect(event.metadata.annotations).toEqual({ [TRACEPARENT]: traceparentOf(reconciles[2]) });
+  });
+
+  it('writes no annotation when no span is active', async () => {
+    await recorderWith().publish(configMap(), syncFailed);
+
+    expect(stored()[0].metadata.annotations).toBeUndefined();
+  });
+
+  it('writes no trace annotation with traceContext: false, and none in its patches', async () => {
+    const recorder = recorderWith({ traceContext: false });
+    await inSpan('reconcile', () => recorder.publish(configMap(), syncFailed));
+    await inSpan('reconcile', () => recorder.publish(configMap(), syncFailed));
+
+    expect(stored()[0].metadata.annotations).toBeUndefined();
+    expect(server.writes()[1].body).toEqual({
+      metadata: { resourceVersion: expect.any(String) },
+      series: { count: 2, lastObservedTime: expect.any(String) },
+    });
+    expect(writeSpans().map((span) => span.name)).toEqual(['create Event', 'patch Event']);
+  });
+
+  it('writes the annotations under the configured prefix', async () => {
+    const recorder = recorderWith({ traceContext: { prefix: 'tracing.example.com' } });
+    const span = await inSpan('reconcile', () => recorder.publish(configMap(), syncFailed));
+
+    expect(stored()[0].metadata.annotations).toEqual({ 'tracing.example.com/traceparent': traceparentOf(span) });
+  });
+
+  it('runs each write in an internal span, a child of the publishing span, with the Event’s identity', async () => {
+    const recorder = recorderWith();
+    const object: KubernetesObject = configMap('app');
+    const first = await inSpan('reconcile', () => recorder.publish(object, syncFailed));
+    const second = await inSpan('reconcile', () => recorder.publish(object, syncFailed));
+
+    const [create, patch] = writeSpans();
+    const [event] = stored();
+    expect(create.name).toBe('create Event');
+    expect(create.kind).toBe(SpanKind.INTERNAL);
+    expect(create.parentSpanContext?.spanId).toBe(first.spanContext().spanId);
+    expect(create.spanContext().traceId).toBe(first.spanContext().traceId);
+    expect(create.attributes).toEqual({
+      'k8s.event.reason': 'SyncFailed',
+      'k8s.event.action': 'Sync',
+      'k8s.event.name': event.metadata.name,
+      'k8s.event.uid': event.metadata.uid,
+      'k8s.event.count': 1,
+      'k8s.namespace.name': 'default',
+      'k8s.object.kind': 'ConfigMap',
+      'k8s.object.name': 'app',
+      'k8s.object.uid': 'uid-app',
+      'kube_events.write.result': 'created',
+    });
+    expect(patch.name).toBe('patch Event');
+    expect(patch.parentSpanContext?.spanId).toBe(second.spanContext().spanId);
+    expect(patch.attributes).toMatchObject({ 'k8s.event.count': 2, 'kube_events.write.result': 'patched' });
+    expect(create.attributes).not.toHaveProperty('k8s.event.note');
+  });
+
+  it('makes the write of an occurrence published in no span a root span', async () => {
+    const recorder = recorderWith();
+    await recorder.publish(configMap(), syncFailed);
+
+    const [create] = writeSpans();
+    expect(create.parentSpanContext).toBeUndefined();
+  });
+
+  it('records a refused write’s error on its span', async () => {
+    server.failNext(403, 'POST', 'Forbidden', 'events.events.k8s.io is forbidden');
+    const recorder = recorderWith();
+    await expect(inSpan('reconcile', () => recorder.publish(configMap(), syncFailed))).rejects.toMatchObject({
+      statusCode: 403,
+    });
+
+    const [create] = writeSpans();
+    expect(create.status).toMatchObject({ code: 2, message: expect.stringContaining('forbidden') });
+    expect(create.attributes['error.type']).toBe('403');
+    expect(create.events.map((event) => event.name)).toEqual(['exception']);
+  });
+
+  it('writes no span with writeSpans: false, and still the annotation', async () => {
+    const recorder = recorderWith({ writeSpans: false });
+    const span = await inSpan('reconcile', () => recorder.publish(configMap(), syncFailed));
+
+    expect(writeSpans()).toEqual([]);
+    expect(stored()[0].metadata.annotations).toEqual({ [TRACEPARENT]: traceparentOf(span) });
+  });
+
+  it('publishes a failure of @PublishesFailures in the context of the failing call', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig: server.kubeConfig() })],
+      providers: [FailingReconciler],
+    }).compile();
+    const app = await moduleRef.init();
+    try {
+      const reconciler = app.get(FailingReconciler);
+      const failing = await inSpan('reconcile', () => reconciler.reconcile(configMap()).catch(() => undefined));
+      await inSpan('unrelated', async () => undefined);
+
+      const [event] = stored();
+      expect(event.reason).toBe('ReconcileFailed');
+      expect(event.metadata.annotations).toEqual({ [TRACEPARENT]: traceparentOf(failing) });
+    } finally {
+      await app.close();
+    }
+  });
+});
