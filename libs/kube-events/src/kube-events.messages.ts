@@ -47,6 +47,8 @@ export const TRACE_CONTEXT_NOT_AN_OPTION = (value: unknown) =>
   `traceContext must be true, false or { prefix }, got ${describeValue(value)}.`;
 export const NOT_AN_ANNOTATION_PREFIX = (field: string, value: unknown) =>
   `${field} must be a DNS subdomain of at most 253 characters (lower case letters, digits, '-' and '.'), as an annotation key's prefix, got ${describeValue(value)}.`;
+export const LOG_RECORDS_NEED_API_LOGS =
+  'KubeEventsModule: invalid option logRecords: it emits OpenTelemetry log records through @opentelemetry/api-logs, which is not installed: install it, or leave logRecords off.';
 export const INVALID_OPTIONS = (field: string, problem: string) =>
   `KubeEventsModule: invalid option ${field}: ${problem}`;
 export const UNKNOWN_RECORDER = (name: string, method: string) =>

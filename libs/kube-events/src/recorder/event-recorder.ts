@@ -277,10 +277,12 @@ export class EventRecorder implements OnApplicationShutdown {
       if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
       const settled = this.store.settle(series, batch, result, monotonicNow());
       if (settled.kind === 'written') {
-        const written = { name: settled.event.name, namespace: settled.event.namespace };
+        const uid = 'state' in result ? result.state.uid : undefined;
+        const written = { name: settled.event.name, namespace: settled.event.namespace, uid };
         this.emit(settled.created ? 'created' : 'patched', batch.first, {
           count: settled.count,
           written,
+          trace: batch.trace,
           now: monotonicNow(),
         });
         for (const waiter of batch.waiters) waiter.resolve();
@@ -303,7 +305,7 @@ export class EventRecorder implements OnApplicationShutdown {
 
   private failed(series: Series, batch: Batch, error: PublishError): void {
     const now = monotonicNow();
-    this.emit('failed', batch.first, { count: batch.occurrences, error, now });
+    this.emit('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
     if (isUnreachable(error)) this.unreachable ??= { since: Date.now(), error: error as PublishApiError };
     else this.answered();
     const verdict = this.store.fail(series, batch, error, now);

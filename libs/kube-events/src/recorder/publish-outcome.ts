@@ -1,6 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { PublishError } from '../errors.js';
 import type { KubeEvent, Reporter } from '../kube-events.interfaces.js';
+import type { TraceContext } from '../tracing/trace-context.js';
 import type { Occurrence } from './occurrence.js';
 
 /**
@@ -36,6 +37,14 @@ export interface PublishOutcome {
   /** The Event written to, when one was. */
   readonly eventName?: string;
   readonly namespace?: string;
+  /** The uid of the Event written to, when the server's answer said it. */
+  readonly eventUid?: string;
+  /**
+   * The W3C trace context of the span the latest occurrence it counts was
+   * published in, as written on the Event; with OpenTelemetry installed and
+   * a span active only.
+   */
+  readonly traceContext?: { readonly traceparent: string; readonly tracestate?: string };
   readonly error?: PublishError;
   /** Milliseconds from the publish (for folded occurrences, the first of them) to the server's answer. */
   readonly durationMs: number;
@@ -45,7 +54,9 @@ export interface PublishOutcome {
 export interface OutcomeDetails {
   readonly count: number;
   /** The Event written to. */
-  readonly written?: { readonly name: string; readonly namespace: string };
+  readonly written?: { readonly name: string; readonly namespace: string; readonly uid?: string };
+  /** The trace context of the latest occurrence counted, when it is not `occurrence`'s. */
+  readonly trace?: TraceContext;
   readonly error?: unknown;
   /** Now, on the monotonic clock. */
   readonly now: number;
@@ -56,7 +67,7 @@ export function outcomeOf(
   kind: PublishOutcomeKind,
   reporter: Readonly<Required<Reporter>>,
   occurrence: Occurrence,
-  { count, written, error, now }: OutcomeDetails,
+  { count, written, error, now, trace = occurrence.trace }: OutcomeDetails,
 ): PublishOutcome {
   const { resource, event, failure, publishedAt } = occurrence;
   const metadata = resource?.metadata;
@@ -75,6 +86,8 @@ export function outcomeOf(
     count,
     eventName: written?.name,
     namespace: written?.namespace,
+    eventUid: written?.uid,
+    traceContext: trace && { traceparent: trace.traceparent, tracestate: trace.tracestate },
     error: error === undefined ? undefined : asPublishError(error),
     durationMs: Math.round(now - publishedAt),
   };

@@ -4,11 +4,12 @@ import type { EventSink } from './event-sink.js';
 import { DEFAULT_SINK_MAX_IN_FLIGHT } from '../kube-events.constants.js';
 import type { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { LogEventSink } from './log-event.sink.js';
+import { OpenTelemetryLogSink } from './opentelemetry-log.sink.js';
 import { SinkSubscription } from './sink-subscription.js';
 
 /**
  * The provider of a recorder's sinks, shared by the module and the testing
- * module: `logEvents` and `metrics` come from the recorder's options.
+ * module: `logEvents`, `logRecords` and `metrics` come from the recorder's options.
  */
 export function recorderSinksProvider(
   name: string | undefined,
@@ -19,12 +20,13 @@ export function recorderSinksProvider(
   return {
     provide: RecorderSinks,
     useFactory: (
-      options: { logEvents?: boolean; metrics?: boolean },
+      options: { logEvents?: boolean; metrics?: boolean; logRecords?: boolean },
       recorder: EventRecorder,
       metrics: KubeEventsMetrics,
     ) =>
       new RecorderSinks(name ?? null, recorder, {
         logEvents: options.logEvents === true,
+        logRecords: options.logRecords === true,
         metrics: options.metrics === false ? undefined : metrics,
       }),
     inject: [optionsToken, recorderToken, metricsToken],
@@ -35,6 +37,8 @@ export function recorderSinksProvider(
 export interface BuiltInSinks {
   /** The `logEvents` option: one log line per outcome. */
   logEvents?: boolean;
+  /** The `logRecords` option: one OpenTelemetry log record per outcome. */
+  logRecords?: boolean;
   /** Where the recorder's outcomes are counted, unless its `metrics` option is `false`. */
   metrics?: KubeEventsMetrics;
 }
@@ -60,6 +64,7 @@ export class RecorderSinks implements OnModuleDestroy {
   ) {
     if (builtIn.metrics) this.attach(builtIn.metrics, 'KubeEventsMetrics');
     if (builtIn.logEvents) this.attach(new LogEventSink(), 'LogEventSink');
+    if (builtIn.logRecords) this.attach(OpenTelemetryLogSink.create(), 'OpenTelemetryLogSink');
   }
 
   /** The sinks attached so far, by label. */
