@@ -88,6 +88,48 @@ export class PublishUnreachableError extends PublishApiError {
   }
 }
 
+/** What became of a kubeconfig's exec credential plugin run, as a {@link PublishCredentialError} tells it. */
+export interface CredentialPluginRun {
+  /** The plugin's command, as the kubeconfig names it (its arguments are not kept: they may hold secrets). */
+  readonly command: string;
+  /** The exit code it ended with, when it ended by itself. */
+  readonly exitCode?: number;
+  /** The signal that ended it, when one did. */
+  readonly signal?: string;
+  /** Whether it was stopped because it did not finish in time. */
+  readonly timedOut: boolean;
+  /** Why it could not be started (`ENOENT`, `EACCES`), when it could not. */
+  readonly startError?: string;
+  /** How long it ran, in milliseconds. */
+  readonly durationMs: number;
+}
+
+/**
+ * No credentials for the API server could be had from the kubeconfig: its
+ * exec credential plugin failed, did not finish in time or could not be
+ * started, or another authentication (OIDC, a token file, a cloud
+ * provider's) failed. No request was sent; the server was not found
+ * unreachable. The message names the plugin's command and how it ended,
+ * never what it printed, since a plugin's output often quotes a token.
+ * Concurrent writes share one run of the plugin, so a failure reaches all
+ * the writes that waited for it.
+ *
+ * @example
+ * catch (error) {
+ *   if (error instanceof PublishCredentialError) logger.error(`fix the kubeconfig's credentials: ${error.message}`);
+ * }
+ */
+export class PublishCredentialError extends PublishError {
+  constructor(
+    message: string,
+    /** The exec plugin's run, when the credentials came from one. */
+    readonly plugin?: CredentialPluginRun,
+    options?: PublishErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 /** The Event was refused before any request: it names the field at fault. */
 export class InvalidEventError extends PublishError {
   constructor(

@@ -32,6 +32,8 @@ export { PublishesFailures, type PublishesFailuresOptions } from './publishes-fa
 export {
   InvalidEventError,
   PublishApiError,
+  PublishCredentialError,
+  type CredentialPluginRun,
   PublishError,
   PublishTimeoutError,
   PublishUnreachableError,

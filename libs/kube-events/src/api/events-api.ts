@@ -1,10 +1,9 @@
-import { RequestContext, type EventsV1Event, type HttpMethod, type KubeConfig } from '@kubernetes/client-node';
-import type { Dispatcher } from 'undici';
-import { PublishApiError } from '../errors.js';
+import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
+import { PublishApiError, PublishError } from '../errors.js';
 import { redactCredentials } from './credential-redaction.js';
 import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
 import { truncateText } from './note-truncation.js';
-import { PooledAuthentication } from './pooled-authentication.js';
+import { PooledAuthentication, type PooledAuthenticationOptions } from './pooled-authentication.js';
 import { describeUnreachable } from './unreachable-cause.js';
 
 /** An Event as the API server holds it, as far as a series needs to know. */
@@ -70,23 +69,22 @@ export interface EventsWriter {
  * each abortable through a signal. Bodies are plain JSON: the Event's
  * `MicroTime`s serialise themselves with six fractional digits. An answer
  * that cannot be read (a broken connection, a cut body) rejects with a
- * {@link PublishApiError} that says the write may have been applied.
+ * {@link PublishApiError} that says the write may have been applied; one
+ * that could not be authenticated, with a `PublishCredentialError`.
  */
 export class EventsApi implements EventsWriter {
-  private readonly server: string;
   /** The server's origin, and the path it is served under (behind a proxy, say), without a trailing slash. */
   private readonly origin: string;
   private readonly basePath: string;
   private readonly authentication: PooledAuthentication;
 
-  constructor(kubeConfig: KubeConfig) {
+  constructor(kubeConfig: KubeConfig, options: PooledAuthenticationOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('The KubeConfig has no current cluster: set its current context.');
-    this.server = cluster.server.replace(/\/+$/, '');
-    const url = new URL(this.server);
+    const url = new URL(cluster.server.replace(/\/+$/, ''));
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.authentication = new PooledAuthentication(kubeConfig);
+    this.authentication = new PooledAuthentication(kubeConfig, options);
   }
 
   async create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState> {
@@ -140,13 +138,11 @@ export class EventsApi implements EventsWriter {
     signal: AbortSignal,
     body?: unknown,
   ): Promise<T> {
-    const url = `${this.server}${path}`;
     let status: number | undefined;
     try {
-      const context = new RequestContext(url, method as HttpMethod);
-      await this.authentication.applySecurityAuthentication(context);
+      const authenticated = await this.authentication.authenticate(signal);
       const headers: Record<string, string> = {
-        ...context.getHeaders(),
+        ...authenticated.headers,
         accept: 'application/json',
         'user-agent': USER_AGENT,
       };
@@ -158,7 +154,7 @@ export class EventsApi implements EventsWriter {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
-        dispatcher: context.getDispatcher() as Dispatcher | undefined,
+        dispatcher: authenticated.dispatcher,
       });
       status = response.statusCode;
       if (status >= 400) throw refusal(response, credentialsOf(headers));
@@ -273,7 +269,8 @@ function credentialsOf(headers: Record<string, string>): string[] {
 function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: number | undefined): unknown {
   // Aborted by the recorder's timeout: the reason is its PublishTimeoutError.
   if (signal.aborted) return signal.reason ?? error;
-  if (error instanceof PublishApiError) return error;
+  // A refusal, or a credential failure: no request was sent.
+  if (error instanceof PublishError) return error;
   const detail = error instanceof Error ? error.message : String(error);
   if (answeredStatus !== undefined) {
     return new PublishApiError(

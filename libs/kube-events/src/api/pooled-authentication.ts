@@ -1,6 +1,8 @@
 import type { AgentOptions } from 'node:https';
-import type { Cluster, KubeConfig, RequestContext, SecurityAuthentication } from '@kubernetes/client-node';
+import { RequestContext, type Cluster, type KubeConfig } from '@kubernetes/client-node';
 import { Agent, type Dispatcher } from 'undici';
+import { credentialFailure } from './credential-failure.js';
+import { ExecPluginRuns } from './exec-plugin-runs.js';
 
 /** Connections one recorder keeps open to its API server, at most. */
 export const POOL_CONNECTIONS = 8;
@@ -22,8 +24,32 @@ interface TlsMaterialReader {
   applyHTTPSOptions(options: AgentOptions): void;
 }
 
+/** KubeConfig's step that runs the user's authenticator (exec plugin, OIDC, token file…), private in its typings. */
+interface AuthorizationStep {
+  applyAuthorizationHeader(options: AgentOptions): Promise<void>;
+}
+
 /** The TLS material (and where it goes) that a pooled connection was made with. */
 type Material = readonly unknown[];
+
+/** What a request is sent with: the headers client-node's authentication set, and the pooled dispatcher. */
+export interface Authenticated {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly dispatcher: Dispatcher | undefined;
+}
+
+/** An authenticator's failure, told apart from the TLS and dispatcher steps around it. */
+class AuthenticatorFailed extends Error {
+  constructor(readonly failure: unknown) {
+    super('authentication failed');
+  }
+}
+
+/** Options of {@link PooledAuthentication}. */
+export interface PooledAuthenticationOptions {
+  /** How long an exec credential plugin may run. @default EXEC_PLUGIN_TIMEOUT_MS */
+  readonly execPluginTimeoutMs?: number;
+}
 
 /**
  * client-node's kubeconfig authentication, with one pool of keep-alive
@@ -35,35 +61,83 @@ type Material = readonly unknown[];
  * made anew only when the TLS material changes (a rotated client
  * certificate, say), and reads that material once a minute rather than
  * for every request.
+ *
+ * Requests sent while an authentication is running share it: client-node
+ * would start a slow or hanging exec plugin again for every request. A
+ * failed authentication rejects with `PublishCredentialError`, which
+ * names the plugin and how it ended, never what it printed.
  */
-export class PooledAuthentication implements SecurityAuthentication {
+export class PooledAuthentication {
   /** The KubeConfig as client-node's authentication sees it: its dispatcher factory replaced by the pool, its TLS material kept. */
   private readonly view: KubeConfig;
   private pooled: { material: Material; dispatcher: Dispatcher | undefined } | undefined;
   private tls: { readAt: number; context: string; options: AgentOptions } | undefined;
+  private readonly plugins: ExecPluginRuns;
+  /** The authentication running now, which requests sent meanwhile share. */
+  private running: Promise<Authenticated> | undefined;
 
-  constructor(private readonly kubeConfig: KubeConfig) {
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    options: PooledAuthenticationOptions = {},
+  ) {
+    this.plugins = new ExecPluginRuns(options.execPluginTimeoutMs);
     const factory: DispatcherFactory = { createDispatcher: (cluster, options) => this.dispatcherFor(cluster, options) };
     const reader: TlsMaterialReader = { applyHTTPSOptions: (options) => Object.assign(options, this.tlsOptions()) };
-    this.view = Object.create(kubeConfig, {
+    const authorization = kubeConfig as unknown as AuthorizationStep;
+    const view: Record<string, unknown> = {};
+    const step: AuthorizationStep = {
+      applyAuthorizationHeader: (options) =>
+        authorization.applyAuthorizationHeader.call(view, options).catch((error: unknown) => {
+          throw new AuthenticatorFailed(error);
+        }),
+    };
+    const authenticators = this.plugins.authenticatorsFor(kubeConfig);
+    Object.setPrototypeOf(view, kubeConfig);
+    Object.defineProperties(view, {
       createDispatcher: { value: factory.createDispatcher },
       applyHTTPSOptions: { value: reader.applyHTTPSOptions },
-    }) as KubeConfig;
+      applyAuthorizationHeader: { value: step.applyAuthorizationHeader },
+      ...(authenticators && { authenticators: { value: authenticators } }),
+    });
+    this.view = view as unknown as KubeConfig;
   }
 
-  getName(): string {
-    return 'kubeconfig authentication over pooled connections';
+  /**
+   * The headers and dispatcher for a request, from the authentication
+   * running now or a new one. Rejects with the signal's reason once it
+   * aborts (the authentication goes on for the others), and with
+   * `PublishCredentialError` when the authenticator failed.
+   */
+  authenticate(signal: AbortSignal): Promise<Authenticated> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    this.running ??= this.authenticateOnce().finally(() => (this.running = undefined));
+    const shared = this.running;
+    return new Promise<Authenticated>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      shared.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
-  applySecurityAuthentication(context: RequestContext): Promise<void> {
-    return this.view.applySecurityAuthentication(context);
-  }
-
-  /** Closes the pool's connections once the requests on them have finished. */
+  /** Closes the pool's connections once the requests on them have finished, and stops a credential plugin still running. */
   async close(): Promise<void> {
+    this.plugins.stop();
     const dispatcher = this.pooled?.dispatcher;
     this.pooled = undefined;
     await dispatcher?.close();
+  }
+
+  private async authenticateOnce(): Promise<Authenticated> {
+    // The URL is not read: authentication depends on the kubeconfig alone.
+    const context = new RequestContext('https://authentication.invalid', 'GET' as never);
+    const before = this.plugins.mark();
+    try {
+      await this.view.applySecurityAuthentication(context);
+    } catch (error) {
+      if (!(error instanceof AuthenticatorFailed)) throw error;
+      throw credentialFailure(error.failure, this.kubeConfig.getCurrentUser(), this.plugins.endedSince(before));
+    }
+    return { headers: context.getHeaders(), dispatcher: context.getDispatcher() as Dispatcher | undefined };
   }
 
   /**

@@ -1,0 +1,59 @@
+import type { User } from '@kubernetes/client-node';
+import { PublishCredentialError, type CredentialPluginRun } from '../errors.js';
+import { truncateText } from './note-truncation.js';
+
+/** The most of a plugin's command that a message shows, in UTF-8 bytes. */
+const MAX_COMMAND_BYTES = 256;
+
+/**
+ * A failed authentication as a {@link PublishCredentialError}: for an exec
+ * plugin, its command and how its run ended; for another authenticator,
+ * its name and the error's code. What the plugin printed, and the
+ * authenticator's own message, are left out (and not kept as the cause):
+ * both often quote a refresh token or a password.
+ */
+export function credentialFailure(
+  error: unknown,
+  user: User | null,
+  run: CredentialPluginRun | undefined,
+): PublishCredentialError {
+  if (run) return new PublishCredentialError(`${pluginNamed(run.command)} ${howItEnded(run)}.`, run);
+  const exec = execOf(user);
+  if (exec) {
+    // client-node refused the plugin before starting it (no command, say).
+    return new PublishCredentialError(`${pluginNamed(exec)} could not be run (${codeOf(error)}).`);
+  }
+  const provider = user?.authProvider as { name?: unknown } | undefined;
+  const name = typeof provider?.name === 'string' ? `${provider.name} ` : '';
+  return new PublishCredentialError(
+    `The kubeconfig's ${name}authentication failed (${codeOf(error)}); its message is not shown, as it may hold credentials.`,
+  );
+}
+
+function pluginNamed(command: string): string {
+  return `The kubeconfig's exec credential plugin \`${truncateText(command, MAX_COMMAND_BYTES)}\``;
+}
+
+function howItEnded(run: CredentialPluginRun): string {
+  if (run.startError) return `could not be started (${run.startError})`;
+  if (run.timedOut) return `timed out and was stopped after ${Math.round(run.durationMs)} ms`;
+  if (run.signal) return `was ended by ${run.signal}`;
+  if (run.exitCode !== undefined && run.exitCode !== 0) return `failed with exit code ${run.exitCode}`;
+  return 'printed no credential that could be read (a client.authentication.k8s.io ExecCredential)';
+}
+
+function execOf(user: User | null): string | undefined {
+  const exec = (user?.exec ?? (user?.authProvider as { config?: { exec?: unknown } } | undefined)?.config?.exec) as
+    { command?: unknown } | undefined;
+  if (!exec) return undefined;
+  return typeof exec.command === 'string' && exec.command ? exec.command : '(no command)';
+}
+
+/** A Node error's code, or the error's class: never its message. */
+function codeOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : error.name.slice(0, 40);
+  }
+  return typeof error;
+}

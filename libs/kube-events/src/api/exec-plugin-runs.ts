@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { CredentialPluginRun } from '../errors.js';
+
+/**
+ * How long a kubeconfig's exec credential plugin may run before it is
+ * stopped and its run counts as failed: long enough for a cloud CLI that
+ * fetches a token over the network, short enough that a plugin that hangs
+ * is tried again within a minute.
+ */
+export const EXEC_PLUGIN_TIMEOUT_MS = 30_000;
+
+/** client-node's authenticators, private in its typings: the exec one starts the plugin through its `execFn`. */
+interface Authenticator {
+  execFn?: (command: string, args: readonly string[] | undefined, options: SpawnOptions) => ChildProcess;
+}
+
+/** A run as it goes: what {@link CredentialPluginRun} says once it ends. */
+interface Run {
+  command: string;
+  child: ChildProcess;
+  timer: NodeJS.Timeout;
+  startedAt: number;
+  endedAt?: number;
+  exitCode?: number;
+  signal?: string;
+  timedOut: boolean;
+  startError?: string;
+}
+
+/**
+ * The runs of a kubeconfig's exec credential plugin, as client-node's own
+ * exec authentication starts them (its token cache, environment and
+ * parsing unchanged): each is stopped once it has run for `timeoutMs`
+ * (client-node waits for ever), and how the latest one ended is kept, since
+ * client-node's error says only what the plugin printed to stderr, which
+ * must not reach a message.
+ */
+export class ExecPluginRuns {
+  private latest: Run | undefined;
+  private readonly running = new Set<Run>();
+
+  constructor(private readonly timeoutMs = EXEC_PLUGIN_TIMEOUT_MS) {}
+
+  /**
+   * client-node's authenticators for `kubeConfig`, the exec one starting its
+   * plugin here (the others as they are), for a view of the KubeConfig;
+   * `undefined` when client-node has none that this can follow.
+   */
+  authenticatorsFor(kubeConfig: KubeConfig): Authenticator[] | undefined {
+    const authenticators = (kubeConfig as unknown as { authenticators?: Authenticator[] }).authenticators;
+    if (!Array.isArray(authenticators) || !authenticators.some((one) => typeof one.execFn === 'function')) {
+      return undefined;
+    }
+    const execFn = (command: string, args: readonly string[] | undefined, options: SpawnOptions) =>
+      this.start(command, args, options);
+    // Each exec authenticator keeps its token cache (inherited) and starts plugins here.
+    return authenticators.map((one) =>
+      typeof one.execFn === 'function' ? (Object.create(one, { execFn: { value: execFn } }) as Authenticator) : one,
+    );
+  }
+
+  /** How the run started since `since` (a {@link mark}) ended, if one was. */
+  endedSince(since: object | undefined): CredentialPluginRun | undefined {
+    const run = this.latest;
+    if (!run || run === since) return undefined;
+    const { command, exitCode, signal, timedOut, startError, startedAt, endedAt } = run;
+    return { command, exitCode, signal, timedOut, startError, durationMs: (endedAt ?? performance.now()) - startedAt };
+  }
+
+  /** The latest run so far, for {@link endedSince}. */
+  mark(): object | undefined {
+    return this.latest;
+  }
+
+  /** Stops the runs still going, as the recorder shuts down. */
+  stop(): void {
+    for (const run of this.running) run.child.kill('SIGKILL');
+  }
+
+  private start(command: string, args: readonly string[] | undefined, options: SpawnOptions): ChildProcess {
+    const child = spawn(command, args ?? [], options);
+    const run: Run = {
+      command,
+      child,
+      startedAt: performance.now(),
+      timedOut: false,
+      timer: setTimeout(() => {
+        run.timedOut = true;
+        child.kill('SIGKILL');
+      }, this.timeoutMs),
+    };
+    run.timer.unref();
+    this.latest = run;
+    this.running.add(run);
+    child.once('error', (error: NodeJS.ErrnoException) => (run.startError ??= error.code ?? error.name));
+    // 'exit' comes before client-node's 'close', which settles its credential.
+    child.once('exit', (code, signal) => {
+      run.endedAt = performance.now();
+      run.exitCode = code ?? undefined;
+      run.signal = signal ?? undefined;
+    });
+    child.once('close', () => {
+      clearTimeout(run.timer);
+      this.running.delete(run);
+    });
+    return child;
+  }
+}

@@ -1,0 +1,209 @@
+// A kubeconfig's exec credential plugin that hangs, fails or cannot be
+// started: it runs once for all the writes waiting for it, its failure is a
+// credential failure (not an unreachable server), and what it printed stays
+// out of every message.
+import 'reflect-metadata';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  EventRecorder,
+  PublishCredentialError,
+  PublishTimeoutError,
+  PublishUnreachableError,
+  type PublishOutcome,
+} from 'nestjs-kube-events';
+import { EventsApi } from '../../libs/kube-events/src/api/events-api.js';
+import { LogEventSink } from '../../libs/kube-events/src/sinks/log-event.sink.js';
+import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { configMap, syncFailed } from '../support/objects.js';
+
+/** Writes its pid to RUNS_FILE, then hangs, fails as a refresh that went wrong, or prints a token, as PLUGIN_MODE says. */
+const PLUGIN = `
+import { appendFileSync } from 'node:fs';
+appendFileSync(process.env.RUNS_FILE, process.pid + '\\n');
+const mode = process.env.PLUGIN_MODE;
+if (mode === 'hang') setInterval(() => undefined, 60_000);
+if (mode === 'fail') {
+  process.stderr.write('refresh failed for exec-secret-refresh-token=RT123\\n');
+  process.stdout.write('{"partial": "eyJhbGciOiJSUzI1NiJ9.secret-output"');
+  process.exit(3);
+}
+if (mode === 'garbage') process.stdout.write('not json: eyJhbGciOiJSUzI1NiJ9.secret-output');
+if (mode === 'token') {
+  process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'plugin-token' } }));
+}
+`;
+const SECRETS = ['RT123', 'secret-output', 'eyJhbGciOiJSUzI1NiJ9'];
+
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('exec credential plugins', () => {
+  let server: FakeApiServer;
+  let dir: string;
+  let runsFile: string;
+  let plugin: string;
+  const recorders: EventRecorder[] = [];
+  let outcomes: PublishOutcome[];
+  let logged: string[];
+
+  const kubeConfigWith = (mode: string, command = process.execPath): KubeConfig =>
+    server.kubeConfig({
+      token: undefined,
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command,
+        args: [plugin],
+        env: [
+          { name: 'RUNS_FILE', value: runsFile },
+          { name: 'PLUGIN_MODE', value: mode },
+        ],
+        interactiveMode: 'Never',
+      },
+    });
+  const recorderWith = (kubeConfig: KubeConfig, timeout: number, api?: EventsApi) => {
+    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig, timeout }, api);
+    const sink = new LogEventSink();
+    recorder.outcomes$.subscribe((outcome) => {
+      outcomes.push(outcome);
+      sink.handle(outcome);
+    });
+    recorders.push(recorder);
+    return recorder;
+  };
+  const runs = async () => (await readFile(runsFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
+  /** Every text a failure reached: the errors and their causes, the outcomes, the log. */
+  const texts = (errors: unknown[]) => {
+    const found = [...logged];
+    for (const error of errors)
+      for (let cause = error; cause instanceof Error; cause = cause.cause) found.push(cause.message);
+    for (const outcome of outcomes) if (outcome.error) found.push(outcome.error.message);
+    return found;
+  };
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start({ token: 'plugin-token' });
+    dir = await mkdtemp(join(tmpdir(), 'kube-events-exec-'));
+    runsFile = join(dir, 'runs');
+    plugin = join(dir, 'credential-plugin.mjs');
+    await writeFile(plugin, PLUGIN);
+    outcomes = [];
+    logged = [];
+    for (const level of ['log', 'warn', 'error'] as const) {
+      jest.spyOn(Logger.prototype, level).mockImplementation((message: unknown) => {
+        logged.push(String(message));
+      });
+    }
+  });
+  afterEach(async () => {
+    await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
+    for (const pid of await runs()) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+    jest.restoreAllMocks();
+  });
+
+  it('starts a hanging plugin once for every write waiting for it, retries included, and stops it at shutdown', async () => {
+    const recorder = recorderWith(kubeConfigWith('hang'), 300);
+
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        recorder.publish(configMap(`object-${i}`), syncFailed).catch((e: unknown) => e),
+      ),
+    );
+    for (const result of results) expect(result).toBeInstanceOf(PublishTimeoutError);
+    // The queued writes retry on their backoff (200 ms, doubling) meanwhile; new publishes come in too.
+    await sleep(1_500);
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => recorder.publish(configMap(`late-${i}`), syncFailed).catch(() => undefined)),
+    );
+
+    const pids = await runs();
+    expect(pids).toHaveLength(1);
+    expect(isRunning(pids[0])).toBe(true);
+    expect(server.requests).toHaveLength(0);
+
+    await recorder.onApplicationShutdown();
+    await sleep(100);
+    expect(isRunning(pids[0])).toBe(false);
+  });
+
+  it('reports a failing plugin as a credential failure, without its output', async () => {
+    const recorder = recorderWith(kubeConfigWith('fail'), 2_000);
+
+    const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(PublishCredentialError);
+    expect(error).not.toBeInstanceOf(PublishUnreachableError);
+    expect(error).toMatchObject({
+      message: `The kubeconfig's exec credential plugin \`${process.execPath}\` failed with exit code 3.`,
+      plugin: { command: process.execPath, exitCode: 3, timedOut: false },
+      queued: false,
+    });
+    expect(server.requests).toHaveLength(0);
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['failed']);
+    expect(logged.some((line) => line.startsWith('outcome=failed'))).toBe(true);
+    for (const text of texts([error])) for (const secret of SECRETS) expect(text).not.toContain(secret);
+
+    // The next publish runs the plugin again: a failure is not kept.
+    await expect(recorder.publish(configMap(), syncFailed)).rejects.toBeInstanceOf(PublishCredentialError);
+    expect(await runs()).toHaveLength(2);
+  });
+
+  it('says a plugin printed no credential, without quoting what it printed', async () => {
+    const recorder = recorderWith(kubeConfigWith('garbage'), 2_000);
+
+    const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(PublishCredentialError);
+    expect((error as Error).message).toMatch(/exec credential plugin `.*` printed no credential that could be read/);
+    for (const text of texts([error])) for (const secret of SECRETS) expect(text).not.toContain(secret);
+  });
+
+  it('stops a plugin that runs past its timeout, and says it timed out', async () => {
+    const kubeConfig = kubeConfigWith('hang');
+    const recorder = recorderWith(kubeConfig, 3_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 500 }));
+
+    const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(PublishCredentialError);
+    expect((error as Error).message).toMatch(
+      /^The kubeconfig's exec credential plugin `.*` timed out and was stopped after \d+ ms\.$/,
+    );
+    expect(error).toMatchObject({ plugin: { timedOut: true, signal: 'SIGKILL' } });
+    const [pid] = await runs();
+    expect(isRunning(pid)).toBe(false);
+  });
+
+  it('says a plugin that is not there could not be started', async () => {
+    const recorder = recorderWith(kubeConfigWith('token', join(dir, 'no-such-plugin')), 2_000);
+
+    const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(PublishCredentialError);
+    expect((error as Error).message).toBe(
+      `The kubeconfig's exec credential plugin \`${join(dir, 'no-such-plugin')}\` could not be started (ENOENT).`,
+    );
+  });
+
+  it('writes with the token of a plugin that works, one run for concurrent writes', async () => {
+    const recorder = recorderWith(kubeConfigWith('token'), 5_000);
+
+    await Promise.all(Array.from({ length: 20 }, (_, i) => recorder.publish(configMap(`object-${i}`), syncFailed)));
+
+    expect(server.events()).toHaveLength(20);
+    expect(server.requests.every((request) => request.headers.authorization === 'Bearer plugin-token')).toBe(true);
+    expect(await runs()).toHaveLength(1);
+  });
+});
