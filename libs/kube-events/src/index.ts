@@ -40,6 +40,7 @@ export {
 } from './errors.js';
 export { truncateNote } from './api/note-truncation.js';
 export { describeError, type DescribeErrorOptions } from './notes/describe-error.js';
+export { redactCredentials } from './api/credential-redaction.js';
 export type { EventsWriter, SeriesPatch, StoredEventState } from './api/events-api.js';
 export type { PublishOutcome, PublishOutcomeKind } from './recorder/publish-outcome.js';
 export type { EventSink } from './sinks/event-sink.js';

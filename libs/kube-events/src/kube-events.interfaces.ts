@@ -133,6 +133,23 @@ export interface KubeEventsModuleOptions {
   /** How writes are spaced and folded; see {@link WriteControlOptions}. */
   writeControl?: WriteControlOptions;
   /**
+   * Removes credentials from every note before anything else sees it: the
+   * API server, `outcomes$`, the log sink and every other sink. A note is
+   * readable by anyone with `view` on its namespace, and error texts quote
+   * URLs and headers. `true` removes what {@link redactCredentials} finds
+   * (URL userinfo, `Authorization`, `Bearer` and cookie values, token,
+   * secret, password and key fields and query parameters, JSON Web Tokens,
+   * private keys and well-known token forms), replacing each with
+   * `[redacted]`; a function replaces that rule (compose with
+   * `redactCredentials` to add your own); `false` publishes notes as given.
+   * It runs before the note is cut to {@link MAX_NOTE_BYTES}, so a cut never
+   * leaves part of a credential behind.
+   * @default true
+   * @example
+   * redactNotes: (note) => redactCredentials(note).replace(/customer-\d+/g, 'customer-…')
+   */
+  redactNotes?: boolean | ((note: string) => string);
+  /**
    * Logs one line per publish outcome through Nest's `Logger` (object, type,
    * reason, note, count).
    * @default false
@@ -207,6 +224,8 @@ export interface ResolvedRecorderOptions {
   writeControl: ResolvedWriteControl;
   resumeSeries: boolean;
   tracing: ResolvedTracingOptions;
+  /** What every note goes through before it is cut and written: `redactNotes` resolved. */
+  redactNote: (note: string) => string;
 }
 
 export type { KubernetesObject, V1ObjectReference };

@@ -12,6 +12,34 @@ const configMap = (metadata: Record<string, unknown> = {}): KubernetesObject =>
 
 const event: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'boom' };
 
+describe('validatePublish redacts notes', () => {
+  it('puts the note through the redaction before cutting it, so a cut never leaves part of a credential', () => {
+    const secret = 'S3CRET-'.repeat(200);
+    const note = `${'x'.repeat(1000)} password=${secret}`;
+    const validated = validatePublish(configMap(), { ...event, note }, (text) =>
+      text.replace(/password=\S+/, 'password=***'),
+    );
+
+    expect(validated.event.note).toBe(`${'x'.repeat(1000)} password=***`);
+  });
+
+  it('refuses the event, naming the note, when the redaction throws or returns no string', () => {
+    const throwing = () => {
+      throw new Error('redactor broke');
+    };
+    for (const redact of [throwing, () => 42 as unknown as string]) {
+      let thrown: unknown;
+      try {
+        validatePublish(configMap(), event, redact);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(InvalidEventError);
+      expect((thrown as InvalidEventError).field).toBe('note');
+    }
+  });
+});
+
 /** The InvalidEventError `validatePublish` throws, failing the test on anything else. */
 function refusal(resource: unknown, published: unknown): InvalidEventError {
   let thrown: unknown;

@@ -14,6 +14,7 @@ import {
   NOT_A_STRING,
   NOT_AN_ANNOTATION_KEY,
   NOT_AN_OBJECT,
+  NOTE_REDACTOR_RETURNED,
   REQUIRED_FIELD,
   UNKNOWN_REFERENCE_FIELD,
   UNREADABLE_FIELD,
@@ -62,12 +63,27 @@ export interface ValidatedPublish {
 /**
  * Checks what the API server would refuse, and every value of the wrong
  * JavaScript type, before any request, and returns the publish as it will
- * be written. Never throws anything but `InvalidEventError`, whatever it is
- * given.
+ * be written: its note through `redactNote`, then cut to
+ * {@link MAX_NOTE_BYTES}. Never throws anything but `InvalidEventError`,
+ * whatever it is given.
  * @throws InvalidEventError naming the field at fault
  */
-export function validatePublish(resource: KubernetesObject, event: KubeEvent): ValidatedPublish {
-  return { resource: checkAs('resource', checkedResource, resource), event: checkAs('event', checkedEvent, event) };
+export function validatePublish(
+  resource: KubernetesObject,
+  event: KubeEvent,
+  redactNote: (note: string) => string = (note) => note,
+): ValidatedPublish {
+  return {
+    resource: checkAs('resource', checkedResource, resource),
+    event: checkAs('event', (value: KubeEvent) => checkedEvent(value, redactNote), event),
+  };
+}
+
+/** The note as it will be written; a redaction that fails refuses the event rather than let the note through. */
+function preparedNote(note: string, redactNote: (note: string) => string): string {
+  const redacted = checkAs('note', redactNote, note);
+  if (typeof redacted !== 'string') throw new InvalidEventError('note', NOTE_REDACTOR_RETURNED(redacted));
+  return truncateNote(redacted);
 }
 
 /**
@@ -84,7 +100,7 @@ function checkAs<T, R>(field: string, check: (value: T) => R, value: T): R {
   }
 }
 
-function checkedEvent(event: KubeEvent): KubeEvent {
+function checkedEvent(event: KubeEvent, redactNote: (note: string) => string): KubeEvent {
   if (typeof event !== 'object' || event === null || Array.isArray(event)) {
     throw new InvalidEventError('event', NOT_AN_OBJECT('event', EVENT_SHAPE, event));
   }
@@ -97,7 +113,7 @@ function checkedEvent(event: KubeEvent): KubeEvent {
     type,
     reason,
     action,
-    note: note === undefined ? undefined : truncateNote(note),
+    note: note === undefined ? undefined : preparedNote(note, redactNote),
     related: related === undefined ? undefined : checkAs('related', checkedRelated, related),
     annotations: annotations === undefined ? undefined : checkAs('annotations', checkedAnnotations, annotations),
   };

@@ -20,7 +20,23 @@ describe('resolveRecorderOptions', () => {
       },
       resumeSeries: false,
       tracing: { traceContext: { prefix: 'tracing.k8s.io' }, writeSpans: true },
+      redactNote: expect.any(Function),
     });
+  });
+
+  it('removes credentials from notes unless redactNotes says otherwise', () => {
+    const note = 'POST https://bot:hunter2@hooks.example.com/notify failed';
+    const custom = (text: string) => text.toUpperCase();
+    const redactNote = (redactNotes: unknown) =>
+      resolve({ reporter: { controller: 'widgets' }, redactNotes }).redactNote;
+
+    expect(redactNote(undefined)(note)).toBe('POST https://[redacted]@hooks.example.com/notify failed');
+    expect(redactNote(true)(note)).toBe('POST https://[redacted]@hooks.example.com/notify failed');
+    expect(redactNote(false)(note)).toBe(note);
+    expect(redactNote(custom)).toBe(custom);
+    expect(() => redactNote('yes')).toThrow(
+      'KubeEventsModule: invalid option redactNotes: redactNotes must be true, false or a function (note: string) => string, got "yes".',
+    );
   });
 
   it.each([

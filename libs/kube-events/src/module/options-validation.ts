@@ -19,6 +19,7 @@ import {
   INVALID_OPTIONS,
   NOT_A_BOOLEAN,
   NOT_A_KUBE_CONFIG,
+  NOT_A_NOTE_REDACTOR,
   NOT_A_POSITIVE_INTEGER,
   NOT_A_POSITIVE_NUMBER,
   NOT_A_QUALIFIED_NAME,
@@ -27,6 +28,7 @@ import {
   TRACE_CONTEXT_NOT_AN_OPTION,
   REQUIRED_FIELD,
 } from '../kube-events.messages.js';
+import { redactCredentials } from '../api/credential-redaction.js';
 
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -38,6 +40,20 @@ export function isQualifiedName(value: string): boolean {
   const name = slash >= 0 ? value.slice(slash + 1) : value;
   if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) return false;
   return name.length <= 63 && QUALIFIED_NAME.test(name);
+}
+
+const redactNoteCredentials = (note: string): string => redactCredentials(note);
+const unchanged = (note: string): string => note;
+
+/** `redactNotes` as the function every note goes through. */
+function noteRedactor(
+  option: KubeEventsModuleOptions['redactNotes'],
+  fail: (field: string, problem: string) => never,
+): (note: string) => string {
+  if (option === undefined || option === true) return redactNoteCredentials;
+  if (option === false) return unchanged;
+  if (typeof option === 'function') return option;
+  return fail('redactNotes', NOT_A_NOTE_REDACTOR(option));
 }
 
 /**
@@ -114,6 +130,7 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
       traceContext: resolveTraceContext(options!.traceContext, fail),
       writeSpans: flag('writeSpans', options!.writeSpans ?? true),
     },
+    redactNote: noteRedactor(options!.redactNotes, fail),
   };
 }
 

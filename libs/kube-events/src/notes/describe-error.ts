@@ -54,6 +54,9 @@ export interface DescribeErrorOptions {
  * | `undefined`, `null` | `undefined was thrown`, `null was thrown` |
  *
  * A cause whose text is already in its error's message is not repeated.
+ * Credentials are removed by the recorder from every note it publishes
+ * (its `redactNotes` option); pass a description you log yourself through
+ * {@link redactCredentials}.
  *
  * @throws RangeError when `options.maxBytes` is not an integer of at least 16
  * @example

@@ -215,7 +215,7 @@ export class EventRecorder implements OnApplicationShutdown {
     const publishedAt = monotonicNow();
     let occurrence: Occurrence;
     try {
-      const validated = validatePublish(resource, event);
+      const validated = validatePublish(resource, event, this.options.redactNote);
       occurrence = {
         resource: validated.resource,
         event: validated.event,
@@ -224,7 +224,7 @@ export class EventRecorder implements OnApplicationShutdown {
         trace: this.tracing?.capture(),
       };
     } catch (error) {
-      this.emit('failed', refusedOccurrence(resource, event, failure, publishedAt), {
+      this.emit('failed', refusedOccurrence(resource, event, failure, publishedAt, this.options.redactNote), {
         count: 1,
         error,
         now: publishedAt,

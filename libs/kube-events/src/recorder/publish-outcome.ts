@@ -109,6 +109,7 @@ export function refusedOccurrence(
   event: unknown,
   failure: boolean,
   publishedAt: number,
+  redactNote: (note: string) => string,
 ): Occurrence {
   const metadata = fieldOf(resource, 'metadata');
   return {
@@ -125,11 +126,22 @@ export function refusedOccurrence(
       type: textOf(event, 'type') as KubeEvent['type'],
       reason: textOf(event, 'reason') ?? '',
       action: textOf(event, 'action') ?? '',
-      note: textOf(event, 'note'),
+      note: redactedText(textOf(event, 'note'), redactNote),
     },
     failure,
     publishedAt,
   };
+}
+
+/** A refused note as sinks may see it: redacted, or left out when the redaction fails. */
+function redactedText(note: string | undefined, redactNote: (note: string) => string): string | undefined {
+  if (note === undefined) return undefined;
+  try {
+    const redacted = redactNote(note);
+    return typeof redacted === 'string' ? redacted : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function fieldOf(value: unknown, key: string): unknown {
