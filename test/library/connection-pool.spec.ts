@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { jest } from '@jest/globals';
-import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { EventsV1Api, KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, PublishTimeoutError, PublishUnreachableError, type KubeEvent } from 'nestjs-kube-events';
 import { FakeApiServer, TLS_CERTIFICATE } from '../support/fake-api-server/index.js';
 
@@ -24,6 +24,18 @@ const token = readFileSync(process.env.TOKEN_FILE, 'utf8').trim();
 const expirationTimestamp = new Date(Date.now() + Number(process.env.VALID_MS)).toISOString();
 process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token, expirationTimestamp } }));
 `;
+
+/** A kubeconfig as `kubectl config view --raw` prints it (JSON is YAML), for `loadFromString`: one context, `tls` its cluster's TLS fields. */
+const kubeconfigText = (server: string, tls: Record<string, unknown>) =>
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'cluster', cluster: { server, ...tls } }],
+    users: [{ name: 'user', user: { token: 'static-token' } }],
+    contexts: [{ name: 'context', context: { cluster: 'cluster', user: 'user' } }],
+    'current-context': 'context',
+  });
+const CA_DATA = TLS_CERTIFICATE.toString('base64');
 
 /** Fake timers for the wall clock only: the recorder's timers and monotonic clock keep running. */
 const EVERYTHING_BUT_DATE = [
@@ -168,6 +180,51 @@ describe('connections to the API server', () => {
         .map((event) => event.regarding?.name)
         .sort(),
     ).toEqual(['a', 'b']);
+  });
+
+  it('verifies the server at the next request once the kubeconfig is loaded again with verification on', async () => {
+    server = await FakeApiServer.start({ tls: true, token: 'static-token' });
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(kubeconfigText(server.url, { 'insecure-skip-tls-verify': true }));
+    const recorder = recorderFor(kubeConfig);
+    await recorder.publish(object('a'), failed);
+
+    // Same context name, verification on, no CA that signed the server's certificate: client-node refuses it now.
+    kubeConfig.loadFromString(kubeconfigText(server.url, { 'insecure-skip-tls-verify': false }));
+    await expect(kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: 'default' })).rejects.toThrow();
+    const refused = await recorder.publish(object('b'), failed).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PublishUnreachableError);
+    expect((refused as Error).message).toMatch(/certificate/);
+    expect(server.events().map((event) => event.regarding?.name)).toEqual(['a']);
+
+    // The CA that signed it: what was queued is written.
+    kubeConfig.loadFromString(kubeconfigText(server.url, { 'certificate-authority-data': CA_DATA }));
+    await recorder.flush();
+    expect(
+      server
+        .events()
+        .map((event) => event.regarding?.name)
+        .sort(),
+    ).toEqual(['a', 'b']);
+  });
+
+  it('checks the server against a tls-server-name changed in the kubeconfig at the next request', async () => {
+    server = await FakeApiServer.start({ tls: true, token: 'static-token' });
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(
+      kubeconfigText(server.url, { 'certificate-authority-data': CA_DATA, 'tls-server-name': 'localhost' }),
+    );
+    const recorder = recorderFor(kubeConfig);
+    await recorder.publish(object('a'), failed);
+
+    kubeConfig.loadFromString(
+      kubeconfigText(server.url, { 'certificate-authority-data': CA_DATA, 'tls-server-name': 'elsewhere.example' }),
+    );
+    const refused = await recorder.publish(object('b'), failed).catch((error: unknown) => error);
+
+    expect(refused).toBeInstanceOf(PublishUnreachableError);
+    expect((refused as Error).message).toMatch(/elsewhere\.example/);
+    expect(server.events()).toHaveLength(1);
   });
 
   it('times out a write waiting for a connection that hung requests hold, and writes it once they are let go', async () => {

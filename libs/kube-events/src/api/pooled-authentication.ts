@@ -8,9 +8,11 @@ import { ExecPluginRuns } from './exec-plugin-runs.js';
 export const POOL_CONNECTIONS = 8;
 
 /**
- * How long TLS material read from the kubeconfig (CA, client certificate
- * and key, from files or inline) is used before it is read again: a rotated
- * file is picked up within this, as client-node re-reads a token file.
+ * How long TLS material read from the kubeconfig's files (CA, client
+ * certificate and key) is used before the files are read again: a rotated
+ * file is picked up within this, as client-node re-reads a token file. A
+ * change to the kubeconfig itself (other data, other files, TLS
+ * verification switched on or off) is used at the next request.
  */
 export const TLS_MATERIAL_TTL_MS = 60_000;
 
@@ -28,6 +30,9 @@ interface TlsMaterialReader {
 interface AuthorizationStep {
   applyAuthorizationHeader(options: AgentOptions): Promise<void>;
 }
+
+/** What client-node's `applyHTTPSOptions` sets: TLS options, and the impersonation headers. */
+type TlsOptions = AgentOptions & { headers?: Record<string, string> };
 
 /** The TLS material (and where it goes) that a pooled connection was made with. */
 type Material = readonly unknown[];
@@ -71,7 +76,7 @@ export class PooledAuthentication {
   /** The KubeConfig as client-node's authentication sees it: its dispatcher factory replaced by the pool, its TLS material kept. */
   private readonly view: KubeConfig;
   private pooled: { material: Material; dispatcher: Dispatcher | undefined } | undefined;
-  private tls: { readAt: number; context: string; options: AgentOptions } | undefined;
+  private tls: { readAt: number; sources: Material; options: TlsOptions } | undefined;
   private readonly plugins: ExecPluginRuns;
   /** The authentication running now, which requests sent meanwhile share. */
   private running: Promise<Authenticated> | undefined;
@@ -141,20 +146,26 @@ export class PooledAuthentication {
   }
 
   /**
-   * The kubeconfig's TLS options, read at most once per {@link TLS_MATERIAL_TTL_MS}
-   * (and when the current context changes). client-node reads them for
-   * every request: a CA file read from disk in a pod, or inline data
-   * decoded; kept, the same material also finds the pool at once.
+   * The kubeconfig's TLS options, read again whenever what they are read
+   * from changes (the CA, client certificate and key, as data or file
+   * names, `insecure-skip-tls-verify`, `tls-server-name`, the user
+   * impersonated), as after `kubeConfig.loadFromString(...)`, and at least
+   * once per {@link TLS_MATERIAL_TTL_MS} for the files' contents.
+   * client-node reads them for every request: a CA file read from disk in
+   * a pod, or inline data decoded; kept, the same material also finds the
+   * pool at once.
    */
-  private tlsOptions(): AgentOptions {
+  private tlsOptions(): TlsOptions {
     const now = Date.now();
-    const context = this.kubeConfig.getCurrentContext();
-    if (!this.tls || this.tls.context !== context || now - this.tls.readAt >= TLS_MATERIAL_TTL_MS) {
-      const options: AgentOptions = {};
+    const sources = tlsSources(this.kubeConfig);
+    if (!this.tls || !sameMaterial(this.tls.sources, sources) || now - this.tls.readAt >= TLS_MATERIAL_TTL_MS) {
+      const options: TlsOptions = {};
       (this.kubeConfig as unknown as TlsMaterialReader).applyHTTPSOptions(options);
-      this.tls = { readAt: now, context, options };
+      this.tls = { readAt: now, sources, options };
     }
-    return this.tls.options;
+    const { headers, ...options } = this.tls.options;
+    // A copy of the headers: the authenticator adds to them, for this request only.
+    return headers ? { ...options, headers: { ...headers } } : options;
   }
 
   private dispatcherFor(cluster: Cluster | null, options: AgentOptions): Dispatcher | undefined {
@@ -185,6 +196,23 @@ export class PooledAuthentication {
     // more CPU per write for writes one at a time, as controllers send them (see the README).
     return new Agent({ connect: planned.connect, connections: POOL_CONNECTIONS, allowH2: false });
   }
+}
+
+/** What client-node reads the TLS options from: the current cluster's and user's TLS fields, as the kubeconfig has them now. */
+function tlsSources(kubeConfig: KubeConfig): Material {
+  const cluster = kubeConfig.getCurrentCluster();
+  const user = kubeConfig.getCurrentUser();
+  return [
+    cluster?.caData,
+    cluster?.caFile,
+    cluster?.skipTLSVerify,
+    cluster?.tlsServerName,
+    user?.certData,
+    user?.certFile,
+    user?.keyData,
+    user?.keyFile,
+    user?.impersonateUser,
+  ];
 }
 
 function sameMaterial(a: Material, b: Material): boolean {
