@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { startOperator, type RunningOperator } from './operator.js';
 import { operatorOptionsFromEnv } from './operator.options.js';
+import { startTelemetry, type Telemetry } from './telemetry/telemetry.js';
 
 /**
  * Runs the ConfigMirror operator until SIGTERM or SIGINT, then stops the
@@ -14,11 +15,16 @@ import { operatorOptionsFromEnv } from './operator.options.js';
  * restarts it, and it comes back as a candidate with nothing left over from
  * its term (informer caches, queued retries, Event series).
  * The cluster comes from $KUBECONFIG (else ~/.kube/config, else in-cluster).
+ * With OpenTelemetry configured in the standard `OTEL_*` environment
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_TRACES_EXPORTER`…), each reconcile
+ * runs in a span, and its Events carry that span's trace context.
  */
 async function main(): Promise<void> {
   const logger = new Logger('main');
   let operator: RunningOperator;
+  let telemetry: Telemetry | undefined;
   try {
+    telemetry = await startTelemetry();
     operator = await startOperator(operatorOptionsFromEnv());
   } catch (error) {
     logger.error(`could not start: ${describe(error)}`);
@@ -35,6 +41,7 @@ async function main(): Promise<void> {
       logger.error(`error while stopping: ${describe(error)}`);
       code = 1;
     }
+    await telemetry?.shutdown().catch((error: unknown) => logger.warn(`telemetry: ${describe(error)}`));
     process.exit(code);
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void exit(0));

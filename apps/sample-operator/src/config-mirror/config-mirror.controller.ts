@@ -7,6 +7,7 @@ import { objectKey, splitObjectKey } from '../controller/object-key.js';
 import { QueueWorkers } from '../controller/queue-workers.js';
 import { WorkQueue } from '../controller/work-queue.js';
 import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
+import { inReconcileSpan } from '../telemetry/reconcile-span.js';
 import { CONFIG_MIRROR_API_VERSION, CONFIG_MIRROR_KIND, MIRROR_SOURCE_ANNOTATION } from './config-mirror.constants.js';
 import { configMapInformer, configMirrorInformer } from './config-mirror.informers.js';
 import { ConfigMirrorReconciler } from './config-mirror.reconciler.js';
@@ -151,7 +152,8 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     const { namespace, name } = splitObjectKey(key);
     const cached = this.mirrors.get(name, namespace);
     if (!cached) return;
-    await this.reconciler.reconcile(withTypeMeta(cached));
+    const mirror = withTypeMeta(cached);
+    await inReconcileSpan(mirror, () => this.reconciler.reconcile(mirror));
   }
 
   private watchMirrors(): void {

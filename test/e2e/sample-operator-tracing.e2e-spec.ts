@@ -1,0 +1,84 @@
+// The built sample operator as a child process with OpenTelemetry configured
+// through the standard OTEL_* environment (sdk-node, console exporter): its
+// failing reconciles run in spans, and the ReconcileFailed Event they raise
+// names one of those spans' traces, which the operator exported.
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, CustomObjectsApi, EventsV1Api, type EventsV1Event } from '@kubernetes/client-node';
+import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
+import { exitOf, ProcessLog } from './support/child-process.js';
+import {
+  createFailingConfigMirror,
+  deleteConfigMirror,
+  ensureOperatorBuilt,
+  installConfigMirrorCrd,
+  removeConfigMirrorCrd,
+  spawnOperator,
+} from './support/operator-fixtures.js';
+
+const READY_LINE = 'ConfigMirror controller ready';
+const TRACEPARENT = 'tracing.k8s.io/traceparent';
+
+describe('sample operator process with OpenTelemetry configured', () => {
+  let cp: ControlPlane;
+  let core: CoreV1Api;
+  let events: EventsV1Api;
+  let customObjects: CustomObjectsApi;
+  let installedCrd = false;
+  const namespace = `mirror-tracing-${randomBytes(3).toString('hex')}`;
+  const name = 'failing';
+  let child: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    await ensureOperatorBuilt();
+    cp = sharedControlPlane();
+    const admin = cp.kubeConfig();
+    core = admin.makeApiClient(CoreV1Api);
+    events = admin.makeApiClient(EventsV1Api);
+    customObjects = admin.makeApiClient(CustomObjectsApi);
+    installedCrd = await installConfigMirrorCrd(cp);
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+  }, 180_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exitOf(child, 10_000);
+    }
+    if (customObjects) await deleteConfigMirror(customObjects, namespace, name);
+    await core?.deleteNamespace({ name: namespace }).catch(() => {});
+    await removeConfigMirrorCrd(cp, installedCrd);
+  });
+
+  test('runs each reconcile in a span, and the ReconcileFailed Event names the trace of one it exported', async () => {
+    child = spawnOperator(cp, {
+      POD_NAME: 'e2e-tracing',
+      OTEL_TRACES_EXPORTER: 'console',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_LOGS_EXPORTER: 'none',
+      OTEL_SERVICE_NAME: 'sample-operator',
+    });
+    const log = new ProcessLog(child);
+    await log.waitFor(READY_LINE);
+
+    await createFailingConfigMirror(customObjects, namespace, name);
+    let failure: EventsV1Event | undefined;
+    for (const deadline = Date.now() + 30_000; !failure && Date.now() < deadline; await sleep(100)) {
+      const { items } = await events.listNamespacedEvent({ namespace, fieldSelector: 'reason=ReconcileFailed' });
+      failure = items.find((event) => event.metadata?.annotations?.[TRACEPARENT]);
+    }
+    expect(failure?.metadata?.annotations?.[TRACEPARENT]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const [, traceId, spanId] = failure!.metadata!.annotations![TRACEPARENT].split('-');
+
+    // The console exporter prints each span as an object literal: the span the Event names is a reconcile.
+    await log.waitFor(`id: '${spanId}'`);
+    const spanLine = log.index(`id: '${spanId}'`);
+    const printed = log.lines.slice(Math.max(0, spanLine - 15), spanLine + 15).join('\n');
+    expect(printed).toContain(`traceId: '${traceId}'`);
+    expect(printed).toContain(`name: 'reconcile ConfigMirror'`);
+
+    expect(child.kill('SIGTERM')).toBe(true);
+    expect(await exitOf(child, 20_000)).toBe(0);
+  });
+});
