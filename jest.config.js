@@ -31,7 +31,12 @@ export default {
     {
       ...shared,
       displayName: 'unit',
-      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/library/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/libs/**/*.spec.ts',
+        '<rootDir>/apps/**/*.spec.ts',
+        '<rootDir>/test/library/**/*.spec.ts',
+        '<rootDir>/tools/**/*.spec.ts',
+      ],
     },
     {
       ...shared,

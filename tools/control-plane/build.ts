@@ -12,7 +12,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BuildProgress, type ProgressStream } from './build-progress.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CONTROL_PLANE_MODULE_DIR = join(REPO_ROOT, 'tools/control-plane/kubernetes');
@@ -41,8 +43,14 @@ export class ControlPlaneBuildError extends Error {
 }
 
 export interface EnsureOptions {
-  /** Where progress goes; stderr by default. */
+  /** Where messages go, one line at a time; stderr by default. */
   log?: (line: string) => void;
+  /**
+   * Where the build's progress goes when it is a terminal: one line rewritten
+   * in place. Otherwise progress goes to `log`, a line per tenth of the build.
+   * stderr by default.
+   */
+  progress?: ProgressStream;
   /** Rebuild even when the stamp matches. */
   force?: boolean;
 }
@@ -138,17 +146,51 @@ async function acquireLock(log: (line: string) => void): Promise<() => Promise<v
   }
 }
 
-function run(command: string, args: string[], cwd: string, log: (line: string) => void): Promise<number> {
+/** Runs a command, handing each line it prints (stdout and stderr) to `onLine`; resolves with its exit code. */
+function run(command: string, args: string[], cwd: string, onLine: (line: string) => void): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    const forward = (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) log(`  ${line}`);
-    };
-    child.stdout.on('data', forward);
-    child.stderr.on('data', forward);
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+        if (line.trim()) onLine(line);
+      });
+    }
     child.once('error', reject);
     child.once('close', (code, signal) => resolvePromise(code ?? (signal ? 128 : 1)));
   });
+}
+
+/**
+ * The packages `go build` will compile for PACKAGES: those `go list` finds
+ * stale in the build cache (all of them on a first build, a handful after a
+ * change), and every package of the build, to tell `go build -v`'s lines
+ * apart from the compiler's messages. Downloads the modules it lacks on the
+ * way, which it reports.
+ */
+async function packagesToBuild(go: string, progress: BuildProgress): Promise<{ stale: number; all: Set<string> }> {
+  const all = new Set<string>();
+  let stale = 0;
+  const errors: string[] = [];
+  const code = await run(
+    go,
+    ['list', '-deps', '-f', '{{if .Stale}}+{{else}}-{{end}}{{.ImportPath}}', ...PACKAGES],
+    CONTROL_PLANE_MODULE_DIR,
+    (line) => {
+      if (line.startsWith('go: downloading ')) progress.downloadedOne();
+      else if (/^[+-][\w.-]+(\/[\w.~+-]+)*$/.test(line)) {
+        all.add(line.slice(1));
+        if (line.startsWith('+')) stale += 1;
+      } else errors.push(line);
+    },
+  );
+  for (const line of errors) progress.line(`  ${line}`);
+  if (code !== 0) {
+    throw new ControlPlaneBuildError(
+      `listing the control plane's packages failed (\`go list\` exited with ${code} in ${CONTROL_PLANE_MODULE_DIR}); see the output above.`,
+      'BUILD_FAILED',
+    );
+  }
+  return { stale, all };
 }
 
 /**
@@ -159,6 +201,7 @@ function run(command: string, args: string[], cwd: string, log: (line: string) =
  */
 export async function ensureControlPlaneBinaries(options: EnsureOptions = {}): Promise<ControlPlaneBinaries> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const progress = new BuildProgress(options.progress ?? process.stderr, log);
   const binaries = binariesIn(CONTROL_PLANE_BIN_DIR);
   const hash = await moduleHash();
   if (!options.force && (await upToDate(binaries, hash))) return binaries;
@@ -193,20 +236,22 @@ export async function ensureControlPlaneBinaries(options: EnsureOptions = {}): P
       ]),
     ].join(' ');
     const started = Date.now();
-    const heartbeat = setInterval(
-      () => log(`control plane: still building (${Math.round((Date.now() - started) / 1000)} s)…`),
-      30_000,
-    );
     let code: number;
     try {
+      progress.resolving();
+      const packages = await packagesToBuild(go, progress);
+      // Most packages stale: a first build (or a new Go), whose big packages come last.
+      progress.compiling(packages.stale, packages.stale >= packages.all.size * 0.9);
+      // `go build -v` prints each package's import path as it compiles it,
+      // on stderr with the compiler's own messages.
       code = await run(
         go,
-        ['build', '-ldflags', ldflags, '-o', `${outDir}/`, ...PACKAGES],
+        ['build', '-v', '-ldflags', ldflags, '-o', `${outDir}/`, ...PACKAGES],
         CONTROL_PLANE_MODULE_DIR,
-        log,
+        (line) => (packages.all.has(line) ? progress.compiledOne() : progress.line(`  ${line}`)),
       );
     } finally {
-      clearInterval(heartbeat);
+      progress.finish();
     }
     if (code !== 0) {
       await rm(outDir, { recursive: true, force: true });
