@@ -13,6 +13,7 @@ export class PublishError extends Error {
    */
   readonly queued: boolean;
 
+  /** `options.queued` says whether the occurrence stays queued; `options.cause` what failed. */
   constructor(message: string, options?: PublishErrorOptions) {
     super(message, options);
     this.name = new.target.name;
@@ -26,7 +27,9 @@ export class PublishError extends Error {
  * later; the `cause` is the last failed write, if any.
  */
 export class PublishTimeoutError extends PublishError {
+  /** The message says how long the publish waited and whether its occurrence stays queued. */
   constructor(
+    /** The recorder's timeout that passed, in milliseconds. */
     readonly timeoutMs: number,
     options?: PublishErrorOptions,
   ) {
@@ -53,6 +56,7 @@ export class PublishApiError extends PublishError {
    */
   readonly mayHaveApplied: boolean;
 
+  /** `statusCode` and `reason` from the server's answer, when there was one. */
   constructor(
     message: string,
     /** HTTP status code, absent when no answer came (connection refused, say). */
@@ -78,6 +82,7 @@ export class PublishApiError extends PublishError {
  * server answers again; publishes made meanwhile reject at once with this.
  */
 export class PublishUnreachableError extends PublishApiError {
+  /** Always queued, without a status code. */
   constructor(
     message: string,
     /** Since when writes have found no server. */
@@ -120,6 +125,7 @@ export interface CredentialPluginRun {
  * }
  */
 export class PublishCredentialError extends PublishError {
+  /** `message` names the authenticator and how it failed, never what it printed. */
   constructor(
     message: string,
     /** The exec plugin's run, when the credentials came from one. */
@@ -132,6 +138,7 @@ export class PublishCredentialError extends PublishError {
 
 /** The Event was refused before any request: it names the field at fault. */
 export class InvalidEventError extends PublishError {
+  /** `message` says what is wrong with `field`; `options.cause` is what reading it threw, if it did. */
   constructor(
     /** The offending field, for instance `reason` or `resource.kind`. */
     readonly field: string,

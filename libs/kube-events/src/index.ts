@@ -1,3 +1,10 @@
+/**
+ * Kubernetes `events.k8s.io/v1` Events for NestJS controllers: an
+ * {@link EventRecorder} that folds repeats into series, bounds every publish
+ * in time and writes idempotently; {@link KubeEventsModule} to register it;
+ * {@link PublishesFailures} to turn failed reconciles into Warning events.
+ * @module nestjs-kube-events
+ */
 // First: on an unsupported Node.js this throws a clear error before @kubernetes/client-node and undici load.
 import './runtime-check.js';
 export {

@@ -21,11 +21,17 @@ export const DEFAULT_MAX_SERIES = 10_000;
 
 /** Defaults of write control; see `WriteControlOptions` for what each bounds. */
 export const DEFAULT_WRITE_CONTROL = Object.freeze({
+  /** Writes one object may get in a burst. */
   objectBurst: 25,
+  /** Milliseconds between writes an object's budget gains after its burst. */
   objectRefillMs: 300_000,
+  /** The longest folded occurrences wait for their object's budget, in milliseconds. */
   maxDelay: 1_000,
+  /** Writes per second for the whole recorder. */
   qps: 100,
+  /** Writes the whole recorder may send in a burst. */
   burst: 500,
+  /** Writes waiting, across the recorder, held at most. */
   maxPending: 10_000,
 });
 
@@ -42,8 +48,9 @@ export const DEFAULT_TRACE_CONTEXT_PREFIX = 'tracing.k8s.io';
 /** The API server's limit on `reason`, `action` and `reportingInstance`. */
 export const MAX_FIELD_LENGTH = 128;
 
-/** Reason and action of the Warning events published for failed reconciles. */
+/** Reason of the Warning events published for failed reconciles. */
 export const RECONCILE_FAILED_REASON = 'ReconcileFailed';
+/** Action of the Warning events published for failed reconciles. */
 export const RECONCILE_ACTION = 'Reconcile';
 
 /** Metadata key under which `@PublishesFailures` records its options. */

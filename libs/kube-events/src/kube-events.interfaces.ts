@@ -122,7 +122,7 @@ export interface KubeEventsModuleOptions {
    * (one list request, field-selected) and raises its count when it is the
    * same event, still within `seriesWindow`, and was not ended by a success.
    * A series that ends (`forget`, or a successful reconcile) gets the
-   * annotation {@link SERIES_ENDED_ANNOTATION} on its Event, so that no later
+   * annotation {@link nestjs-kube-events!SERIES_ENDED_ANNOTATION} on its Event, so that no later
    * process continues it. Costs one list per new series and one patch per
    * ended one, and RBAC `list` on events; without it (the shipped Role has
    * none) the recorder logs the refusal once and starts new Events, as
@@ -232,5 +232,6 @@ export type { KubernetesObject, V1ObjectReference };
 
 /** A class given to `forRootAsync({ useClass })` that makes the recorder's options. */
 export interface KubeEventsOptionsFactory {
+  /** Returns the recorder's options; called once, when the module starts. */
   createKubeEventsOptions(): KubeEventsModuleOptions | Promise<KubeEventsModuleOptions>;
 }

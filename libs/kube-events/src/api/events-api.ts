@@ -8,8 +8,11 @@ import { describeUnreachable } from './unreachable-cause.js';
 
 /** An Event as the API server holds it, as far as a series needs to know. */
 export interface StoredEventState {
+  /** The Event's `metadata.name`. */
   readonly name: string;
+  /** The Event's namespace. */
   readonly namespace: string;
+  /** The Event's uid, when the server's answer carried it. */
   readonly uid?: string;
   /** The precondition of the next patch: a patch with another one is refused (409 Conflict). */
   readonly resourceVersion?: string;
@@ -33,6 +36,7 @@ export interface ListedEvent extends StoredEventState {
 
 /** What a series patch changes: the count, and when the last occurrence was seen. */
 export interface SeriesPatch {
+  /** The new `series.count`: the Event's occurrences so far, this write's included. */
   count: number;
   /** A `V1MicroTime`: the server refuses any precision but six fractional digits. */
   lastObservedTime: Date;

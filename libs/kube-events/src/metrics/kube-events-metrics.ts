@@ -47,6 +47,7 @@ export class KubeEventsMetrics implements EventSink {
   private readonly updates = new Subject<KubeEventsMetricUpdate>();
   private readonly controllers = new Map<string, MutableSnapshot>();
 
+  /** Counts in memory, and sends each update to `backend` too when one is given; the module uses {@link create}. */
   constructor(private readonly backend?: KubeEventsMetricsBackend) {
     this.metrics$ = this.updates.asObservable();
   }

@@ -17,11 +17,15 @@ export type PublishOutcomeKind = 'created' | 'patched' | 'coalesced' | 'failed' 
 
 /** One outcome on a recorder's `outcomes$` stream, which sinks and metrics read. */
 export interface PublishOutcome {
+  /** What became of the publish; see {@link PublishOutcomeKind}. */
   readonly kind: PublishOutcomeKind;
+  /** The recorder's reporter, instance resolved. */
   readonly reporter: Readonly<Required<Reporter>>;
   /** The object the Event is about. */
   readonly regarding: Readonly<Pick<NonNullable<KubernetesObject['metadata']>, 'name' | 'namespace' | 'uid'>> & {
+    /** The object's `apiVersion`, as published. */
     readonly apiVersion?: string;
+    /** The object's `kind`, as published. */
     readonly kind?: string;
   };
   /** The event as written (note truncated). */
@@ -36,6 +40,7 @@ export interface PublishOutcome {
   readonly count: number;
   /** The Event written to, when one was. */
   readonly eventName?: string;
+  /** The namespace of the Event written to, when one was. */
   readonly namespace?: string;
   /** The uid of the Event written to, when the server's answer said it. */
   readonly eventUid?: string;
@@ -44,7 +49,13 @@ export interface PublishOutcome {
    * published in, as written on the Event; with OpenTelemetry installed and
    * a span active only.
    */
-  readonly traceContext?: { readonly traceparent: string; readonly tracestate?: string };
+  readonly traceContext?: {
+    /** The W3C `traceparent`. */
+    readonly traceparent: string;
+    /** The W3C `tracestate`, when the span has one. */
+    readonly tracestate?: string;
+  };
+  /** failed and dropped: why, as the error the publish rejects with. */
   readonly error?: PublishError;
   /** Milliseconds from the publish (for folded occurrences, the first of them) to the server's answer. */
   readonly durationMs: number;

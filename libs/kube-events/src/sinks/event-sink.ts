@@ -22,5 +22,6 @@ import type { PublishOutcome } from '../recorder/publish-outcome.js';
  * }
  */
 export interface EventSink {
+  /** Called once per outcome, never awaited by the publish; a throw or a rejection is logged. */
   handle(outcome: PublishOutcome): void | Promise<void>;
 }

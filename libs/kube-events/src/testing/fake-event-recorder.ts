@@ -41,17 +41,27 @@ export type FakeEventRecorderOptions = Partial<Omit<KubeEventsModuleOptions, 'ku
 
 /** An Event as the API server would hold it after the publishes so far. */
 export interface RecordedEvent {
+  /** The Event's `metadata.name`, as the recorder chose it. */
   readonly name: string;
+  /** The Event's namespace: the object's, or `default` for a cluster-scoped one. */
   readonly namespace: string;
+  /** `Normal` or `Warning`. */
   readonly type: EventType;
+  /** The Event's reason. */
   readonly reason: string;
+  /** The Event's action. */
   readonly action: string;
   /** As written, truncated to `MAX_NOTE_BYTES`. */
   readonly note?: string;
+  /** The object the Event is about. */
   readonly regarding: V1ObjectReference;
+  /** The second object, when the publish named one. */
   readonly related?: V1ObjectReference;
+  /** The Event's annotations, when it has any. */
   readonly annotations?: Readonly<Record<string, string>>;
+  /** The reporter's controller. */
   readonly reportingController: string;
+  /** The reporter's instance. */
   readonly reportingInstance: string;
   /** The series count: 1 for an Event without a series. */
   readonly count: number;
@@ -61,8 +71,11 @@ export interface RecordedEvent {
 
 /** What {@link FakeEventRecorder.expectEvent} looks for; every field given must match. */
 export interface ExpectedEvent {
+  /** The exact reason. */
   reason?: string;
+  /** `Normal` or `Warning`. */
   type?: EventType;
+  /** The exact action. */
   action?: string;
   /** The note as written (after truncation), or a pattern it matches. */
   note?: string | RegExp;
@@ -95,6 +108,7 @@ export class FakeEventRecorder extends EventRecorder implements OnModuleInit {
   private readonly memory: InMemoryEventsWriter;
   private initialised = false;
 
+  /** A fake with the recorder's options, all optional: reporter {@link TEST_REPORTER}, write control {@link TEST_WRITE_CONTROL} unless given. */
   constructor(options: FakeEventRecorderOptions = {}) {
     const memory = new InMemoryEventsWriter();
     super(

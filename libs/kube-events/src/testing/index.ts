@@ -1,3 +1,8 @@
+/**
+ * For unit tests: a {@link FakeEventRecorder} that writes to memory, and
+ * {@link KubeEventsTestingModule}, which provides it in place of the recorder.
+ * @module nestjs-kube-events/testing
+ */
 // `nestjs-kube-events/testing`: a recorder that writes to memory, and the module that provides it.
 // First: on an unsupported Node.js this throws a clear error before @kubernetes/client-node and undici load.
 import '../runtime-check.js';

@@ -49,6 +49,7 @@ export interface KubeEventsTestingModuleOptions extends FakeEventRecorderOptions
  */
 @Module({})
 export class KubeEventsTestingModule {
+  /** Provides a {@link FakeEventRecorder} in place of the recorder named `options.name` (the default one without). */
   static forRoot(options: KubeEventsTestingModuleOptions = {}): DynamicModule {
     const { name, isGlobal = true, ...recorderOptions } = options;
     const token = getEventRecorderToken(name);

@@ -4,14 +4,23 @@
  * receiver's own records of the same Event can be joined.
  */
 export const K8S_EVENT_ATTRIBUTES = Object.freeze({
+  /** The Event's reason. */
   reason: 'k8s.event.reason',
+  /** The Event's action. */
   action: 'k8s.event.action',
+  /** The Event's name. */
   name: 'k8s.event.name',
+  /** The Event's uid. */
   uid: 'k8s.event.uid',
+  /** The series count on the server. */
   count: 'k8s.event.count',
+  /** The Event's namespace. */
   namespace: 'k8s.namespace.name',
+  /** The kind of the object the Event is about. */
   objectKind: 'k8s.object.kind',
+  /** The name of the object the Event is about. */
   objectName: 'k8s.object.name',
+  /** The uid of the object the Event is about. */
   objectUid: 'k8s.object.uid',
 });
 
