@@ -136,13 +136,13 @@ export interface KubeEventsModuleOptions {
    * Removes credentials from every note before anything else sees it: the
    * API server, `outcomes$`, the log sink and every other sink. A note is
    * readable by anyone with `view` on its namespace, and error texts quote
-   * URLs and headers. `true` removes what {@link redactCredentials} finds
+   * URLs and headers. `true` removes what {@link nestjs-kube-events!redactCredentials} finds
    * (URL userinfo, `Authorization`, `Bearer` and cookie values, token,
    * secret, password and key fields and query parameters, JSON Web Tokens,
    * private keys and well-known token forms), replacing each with
    * `[redacted]`; a function replaces that rule (compose with
    * `redactCredentials` to add your own); `false` publishes notes as given.
-   * It runs before the note is cut to {@link MAX_NOTE_BYTES}, so a cut never
+   * It runs before the note is cut to {@link nestjs-kube-events!MAX_NOTE_BYTES}, so a cut never
    * leaves part of a credential behind.
    * @default true
    * @example
