@@ -1,17 +1,19 @@
 /**
  * `npm run bench`: prints each benchmark's table, with ratios against the
  * baseline measured in the same run. Pass names to run some only:
- * `npm run bench -- scaling heap http storms`.
+ * `npm run bench -- scaling heap http storms tracing`.
  */
 import { httpOverhead } from './http-overhead.bench.js';
 import { heapPerSeries, seriesScaling } from './series-scaling.bench.js';
 import { storms } from './storm.bench.js';
+import { tracingCost } from './tracing.bench.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   scaling: seriesScaling,
   heap: heapPerSeries,
   http: httpOverhead,
   storms,
+  tracing: tracingCost,
 };
 
 const chosen = process.argv.slice(2);
