@@ -204,7 +204,10 @@ function campaign(
         logger.error(
           `${options.instance} lost the lease ${lock.describe()} (${reason}): stopping the ConfigMirror controller`,
         );
-        controller.stop().catch((error: unknown) => logger.error(`could not stop the controller: ${String(error)}`));
+        // Another replica may be reconciling already: the reconciles in flight are cancelled, not drained.
+        controller
+          .abandon(`lost the lease ${lock.describe()}: ${reason}`)
+          .catch((error: unknown) => logger.error(`could not stop the controller: ${String(error)}`));
         resolveLost(reason);
       },
       onNewLeader: (identity) => {

@@ -32,9 +32,11 @@ export const READY_MESSAGE = 'ConfigMirror controller ready';
  *
  * Starts when the application bootstraps, or, with leader election, when
  * this replica acquires the Lease (the operator calls {@link start}). On
- * shutdown, or when the replica loses the Lease, it stops taking work at
- * once, stops the watches, then lets the reconciles in flight finish (within
- * `shutdownTimeoutMs`). It does not start again once stopped.
+ * shutdown it stops taking work at once, stops the watches, then lets the
+ * reconciles in flight finish (within `shutdownTimeoutMs`, after which it
+ * cancels them). When the replica loses the Lease ({@link abandon}), it
+ * cancels the reconciles in flight at once instead: another replica may be
+ * reconciling by then. It does not start again once stopped.
  */
 @Injectable()
 export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleDestroy {
@@ -48,6 +50,8 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
   private started = false;
   private stopping: Promise<void> | undefined;
   private readonly ready: Promise<void>;
+  /** Aborted to cancel every reconcile in flight. */
+  private readonly cancellation = new AbortController();
 
   constructor(
     kubeConfig: KubeConfig,
@@ -126,6 +130,16 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     return this.stopping;
   }
 
+  /**
+   * Stops as {@link stop} does, but cancels the reconciles in flight first:
+   * their API calls are aborted and they write nothing more (no copy, no
+   * status, no Event). For a replica that lost the Lease.
+   */
+  abandon(reason: string): Promise<void> {
+    this.cancellation.abort(new Error(`reconcile cancelled: ${reason}`));
+    return this.stop();
+  }
+
   private async shutDown(): Promise<void> {
     if (!this.started) return;
     this.logger.log('stopping: closing watches, draining reconciles in flight');
@@ -141,19 +155,24 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     clearTimeout(timer);
     if (outcome === 'timeout') {
       this.logger.warn(
-        `gave up waiting for ${this.queue.inFlight} reconcile(s) after ${this.options.shutdownTimeoutMs} ms`,
+        `gave up waiting for ${this.queue.inFlight} reconcile(s) after ${this.options.shutdownTimeoutMs} ms: cancelling them`,
+      );
+      this.cancellation.abort(
+        new Error(`reconcile cancelled: shutdown took longer than ${this.options.shutdownTimeoutMs} ms`),
       );
     } else {
       this.logger.log(`stopped (${inFlight} reconcile(s) were in flight)`);
     }
   }
 
-  private async process(key: string): Promise<void> {
+  private async process(key: string): Promise<void | 'requeue'> {
     const { namespace, name } = splitObjectKey(key);
     const cached = this.mirrors.get(name, namespace);
-    if (!cached) return;
+    if (!cached || this.cancellation.signal.aborted) return;
     const mirror = withTypeMeta(cached);
-    await inReconcileSpan(mirror, () => this.reconciler.reconcile(mirror));
+    const result = await inReconcileSpan(mirror, () => this.reconciler.reconcile(mirror, this.cancellation.signal));
+    // The status write met a newer ConfigMirror: run again on it once the informer has it.
+    if (result.incomplete === 'status-conflict') return 'requeue';
   }
 
   private watchMirrors(): void {

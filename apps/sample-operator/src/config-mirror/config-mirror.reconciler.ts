@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { EventRecorder, PublishesFailures } from 'nestjs-kube-events';
-import { apiErrorMessage, apiStatusCode, isNotFound } from '../kube/kube-api-errors.js';
+import { abortable } from '../kube/abortable-request.js';
+import { apiErrorMessage, apiStatusCode, isConflict, isNotFound } from '../kube/kube-api-errors.js';
 import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
 import type { ReconcileOutcome } from './config-mirror.conditions.js';
 import { CONFIG_MIRROR_API_VERSION, CONFIG_MIRROR_KIND, FIELD_MANAGER } from './config-mirror.constants.js';
@@ -29,6 +30,14 @@ export interface ReconcileResult {
   created: string[];
   updated: string[];
   unchanged: string[];
+  /**
+   * Why the reconcile stopped short, when it did: `cancelled`, its signal
+   * was aborted (the Lease was lost) and it wrote nothing more; or
+   * `status-conflict`, the copies are in sync but the status write was
+   * refused (409) because the ConfigMirror changed since it was read, so it
+   * should run again on what the server holds now.
+   */
+  incomplete?: 'cancelled' | 'status-conflict';
 }
 
 type TargetOutcome = 'created' | 'updated' | 'unchanged';
@@ -71,44 +80,64 @@ export class ConfigMirrorReconciler {
 
   /**
    * Reconciles `mirror` (the object as the informer last saw it).
+   *
+   * `signal` cancels it: every API call in flight is aborted, nothing more
+   * is written (no copy, no status, no Event, not even the failure's
+   * Warning), and it resolves with `incomplete: 'cancelled'`. The controller
+   * aborts it when this replica loses the Lease, as another replica may be
+   * reconciling the same mirror by then.
    * @throws ConfigMirrorError when the mirror cannot converge; the copies that
    *   could be written are written first.
    */
   @PublishesFailures({ apiVersion: CONFIG_MIRROR_API_VERSION, kind: CONFIG_MIRROR_KIND })
-  async reconcile(mirror: ConfigMirror): Promise<ReconcileResult> {
+  async reconcile(mirror: ConfigMirror, signal?: AbortSignal): Promise<ReconcileResult> {
+    try {
+      return await this.converge(mirror, signal);
+    } catch (error) {
+      if (signal?.aborted) return cancelled(mirror);
+      throw error;
+    }
+  }
+
+  private async converge(mirror: ConfigMirror, signal: AbortSignal | undefined): Promise<ReconcileResult> {
     let result: SyncResult;
     try {
-      result = await this.sync(mirror);
+      result = await this.sync(mirror, signal);
     } catch (error) {
       const failure = toConfigMirrorError(error);
-      await this.recordFailure(mirror, failure, []);
+      await this.recordFailure(mirror, failure, [], signal);
       throw failure;
     }
     const written = [...result.created, ...result.updated];
     if (written.length > 0) {
-      await this.publishSynced(mirror, messages.copied(result.source, written));
+      await this.publishSynced(mirror, messages.copied(result.source, written), signal);
     }
     const current = [...written, ...result.unchanged];
     if (result.failures.length > 0) {
       const failure = result.failures.length === 1 ? result.failures[0] : new TargetsFailedError(result.failures);
-      await this.recordFailure(mirror, failure, current);
+      await this.recordFailure(mirror, failure, current, signal);
       throw failure;
     }
+    const { failures: _failures, ...outcome } = result;
     try {
-      await this.statusWriter.write(mirror, {
-        ready: true,
-        reason: SYNCED_REASON,
-        message: messages.inSync(result.source, current),
-        syncedNamespaces: current,
-      });
+      await this.statusWriter.write(
+        mirror,
+        {
+          ready: true,
+          reason: SYNCED_REASON,
+          message: messages.inSync(result.source, current),
+          syncedNamespaces: current,
+        },
+        { signal },
+      );
     } catch (error) {
+      if (isConflict(error)) return { ...outcome, incomplete: 'status-conflict' };
       if (!isNotFound(error)) throw statusWriteFailed(mirror, error);
     }
-    const { failures: _failures, ...outcome } = result;
     return outcome;
   }
 
-  private async sync(mirror: ConfigMirror): Promise<SyncResult> {
+  private async sync(mirror: ConfigMirror, signal: AbortSignal | undefined): Promise<SyncResult> {
     const spec = mirror.spec ?? ({} as ConfigMirror['spec']);
     const own = mirror.metadata.namespace;
     const sourceNamespace = spec.sourceNamespace || own;
@@ -118,7 +147,7 @@ export class ConfigMirrorReconciler {
     if (targets.length === 0) throw new InvalidSpecError(messages.noTargets());
     if (!mayReadSource(this.rules, own, sourceNamespace)) throw new SourceNotAllowedError(sourceNamespace, own);
 
-    const sourceMap = await this.readSource(sourceNamespace, spec.sourceName, source);
+    const sourceMap = await this.readSource(sourceNamespace, spec.sourceName, source, signal);
     const owner = `${own}/${mirror.metadata.name}`;
     const result: SyncResult = { source, created: [], updated: [], unchanged: [], failures: [] };
     const missingNamespaces: string[] = [];
@@ -128,7 +157,7 @@ export class ConfigMirrorReconciler {
       targets.map((namespace) =>
         namespace === sourceNamespace
           ? Promise.reject(new InvalidSpecError(messages.targetIsSource(source)))
-          : this.syncTarget(mirror, owner, sourceMap, namespace),
+          : this.syncTarget(mirror, owner, sourceMap, namespace, signal),
       ),
     );
     outcomes.forEach((outcome, index) => {
@@ -152,9 +181,14 @@ export class ConfigMirrorReconciler {
     return result;
   }
 
-  private async readSource(namespace: string, name: string, source: string): Promise<V1ConfigMap> {
+  private async readSource(
+    namespace: string,
+    name: string,
+    source: string,
+    signal: AbortSignal | undefined,
+  ): Promise<V1ConfigMap> {
     try {
-      return await this.core.readNamespacedConfigMap({ namespace, name });
+      return await this.core.readNamespacedConfigMap({ namespace, name }, abortable(signal));
     } catch (error) {
       if (isNotFound(error)) throw new SourceNotFoundError(source);
       throw apiFailure('read', `source ConfigMap ${source}`, error);
@@ -166,22 +200,26 @@ export class ConfigMirrorReconciler {
     owner: string,
     source: V1ConfigMap,
     namespace: string,
+    signal: AbortSignal | undefined,
   ): Promise<TargetOutcome> {
     const name = source.metadata!.name!;
     const target = `${namespace}/${name}`;
     const desired = desiredCopy(mirror, source, namespace);
-    await this.requireAcceptance(namespace, mirror.metadata.namespace);
+    await this.requireAcceptance(namespace, mirror.metadata.namespace, signal);
     let existing: V1ConfigMap | undefined;
     try {
-      existing = await this.core.readNamespacedConfigMap({ namespace, name });
+      existing = await this.core.readNamespacedConfigMap({ namespace, name }, abortable(signal));
     } catch (error) {
       if (!isNotFound(error)) throw apiFailure('read', `ConfigMap ${target}`, error);
     }
 
     if (!existing) {
-      if (this.rules.targets === 'any-namespace') await this.requireNamespace(namespace);
+      if (this.rules.targets === 'any-namespace') await this.requireNamespace(namespace, signal);
       try {
-        await this.core.createNamespacedConfigMap({ namespace, body: desired, fieldManager: FIELD_MANAGER });
+        await this.core.createNamespacedConfigMap(
+          { namespace, body: desired, fieldManager: FIELD_MANAGER },
+          abortable(signal),
+        );
       } catch (error) {
         throw apiFailure('create', `ConfigMap ${target}`, error);
       }
@@ -191,12 +229,10 @@ export class ConfigMirrorReconciler {
     if (copyOwner(existing) !== owner) throw new TargetConflictError(target, owner);
     if (copyIsCurrent(existing, desired)) return 'unchanged';
     try {
-      await this.core.replaceNamespacedConfigMap({
-        namespace,
-        name,
-        body: updatedCopy(existing, desired),
-        fieldManager: FIELD_MANAGER,
-      });
+      await this.core.replaceNamespacedConfigMap(
+        { namespace, name, body: updatedCopy(existing, desired), fieldManager: FIELD_MANAGER },
+        abortable(signal),
+      );
     } catch (error) {
       throw apiFailure('update', `ConfigMap ${target}`, error);
     }
@@ -209,10 +245,10 @@ export class ConfigMirrorReconciler {
    * that does not exist is refused alike: nothing of the target is read
    * before it has opted in.
    */
-  private async requireAcceptance(namespace: string, from: string): Promise<void> {
+  private async requireAcceptance(namespace: string, from: string, signal: AbortSignal | undefined): Promise<void> {
     if (this.rules.targets === 'any-namespace' || namespace === from) return;
     try {
-      const target = await this.core.readNamespace({ name: namespace });
+      const target = await this.core.readNamespace({ name: namespace }, abortable(signal));
       if (acceptsMirrorsFrom(target, from)) return;
     } catch (error) {
       if (!isNotFound(error)) throw apiFailure('read', `namespace ${namespace}`, error);
@@ -220,16 +256,22 @@ export class ConfigMirrorReconciler {
     throw new TargetNotAllowedError([namespace], from);
   }
 
-  private async requireNamespace(namespace: string): Promise<void> {
+  private async requireNamespace(namespace: string, signal: AbortSignal | undefined): Promise<void> {
     try {
-      await this.core.readNamespace({ name: namespace });
+      await this.core.readNamespace({ name: namespace }, abortable(signal));
     } catch (error) {
       if (isNotFound(error)) throw new TargetNamespaceNotFoundError([namespace]);
       throw apiFailure('read', `namespace ${namespace}`, error);
     }
   }
 
-  private async recordFailure(mirror: ConfigMirror, failure: ConfigMirrorError, synced: string[]): Promise<void> {
+  private async recordFailure(
+    mirror: ConfigMirror,
+    failure: ConfigMirrorError,
+    synced: string[],
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    if (signal?.aborted) return;
     const outcome: ReconcileOutcome = {
       ready: false,
       reason: failure.reason,
@@ -237,7 +279,7 @@ export class ConfigMirrorReconciler {
       syncedNamespaces: synced,
     };
     try {
-      await this.statusWriter.write(mirror, outcome);
+      await this.statusWriter.write(mirror, outcome, { signal });
     } catch (error) {
       if (!isNotFound(error)) {
         this.logger.warn(`${statusWriteFailed(mirror, error).message} (after: ${failure.message})`);
@@ -245,7 +287,8 @@ export class ConfigMirrorReconciler {
     }
   }
 
-  private async publishSynced(mirror: ConfigMirror, note: string): Promise<void> {
+  private async publishSynced(mirror: ConfigMirror, note: string, signal: AbortSignal | undefined): Promise<void> {
+    if (signal?.aborted) return;
     try {
       await this.recorder.publish(mirror, { type: 'Normal', reason: SYNCED_REASON, action: SYNC_ACTION, note });
     } catch (error) {
@@ -256,6 +299,13 @@ export class ConfigMirrorReconciler {
       );
     }
   }
+}
+
+/** What a cancelled reconcile resolves with: nothing done that it reports. */
+function cancelled(mirror: ConfigMirror): ReconcileResult {
+  const spec = mirror.spec ?? ({} as ConfigMirror['spec']);
+  const source = `${spec.sourceNamespace || mirror.metadata.namespace}/${spec.sourceName}`;
+  return { source, created: [], updated: [], unchanged: [], incomplete: 'cancelled' };
 }
 
 function apiFailure(verb: string, what: string, error: unknown): ApiRequestError {

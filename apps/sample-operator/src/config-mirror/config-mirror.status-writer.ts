@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { abortable } from '../kube/abortable-request.js';
 import { desiredStatus, sameStatus, type ReconcileOutcome } from './config-mirror.conditions.js';
 import {
   CONFIG_MIRROR_GROUP,
@@ -9,43 +10,74 @@ import {
 } from './config-mirror.constants.js';
 import type { ConfigMirror, ConfigMirrorStatus } from './config-mirror.types.js';
 
+/** Options of {@link ConfigMirrorStatusWriter.write}. */
+export interface StatusWriteOptions {
+  /** Aborts the write in flight. */
+  signal?: AbortSignal;
+  /** The time a condition that changes status records. @default now */
+  now?: Date;
+}
+
+/** What this writer last wrote for one ConfigMirror. */
+interface Written {
+  /** The resourceVersion of the ConfigMirror as the reconcile read it. */
+  readVersion: string | undefined;
+  /** The resourceVersion the server gave the ConfigMirror for this write. */
+  writtenVersion: string | undefined;
+  status: ConfigMirrorStatus;
+}
+
 /**
- * Writes a ConfigMirror's `.status` through the status subresource (a JSON
- * merge patch of `{status}`, so it never conflicts with spec edits), and only
- * when it would change: an unchanged status is not written, which keeps
- * retries from generating watch events. It remembers what it wrote last, so
- * a reconcile that runs before the informer has seen that write compares with
- * the status the server holds, not with a stale copy.
+ * Writes a ConfigMirror's `.status` through the status subresource, as a
+ * JSON merge patch of `{metadata: {resourceVersion}, status}`: conditional on
+ * the resourceVersion the reconcile read, so that the server refuses it with
+ * `409 Conflict` when the ConfigMirror changed since (a new leader wrote its
+ * status, someone edited the spec). A replica that lost the Lease therefore
+ * cannot overwrite the status its successor wrote.
+ *
+ * It writes only when the status would change, which keeps retries from
+ * generating watch events. It remembers its own last write: a reconcile that
+ * runs before the informer has seen that write (it reads the version the
+ * write was based on) compares with, and writes on top of, what it wrote,
+ * at the version the server gave it.
  */
 @Injectable()
 export class ConfigMirrorStatusWriter {
-  private readonly written = new Map<string, ConfigMirrorStatus>();
+  private readonly written = new Map<string, Written>();
 
   constructor(private readonly customObjects: CustomObjectsApi) {}
 
-  /** Records `outcome`; resolves with the status written, or `undefined` when it was already current. */
+  /**
+   * Records `outcome`; resolves with the status written, or `undefined` when it was already current.
+   * @throws the client's `ApiException` with code 409 when the ConfigMirror changed since it was read.
+   */
   async write(
     mirror: ConfigMirror,
     outcome: ReconcileOutcome,
-    now = new Date(),
+    options: StatusWriteOptions = {},
   ): Promise<ConfigMirrorStatus | undefined> {
     const uid = mirror.metadata.uid;
-    const current = (uid && this.written.get(uid)) || mirror.status;
-    const status = desiredStatus({ ...mirror, status: current }, outcome, now);
+    const readVersion = mirror.metadata.resourceVersion;
+    const last = uid ? this.written.get(uid) : undefined;
+    // The informer has not seen this writer's last write yet: the server holds that one.
+    const ownWriteUnseen = last !== undefined && last.readVersion === readVersion;
+    const current = ownWriteUnseen ? last.status : mirror.status;
+    const precondition = ownWriteUnseen ? last.writtenVersion : readVersion;
+    const status = desiredStatus({ ...mirror, status: current }, outcome, options.now ?? new Date());
     if (sameStatus(current, status)) return undefined;
-    await this.customObjects.patchNamespacedCustomObjectStatus(
+    const written = (await this.customObjects.patchNamespacedCustomObjectStatus(
       {
         group: CONFIG_MIRROR_GROUP,
         version: CONFIG_MIRROR_VERSION,
         plural: CONFIG_MIRROR_PLURAL,
         namespace: mirror.metadata.namespace,
         name: mirror.metadata.name,
-        body: { status },
+        body: { ...(precondition ? { metadata: { resourceVersion: precondition } } : {}), status },
         fieldManager: FIELD_MANAGER,
       },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
-    if (uid) this.written.set(uid, status);
+      abortable(options.signal, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)),
+    )) as Partial<ConfigMirror> | undefined;
+    if (uid) this.written.set(uid, { readVersion, writtenVersion: written?.metadata?.resourceVersion, status });
     return status;
   }
 

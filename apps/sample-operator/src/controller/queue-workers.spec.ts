@@ -7,9 +7,12 @@ const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** A handler whose calls stay pending until the test settles them. */
 class ControlledHandler {
   readonly calls: string[] = [];
-  private readonly pending = new Map<string, Array<{ resolve: () => void; reject: (error: Error) => void }>>();
+  private readonly pending = new Map<
+    string,
+    Array<{ resolve: (value: void | 'requeue') => void; reject: (error: Error) => void }>
+  >();
 
-  readonly handle = (item: string): Promise<void> => {
+  readonly handle = (item: string): Promise<void | 'requeue'> => {
     this.calls.push(item);
     return new Promise((resolve, reject) => {
       const list = this.pending.get(item) ?? [];
@@ -24,6 +27,10 @@ class ControlledHandler {
 
   succeed(item: string): void {
     this.take(item).resolve();
+  }
+
+  requeue(item: string): void {
+    this.take(item).resolve('requeue');
   }
 
   fail(item: string, message = 'boom'): void {
@@ -96,6 +103,25 @@ describe('QueueWorkers', () => {
     expect(queue.numRequeues('a')).toBe(0);
     expect(clock.pendingDelays()).toEqual([]);
     expect(handler.calls).toEqual(['a', 'a', 'a']);
+  });
+
+  it("runs an item that resolved 'requeue' again with growing backoff, without a warning", async () => {
+    workers.start();
+    queue.add('a');
+    await flush();
+
+    handler.requeue('a');
+    await flush();
+    expect(clock.pendingDelays()).toEqual([5]);
+    clock.advance(5);
+    await flush();
+    handler.requeue('a');
+    await flush();
+    expect(clock.pendingDelays()).toEqual([10]);
+    clock.advance(10);
+    await flush();
+    expect(handler.calls).toEqual(['a', 'a', 'a']);
+    expect(warnings).toEqual([]);
   });
 
   it('reprocesses an item changed while it was in flight, after it finishes, never concurrently', async () => {

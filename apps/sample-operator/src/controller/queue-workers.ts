@@ -1,8 +1,12 @@
 import { Logger } from '@nestjs/common';
 import type { WorkQueue } from './work-queue.js';
 
-/** Processes one item; a rejection sends the item back with backoff. */
-export type ItemHandler<T> = (item: T) => Promise<void>;
+/**
+ * Processes one item; a rejection sends the item back with backoff, and so
+ * does resolving `'requeue'` (an item that must run again, but did not fail:
+ * its backoff grows, and nothing is logged).
+ */
+export type ItemHandler<T> = (item: T) => Promise<void | 'requeue'>;
 
 /** Options of {@link QueueWorkers}. */
 export interface QueueWorkersOptions {
@@ -58,8 +62,8 @@ export class QueueWorkers<T> {
       const item = await this.queue.get();
       if (item === undefined) return;
       try {
-        await this.handler(item);
-        this.queue.forget(item);
+        if ((await this.handler(item)) === 'requeue') this.queue.addRateLimited(item);
+        else this.queue.forget(item);
       } catch (error) {
         this.logger.warn(
           `${String(item)} failed (attempt ${this.queue.numRequeues(item) + 1}), retrying with backoff: ${describe(error)}`,
