@@ -14,7 +14,7 @@ export const NOT_A_DNS_LABEL = (field: string, value: string) =>
   `${field} must be a DNS label, as namespace names are (at most 63 characters of a-z, 0-9 and '-', ` +
   `starting and ending with a letter or digit), got ${describeValue(value)}.`;
 export const UNREADABLE_FIELD = (field: string, error: unknown) =>
-  `${field} could not be read: ${error instanceof Error ? error.message : describeValue(error)}.`;
+  `${field} could not be read: ${error instanceof Error ? excerpt(error.message) : describeValue(error)}.`;
 export const UNKNOWN_REFERENCE_FIELD = (key: string) =>
   `related has a field ${describeValue(key)} that an object reference does not have: it may only have ` +
   `apiVersion, kind, name, namespace, uid, resourceVersion and fieldPath, all strings.`;
@@ -27,7 +27,7 @@ export const ANNOTATION_NOT_A_STRING = (field: string, value: unknown) =>
 export const ANNOTATIONS_TOO_LARGE = (bytes: number, limit: number) =>
   `annotations must total at most ${limit} bytes (256 KiB of keys and values, in UTF-8), got ${bytes}.`;
 export const MISSING_RESOURCE_TYPE = (field: 'apiVersion' | 'kind', name?: string) =>
-  `resource.${field} is missing${name ? ` on ${JSON.stringify(name)}` : ''}: \`kubectl describe\` finds Events by kind, ` +
+  `resource.${field} is missing${name ? ` on ${describeValue(name)}` : ''}: \`kubectl describe\` finds Events by kind, ` +
   `so this Event would never be shown. List items and informer objects often lack it; ` +
   `set it on the object, or pass { apiVersion, kind } to @PublishesFailures.`;
 export const NOT_A_QUALIFIED_NAME = (field: string, value: unknown) =>
@@ -81,8 +81,8 @@ export const OCCURRENCES_DROPPED = (
   cause: DropCause,
   error?: unknown,
 ) =>
-  `Dropped ${count} occurrence(s) of ${event.reason} about ${resource.kind ?? 'object'} ` +
-  `${[resource.metadata?.namespace, resource.metadata?.name].filter(Boolean).join('/')}: ${DROP_CAUSES[cause]}` +
+  `Dropped ${count} occurrence(s) of ${event.reason} about ${excerpt(resource.kind ?? 'object')} ` +
+  `${excerpt([resource.metadata?.namespace, resource.metadata?.name].filter(Boolean).join('/'))}: ${DROP_CAUSES[cause]}` +
   (error === undefined ? '.' : ` (last error: ${error instanceof Error ? error.message : String(error)}).`);
 export const SERIES_END_NOT_RECORDED = (namespace: string, name: string, error: unknown) =>
   `Could not mark Event ${namespace}/${name} as ended (${error instanceof Error ? error.message : String(error)}): ` +
@@ -167,6 +167,11 @@ export const UNSUPPORTED_NODE = (version: string) =>
   `nestjs-kube-events needs Node.js ${MINIMUM_NODE} or newer (this is ${version}): @kubernetes/client-node 2.x and ` +
   `undici 8 do not load on older versions. Upgrade Node.js (for example \`nvm install 22\`, or a node:22 or ` +
   `node:24 base image); npm's EBADENGINE warning said the same.`;
+
+/** Text from the caller, cut to `max` characters for a message. */
+function excerpt(text: string, max = 256): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
 
 function quoted(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;

@@ -1,5 +1,7 @@
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ObjectReference } from '@kubernetes/client-node';
+import { truncateNote, truncateText } from '../api/note-truncation.js';
 import { PublishError } from '../errors.js';
+import { MAX_NOTE_BYTES } from '../kube-events.constants.js';
 import type { KubeEvent, Reporter } from '../kube-events.interfaces.js';
 import type { TraceContext } from '../tracing/trace-context.js';
 import type { Occurrence } from './occurrence.js';
@@ -61,6 +63,18 @@ export interface PublishOutcome {
   readonly durationMs: number;
 }
 
+/**
+ * The most of any other string from the caller (an object's name, kind or
+ * uid, a reason, a related object's fields) that an outcome carries, in
+ * UTF-8 bytes: more than any the API server accepts (names are at most
+ * 253, `apiVersion` 317, reasons 128), so only values it would refuse are
+ * cut, as a note is.
+ */
+export const MAX_OUTCOME_FIELD_BYTES = 512;
+
+/** Of a refused note, the characters redacted before it is cut: enough for what survives the cut and any credential it starts. */
+const REFUSED_NOTE_READ_CHARS = 8 * MAX_NOTE_BYTES;
+
 /** What an outcome adds to the occurrence it is about. */
 export interface OutcomeDetails {
   readonly count: number;
@@ -86,13 +100,13 @@ export function outcomeOf(
     kind,
     reporter,
     regarding: {
-      apiVersion: resource?.apiVersion,
-      kind: resource?.kind,
-      name: metadata?.name,
-      namespace: metadata?.namespace,
-      uid: metadata?.uid,
+      apiVersion: bounded(resource?.apiVersion),
+      kind: bounded(resource?.kind),
+      name: bounded(metadata?.name),
+      namespace: bounded(metadata?.namespace),
+      uid: bounded(metadata?.uid),
     },
-    event,
+    event: event.related ? { ...event, related: boundedReference(event.related) } : event,
     failure,
     count,
     eventName: written?.name,
@@ -106,14 +120,30 @@ export function outcomeOf(
 
 function asPublishError(error: unknown): PublishError {
   if (error instanceof PublishError) return error;
-  return new PublishError(error instanceof Error ? error.message : String(error), { cause: error });
+  const message = error instanceof Error ? error.message : String(error);
+  return new PublishError(truncateText(message, MAX_NOTE_BYTES), { cause: error });
+}
+
+/** A string from the caller cut to {@link MAX_OUTCOME_FIELD_BYTES}. */
+function bounded<T extends string | undefined>(value: T): T {
+  return (value === undefined ? value : truncateText(value, MAX_OUTCOME_FIELD_BYTES)) as T;
+}
+
+/** `related` with each field bounded; the same object when none needs it. */
+function boundedReference(related: V1ObjectReference): V1ObjectReference {
+  const fields = Object.entries(related) as [keyof V1ObjectReference, string | undefined][];
+  if (fields.every(([, value]) => value === undefined || value.length * 3 <= MAX_OUTCOME_FIELD_BYTES)) return related;
+  return Object.fromEntries(fields.map(([key, value]) => [key, bounded(value)])) as V1ObjectReference;
 }
 
 /**
  * A publish refused as invalid, as its outcome shows it: of the caller's
  * object and event, only the fields that are strings, read so that nothing
- * throws. Sinks and metrics then never meet a `null` event, a Symbol or a
- * getter that throws, whatever the caller passed.
+ * throws, and bounded as a valid publish's are: the note redacted and cut
+ * to {@link MAX_NOTE_BYTES}, every other field to
+ * {@link MAX_OUTCOME_FIELD_BYTES}. Sinks and metrics then never meet a
+ * `null` event, a Symbol, a getter that throws or a 10 MB note, whatever
+ * the caller passed.
  */
 export function refusedOccurrence(
   resource: unknown,
@@ -125,31 +155,35 @@ export function refusedOccurrence(
   const metadata = fieldOf(resource, 'metadata');
   return {
     resource: {
-      apiVersion: textOf(resource, 'apiVersion'),
-      kind: textOf(resource, 'kind'),
+      apiVersion: bounded(textOf(resource, 'apiVersion')),
+      kind: bounded(textOf(resource, 'kind')),
       metadata: {
-        name: textOf(metadata, 'name'),
-        namespace: textOf(metadata, 'namespace'),
-        uid: textOf(metadata, 'uid'),
+        name: bounded(textOf(metadata, 'name')),
+        namespace: bounded(textOf(metadata, 'namespace')),
+        uid: bounded(textOf(metadata, 'uid')),
       },
     },
     event: {
-      type: textOf(event, 'type') as KubeEvent['type'],
-      reason: textOf(event, 'reason') ?? '',
-      action: textOf(event, 'action') ?? '',
-      note: redactedText(textOf(event, 'note'), redactNote),
+      type: bounded(textOf(event, 'type')) as KubeEvent['type'],
+      reason: bounded(textOf(event, 'reason') ?? ''),
+      action: bounded(textOf(event, 'action') ?? ''),
+      note: refusedNote(textOf(event, 'note'), redactNote),
     },
     failure,
     publishedAt,
   };
 }
 
-/** A refused note as sinks may see it: redacted, or left out when the redaction fails. */
-function redactedText(note: string | undefined, redactNote: (note: string) => string): string | undefined {
+/**
+ * A refused note as sinks may see it: redacted, then cut as a valid note
+ * is (only its start is redacted: the rest would be cut anyway), or left
+ * out when the redaction fails.
+ */
+function refusedNote(note: string | undefined, redactNote: (note: string) => string): string | undefined {
   if (note === undefined) return undefined;
   try {
-    const redacted = redactNote(note);
-    return typeof redacted === 'string' ? redacted : undefined;
+    const redacted = redactNote(note.length > REFUSED_NOTE_READ_CHARS ? note.slice(0, REFUSED_NOTE_READ_CHARS) : note);
+    return typeof redacted === 'string' ? truncateNote(redacted) : undefined;
   } catch {
     return undefined;
   }
