@@ -10,13 +10,17 @@
 // 2. kubelet refuses runAsNonRoot with a user given by name ("cannot verify
 //    user is non-root"): the Dockerfile's USER is numeric, not root, and the
 //    one the pod template runs as.
+// 3. The unauthenticated health port is closed to other pods: the shipped
+//    NetworkPolicy selects the pod template's pods and admits no ingress.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   type KubernetesObject,
   type V1Deployment,
+  NetworkingV1Api,
   type V1Namespace,
+  type V1NetworkPolicy,
   type V1Pod,
   type V1PodSpec,
   loadAllYaml,
@@ -39,6 +43,7 @@ function shipped<T extends KubernetesObject>(file: string, kind: string): T {
 
 const deployment = shipped<V1Deployment>('deployment.yaml', 'Deployment');
 const namespace = shipped<V1Namespace>('service-account.yaml', 'Namespace');
+const networkPolicy = shipped<V1NetworkPolicy>('network-policy.yaml', 'NetworkPolicy');
 const template = deployment.spec!.template;
 
 /** The user and group the final stage of the Dockerfile runs as, as written (`USER uid[:gid]`). */
@@ -107,6 +112,19 @@ describe('Pod Security admission on the control plane', () => {
     );
     expect(refusal).toMatchObject({ code: 403, reason: 'Forbidden' });
     expect(refusal.message).toContain('violates PodSecurity "restricted:latest"');
+  });
+
+  test('the NetworkPolicy selects the pods of the template, admits no ingress, and the API server takes it', async () => {
+    const selector = networkPolicy.spec!.podSelector!.matchLabels!;
+    expect(Object.entries(selector).length).toBeGreaterThan(0);
+    expect(template.metadata!.labels).toMatchObject(selector);
+    expect(networkPolicy.spec).toMatchObject({ policyTypes: ['Ingress'], ingress: [] });
+    const created = await scratch.admin.makeApiClient(NetworkingV1Api).createNamespacedNetworkPolicy({
+      namespace: scratch.namespace,
+      body: { ...networkPolicy, metadata: { ...networkPolicy.metadata, namespace: scratch.namespace } },
+    });
+    expect(created.spec).toMatchObject({ podSelector: { matchLabels: selector }, policyTypes: ['Ingress'] });
+    expect(created.spec?.ingress ?? []).toEqual([]);
   });
 
   test('the Deployment\'s pod template is admitted as a Pod where "restricted" is enforced', async () => {

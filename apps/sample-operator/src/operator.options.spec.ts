@@ -56,8 +56,31 @@ describe('operator options', () => {
     [{ LEADER_ELECT_LEASE_DURATION_MS: '500' }, 'LEADER_ELECT_LEASE_DURATION_MS must be an integer >= 1000, got "500"'],
     [{ LEADER_ELECT_RETRY_PERIOD_MS: '0' }, 'LEADER_ELECT_RETRY_PERIOD_MS must be an integer >= 1, got "0"'],
     [{ HEALTH_PROBE_PORT: '70000' }, 'HEALTH_PROBE_PORT must be an integer >= 0 and <= 65535, got "70000"'],
+    [
+      { HEALTH_PROBE_BIND_ADDRESS: 'localhost' },
+      'HEALTH_PROBE_BIND_ADDRESS must be an IPv4 or IPv6 address, got "localhost"',
+    ],
+    [{ MIRROR_SOURCES: 'anywhere' }, 'MIRROR_SOURCES must be one of own-namespace, any-namespace, got "anywhere"'],
+    [{ MIRROR_TARGETS: 'all' }, 'MIRROR_TARGETS must be one of opted-in, any-namespace, got "all"'],
   ])('%j is refused, naming the variable', (env, message) => {
     expect(() => operatorOptionsFromEnv(env)).toThrow(message);
+  });
+
+  test('the namespace rules are the narrow ones unless widened; the health server binds everywhere unless told', () => {
+    expect(resolveOperatorOptions({}, {})).toMatchObject({ mirrorSources: 'own-namespace', mirrorTargets: 'opted-in' });
+    expect(resolveOperatorOptions({}, {}).healthProbeBindAddress).toBeUndefined();
+    const env = { MIRROR_SOURCES: 'any-namespace', MIRROR_TARGETS: 'any-namespace', HEALTH_PROBE_BIND_ADDRESS: '::1' };
+    expect(resolveOperatorOptions(operatorOptionsFromEnv(env), env)).toMatchObject({
+      mirrorSources: 'any-namespace',
+      mirrorTargets: 'any-namespace',
+      healthProbeBindAddress: '::1',
+    });
+    expect(() => resolveOperatorOptions({ mirrorTargets: 'everywhere' as never }, {})).toThrow(
+      'mirrorTargets must be one of opted-in, any-namespace, got "everywhere"',
+    );
+    expect(() => resolveOperatorOptions({ healthProbeBindAddress: 'pod.local' }, {})).toThrow(
+      'healthProbeBindAddress must be an IPv4 or IPv6 address, got "pod.local"',
+    );
   });
 
   test('accepts LEADER_ELECT=false/0/1 and leaves it unset when empty', () => {

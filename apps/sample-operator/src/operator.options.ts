@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS } from './controller/backoff.js';
@@ -51,6 +52,16 @@ export interface OperatorOptions {
    * @default none: no server
    */
   healthProbePort?: number;
+  /**
+   * The address the health server listens on: an IPv4 or IPv6 address, e.g.
+   * `127.0.0.1` to keep `/status` to this machine when running outside a pod.
+   * By default it listens on every address, because kubelet's probes connect
+   * to the pod's IP, and inside a pod that (with loopback) is all there is: a
+   * loopback default would fail every probe. The server has no
+   * authentication, and `/status` names this pod and the Lease holder.
+   * @default every address (`::`, and `0.0.0.0` where IPv6 is off)
+   */
+  healthProbeBindAddress?: string;
   /**
    * Where a ConfigMirror may read its source ConfigMap. `own-namespace`: only
    * its own namespace (a `spec.sourceNamespace` naming another is refused
@@ -117,9 +128,12 @@ export interface LeaderElectionSettings {
 
 /** {@link OperatorOptions} with the defaults filled in. */
 export type ResolvedOperatorOptions = Required<
-  Omit<OperatorOptions, 'kubeConfig' | 'publishTimeoutMs' | 'healthProbePort' | 'leaderElection'>
+  Omit<
+    OperatorOptions,
+    'kubeConfig' | 'publishTimeoutMs' | 'healthProbePort' | 'healthProbeBindAddress' | 'leaderElection'
+  >
 > &
-  Pick<OperatorOptions, 'kubeConfig' | 'publishTimeoutMs' | 'healthProbePort'> & {
+  Pick<OperatorOptions, 'kubeConfig' | 'publishTimeoutMs' | 'healthProbePort' | 'healthProbeBindAddress'> & {
     leaderElection: Required<LeaderElectionSettings>;
   };
 
@@ -130,6 +144,12 @@ export function resolveOperatorOptions(
   const leaderElect = options.leaderElect ?? false;
   const mirrorSources = oneOf('mirrorSources', options.mirrorSources ?? 'own-namespace', MIRROR_SOURCES);
   const mirrorTargets = oneOf('mirrorTargets', options.mirrorTargets ?? 'opted-in', MIRROR_TARGETS);
+  const healthProbeBindAddress = options.healthProbeBindAddress;
+  if (healthProbeBindAddress !== undefined && isIP(healthProbeBindAddress) === 0) {
+    throw new Error(
+      `healthProbeBindAddress must be an IPv4 or IPv6 address, got ${JSON.stringify(healthProbeBindAddress)}`,
+    );
+  }
   const election = options.leaderElection ?? {};
   const leaderElection: Required<LeaderElectionSettings> = {
     leaseName: election.leaseName ?? LEASE_NAME,
@@ -151,6 +171,7 @@ export function resolveOperatorOptions(
     leaderElect,
     leaderElection,
     healthProbePort: options.healthProbePort,
+    healthProbeBindAddress,
     mirrorSources,
     mirrorTargets,
     workers: options.workers ?? 2,
@@ -168,7 +189,7 @@ export function resolveOperatorOptions(
  * `RETRY_MAX_DELAY_MS`, `SHUTDOWN_TIMEOUT_MS`, `EVENT_PUBLISH_TIMEOUT_MS`,
  * `LEADER_ELECT`, `POD_NAMESPACE`, `LEADER_ELECT_LEASE_DURATION_MS`,
  * `LEADER_ELECT_RENEW_DEADLINE_MS`, `LEADER_ELECT_RETRY_PERIOD_MS`,
- * `HEALTH_PROBE_PORT`, `MIRROR_SOURCES`, `MIRROR_TARGETS`.
+ * `HEALTH_PROBE_PORT`, `HEALTH_PROBE_BIND_ADDRESS`, `MIRROR_SOURCES`, `MIRROR_TARGETS`.
  * (`KUBECONFIG` is read by `KubeConfig.loadFromDefault()`.)
  * @throws Error naming the variable when a value is not a number in range (or not true/false, or not one of the values it takes).
  */
@@ -189,6 +210,7 @@ export function operatorOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Op
     leaderElect: boolean(env, 'LEADER_ELECT'),
     leaderElection: withoutUndefined(leaderElection),
     healthProbePort: integer(env, 'HEALTH_PROBE_PORT', 0, 65_535),
+    healthProbeBindAddress: address(env, 'HEALTH_PROBE_BIND_ADDRESS'),
     mirrorSources: choice(env, 'MIRROR_SOURCES', MIRROR_SOURCES),
     mirrorTargets: choice(env, 'MIRROR_TARGETS', MIRROR_TARGETS),
     workers: integer(env, 'WORKERS', 1),
@@ -217,6 +239,14 @@ function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function address(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = raw.trim();
+  if (isIP(value) === 0) throw new Error(`${name} must be an IPv4 or IPv6 address, got "${raw}"`);
+  return value;
 }
 
 function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[]): T | undefined {

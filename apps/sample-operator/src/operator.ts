@@ -125,8 +125,11 @@ export async function startOperator(
         ready: () => (closing ? 'stopping' : election?.elector.state === 'lost' ? 'lost the leader lease' : undefined),
         status,
       });
-      healthProbePort = await health.listen(resolved.healthProbePort);
-      logger.log(`health probes on port ${healthProbePort} (/healthz, /readyz, /status)`);
+      healthProbePort = await health.listen(resolved.healthProbePort, resolved.healthProbeBindAddress);
+      logger.log(
+        `health probes on ${resolved.healthProbeBindAddress ?? 'every address'}, port ${healthProbePort} ` +
+          '(/healthz, /readyz, /status; no authentication)',
+      );
     }
     election?.elector.start();
   } catch (error) {

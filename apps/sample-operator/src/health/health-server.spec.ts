@@ -31,4 +31,18 @@ describe('HealthServer', () => {
     expect(JSON.parse(status.body)).toEqual({ leader: 'pod-a' });
     expect((await get(port, '/nope')).status).toBe(404);
   });
+
+  test('listens on the address it is given, and on every address by default', async () => {
+    await server.listen(0, '127.0.0.1');
+    expect(server.address()).toMatchObject({ address: '127.0.0.1' });
+    await server.close();
+
+    const everywhere = new HealthServer({ live: () => undefined, ready: () => undefined, status: () => ({}) });
+    try {
+      await everywhere.listen(0);
+      expect(['::', '0.0.0.0']).toContain(everywhere.address()?.address);
+    } finally {
+      await everywhere.close();
+    }
+  });
 });

@@ -15,7 +15,8 @@ export interface HealthChecks {
  * The operator's probes, on plain `node:http` (the operator has no HTTP
  * framework): `GET /healthz` (liveness), `GET /readyz` (readiness) answer
  * 200 `ok` or 500 with the problem; `GET /status` answers JSON. Every
- * replica serves them, the leader and its followers alike.
+ * replica serves them, the leader and its followers alike. There is no
+ * authentication: anyone who can reach the address reads `/status`.
  */
 export class HealthServer {
   private readonly server: Server;
@@ -24,7 +25,10 @@ export class HealthServer {
     this.server = createServer((request, response) => this.handle(request, response));
   }
 
-  /** Listens on `port` (`0`: any free one); resolves with the port. */
+  /**
+   * Listens on `port` (`0`: any free one) at `host` (an address; every
+   * address when unset); resolves with the port.
+   */
   listen(port: number, host?: string): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
@@ -33,6 +37,12 @@ export class HealthServer {
         resolve((this.server.address() as AddressInfo).port);
       });
     });
+  }
+
+  /** Where it listens, once {@link listen} resolved. */
+  address(): AddressInfo | undefined {
+    const address = this.server.address();
+    return address && typeof address === 'object' ? address : undefined;
   }
 
   close(): Promise<void> {
