@@ -107,6 +107,7 @@ describe('KubeEventsMetrics', () => {
       created: 3,
       patched: 2,
       coalesced: 2,
+      combined: 0,
       dropped: 0,
       failed: { '422': 1, '403': 1, invalid: 1, timeout: 1 },
       publishDuration: { count: 9, sumSeconds: expect.any(Number) },

@@ -8,6 +8,8 @@
 // First: on an unsupported Node.js this throws a clear error before @kubernetes/client-node and undici load.
 import './runtime-check.js';
 export {
+  COMBINED_NOTE_PREFIX,
+  DEFAULT_COMBINE_SIMILAR_EVENTS,
   DEFAULT_MAX_SERIES,
   DEFAULT_SINK_MAX_IN_FLIGHT,
   DEFAULT_TIMEOUT_MS,

@@ -45,6 +45,16 @@ export const SERIES_ENDED_ANNOTATION = 'nestjs-kube-events/series-ended';
 /** The prefix of the trace context annotations, `tracing.k8s.io/traceparent` (KEP-5915's key). */
 export const DEFAULT_TRACE_CONTEXT_PREFIX = 'tracing.k8s.io';
 
+/**
+ * How many Events one object gets, per series window, for one type, reason
+ * and action whose notes keep changing, before the rest are counted on one
+ * combined Event: client-go's `EventAggregator` default (10 within 10 minutes).
+ */
+export const DEFAULT_COMBINE_SIMILAR_EVENTS = 10;
+
+/** What the note of a combined Event starts with, as client-go writes it. */
+export const COMBINED_NOTE_PREFIX = '(combined from similar events): ';
+
 /** The API server's limit on `reason`, `action` and `reportingInstance`. */
 export const MAX_FIELD_LENGTH = 128;
 
@@ -80,6 +90,8 @@ export const KUBE_EVENTS_METRICS = Object.freeze({
   patched: 'kube_events_patched_total',
   /** Occurrences counted locally and folded into their series' next write. */
   coalesced: 'kube_events_coalesced_total',
+  /** Occurrences counted on a combined Event, their object's notes having changed too often (`combineSimilarEvents`). */
+  combined: 'kube_events_combined_total',
   /** Occurrences given up (no room left for folded occurrences, or their write kept failing). */
   dropped: 'kube_events_dropped_total',
   /** Failed writes and invalid events, labelled `cause`: `timeout`, `invalid`, `unreachable`, the HTTP status code, or `error`. */

@@ -133,6 +133,23 @@ export interface KubeEventsModuleOptions {
   /** How writes are spaced and folded; see {@link WriteControlOptions}. */
   writeControl?: WriteControlOptions;
   /**
+   * Combines Events whose notes keep changing, as client-go's
+   * `EventAggregator` does, so that they do not bury their object: once an
+   * object's events of one type, reason and action have opened this many
+   * Events with different notes within `seriesWindow` (counted from the
+   * latest of them), the next different note opens one Event
+   * `(combined from similar events): <that note>`, and every later
+   * occurrence of them is counted on it, whatever its note, until
+   * `seriesWindow` passes without one or the object's series are forgotten
+   * (a successful reconcile, for failures). An Event's note cannot change,
+   * so the combined Event keeps the note that opened it; each occurrence
+   * counted on it is on `outcomes$` with its own note (kind `combined`) and
+   * in `kube_events_combined_total`. An integer of at least 2, or `false`
+   * to create an Event for every different note.
+   * @default 10
+   */
+  combineSimilarEvents?: number | false;
+  /**
    * Removes credentials from every note before anything else sees it: the
    * API server, `outcomes$`, the log sink and every other sink. A note is
    * readable by anyone with `view` on its namespace, and error texts quote
@@ -224,6 +241,8 @@ export interface ResolvedRecorderOptions {
   writeControl: ResolvedWriteControl;
   resumeSeries: boolean;
   tracing: ResolvedTracingOptions;
+  /** Events with different notes before the rest are combined, or `false`. */
+  combineSimilarEvents: number | false;
   /** What every note goes through before it is cut and written: `redactNotes` resolved. */
   redactNote: (note: string) => string;
 }

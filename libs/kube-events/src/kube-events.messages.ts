@@ -35,6 +35,8 @@ export const NOT_A_QUALIFIED_NAME = (field: string, value: unknown) =>
   `starting and ending alphanumeric), got ${JSON.stringify(value)}.`;
 export const NOT_A_POSITIVE_NUMBER = (field: string, value: unknown) =>
   `${field} must be a positive number, got ${describeValue(value)}.`;
+export const NOT_A_SIMILAR_EVENTS_LIMIT = (value: unknown) =>
+  `combineSimilarEvents must be false or an integer of at least 2, got ${describeValue(value)}.`;
 export const NOT_A_NOTE_REDACTOR = (value: unknown) =>
   `redactNotes must be true, false or a function (note: string) => string, got ${describeValue(value)}.`;
 export const NOTE_REDACTOR_RETURNED = (value: unknown) =>

@@ -26,6 +26,8 @@ export interface KubeEventsMetricsSnapshot {
   readonly patched: number;
   /** Occurrences that joined others waiting for one write (`kube_events_coalesced_total`). */
   readonly coalesced: number;
+  /** Occurrences counted on a combined Event (`kube_events_combined_total`, see `combineSimilarEvents`). */
+  readonly combined: number;
   /** Occurrences given up (`kube_events_dropped_total`). */
   readonly dropped: number;
   /** Failed writes and invalid events, by cause: `timeout`, `invalid`, `unreachable`, the HTTP status code, or `error`. */

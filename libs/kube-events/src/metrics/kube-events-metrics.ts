@@ -18,7 +18,7 @@ type MutableSnapshot = { -readonly [K in keyof KubeEventsMetricsSnapshot]: KubeE
 
 /**
  * Counts every recorder's outcomes, labelled by reporting controller:
- * events created, patched, coalesced, dropped and failed (by cause), and a
+ * events created, patched, coalesced, combined, dropped and failed (by cause), and a
  * publish latency histogram. No peer recorder has metrics.
  *
  * When prom-client is installed (an optional peer dependency) the metrics
@@ -33,6 +33,7 @@ type MutableSnapshot = { -readonly [K in keyof KubeEventsMetricsSnapshot]: KubeE
  * | `kube_events_created_total` | counter | controller |
  * | `kube_events_patched_total` | counter | controller |
  * | `kube_events_coalesced_total` | counter (occurrences) | controller |
+ * | `kube_events_combined_total` | counter (occurrences) | controller |
  * | `kube_events_dropped_total` | counter (occurrences) | controller |
  * | `kube_events_failed_total` | counter | controller, cause |
  * | `kube_events_publish_duration_seconds` | histogram | controller, outcome |
@@ -85,6 +86,10 @@ export class KubeEventsMetrics implements EventSink {
         counts.coalesced++;
         this.update(KUBE_EVENTS_METRICS.coalesced, { controller }, 1);
         return;
+      case 'combined':
+        counts.combined++;
+        this.update(KUBE_EVENTS_METRICS.combined, { controller }, 1);
+        return;
       case 'dropped':
         counts.dropped += outcome.count;
         this.update(KUBE_EVENTS_METRICS.dropped, { controller }, outcome.count);
@@ -116,6 +121,7 @@ export class KubeEventsMetrics implements EventSink {
         created: 0,
         patched: 0,
         coalesced: 0,
+        combined: 0,
         dropped: 0,
         failed: {},
         publishDuration: { count: 0, sumSeconds: 0 },

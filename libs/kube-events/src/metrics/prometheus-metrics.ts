@@ -12,6 +12,8 @@ const HELP: Record<KubeEventsMetricName, string> = {
   [KUBE_EVENTS_METRICS.created]: 'Kubernetes Events created.',
   [KUBE_EVENTS_METRICS.patched]: 'Patches raising the series count of a Kubernetes Event.',
   [KUBE_EVENTS_METRICS.coalesced]: "Event occurrences counted locally and folded into their series' next write.",
+  [KUBE_EVENTS_METRICS.combined]:
+    "Event occurrences counted on a combined Event, their object's notes having changed too often.",
   [KUBE_EVENTS_METRICS.dropped]:
     'Event occurrences given up: no room for folded occurrences, or their write kept failing.',
   [KUBE_EVENTS_METRICS.failed]:
@@ -50,6 +52,7 @@ class PrometheusBackend implements KubeEventsMetricsBackend {
       KUBE_EVENTS_METRICS.created,
       KUBE_EVENTS_METRICS.patched,
       KUBE_EVENTS_METRICS.coalesced,
+      KUBE_EVENTS_METRICS.combined,
       KUBE_EVENTS_METRICS.dropped,
     ]) {
       this.metrics.set(name, counter(name, ['controller']));

@@ -21,7 +21,19 @@ describe('resolveRecorderOptions', () => {
       resumeSeries: false,
       tracing: { traceContext: { prefix: 'tracing.k8s.io' }, writeSpans: true },
       redactNote: expect.any(Function),
+      combineSimilarEvents: 10,
     });
+  });
+
+  it('takes a limit of similar events of at least 2, or false', () => {
+    const limit = (combineSimilarEvents: unknown) =>
+      resolve({ reporter: { controller: 'widgets' }, combineSimilarEvents }).combineSimilarEvents;
+
+    expect(limit(2)).toBe(2);
+    expect(limit(false)).toBe(false);
+    for (const bad of [1, 0, 2.5, true, '10']) {
+      expect(() => limit(bad)).toThrow(/invalid option combineSimilarEvents: .*false or an integer of at least 2/);
+    }
   });
 
   it('removes credentials from notes unless redactNotes says otherwise', () => {

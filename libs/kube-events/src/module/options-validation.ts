@@ -1,4 +1,5 @@
 import {
+  DEFAULT_COMBINE_SIMILAR_EVENTS,
   DEFAULT_WRITE_CONTROL,
   DEFAULT_MAX_SERIES,
   DEFAULT_TIMEOUT_MS,
@@ -20,6 +21,7 @@ import {
   NOT_A_BOOLEAN,
   NOT_A_KUBE_CONFIG,
   NOT_A_NOTE_REDACTOR,
+  NOT_A_SIMILAR_EVENTS_LIMIT,
   NOT_A_POSITIVE_INTEGER,
   NOT_A_POSITIVE_NUMBER,
   NOT_A_QUALIFIED_NAME,
@@ -44,6 +46,12 @@ export function isQualifiedName(value: string): boolean {
 
 const redactNoteCredentials = (note: string): string => redactCredentials(note);
 const unchanged = (note: string): string => note;
+
+function similarEventsLimit(option: unknown, fail: (field: string, problem: string) => never): number | false {
+  if (option === undefined) return DEFAULT_COMBINE_SIMILAR_EVENTS;
+  if (option === false || (Number.isSafeInteger(option) && (option as number) >= 2)) return option as number | false;
+  return fail('combineSimilarEvents', NOT_A_SIMILAR_EVENTS_LIMIT(option));
+}
 
 /** `redactNotes` as the function every note goes through. */
 function noteRedactor(
@@ -130,6 +138,7 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
       traceContext: resolveTraceContext(options!.traceContext, fail),
       writeSpans: flag('writeSpans', options!.writeSpans ?? true),
     },
+    combineSimilarEvents: similarEventsLimit(options!.combineSimilarEvents, fail),
     redactNote: noteRedactor(options!.redactNotes, fail),
   };
 }

@@ -34,6 +34,7 @@ import {
 } from './publish-outcome.js';
 import { isUnreachable } from './retry-backoff.js';
 import { SeriesStore, type Batch, type Series } from './series-store.js';
+import { SimilarEvents } from './similar-events.js';
 import { SeriesWriter } from './series-writer.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
 import { WriteBudget } from './write-budget.js';
@@ -91,6 +92,8 @@ export class EventRecorder implements OnApplicationShutdown {
   private readonly outcomes = new Subject<PublishOutcome>();
   private readonly options: ResolvedRecorderOptions;
   private readonly store: SeriesStore;
+  /** Combines the Events of notes that keep changing; unset with `combineSimilarEvents: false`. */
+  private readonly similar?: SimilarEvents;
   private readonly scheduler: WriteScheduler;
   private readonly api: EventsWriter;
   private readonly writer: SeriesWriter;
@@ -122,6 +125,8 @@ export class EventRecorder implements OnApplicationShutdown {
       controller: this.reporter.controller,
       resume: resumeSeries,
     });
+    const { combineSimilarEvents: limit } = this.options;
+    if (limit) this.similar = new SimilarEvents(limit, seriesWindow, maxSeries);
     const budget = new WriteBudget(writeControl, monotonicNow());
     this.scheduler = new WriteScheduler(budget, (series) => void this.write(series));
     this.api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
@@ -200,6 +205,7 @@ export class EventRecorder implements OnApplicationShutdown {
   private end(resource: KubernetesObject, failure: true | undefined): void {
     const uid = resource?.metadata?.uid;
     if (typeof uid !== 'string' || !uid) return;
+    this.similar?.forget(uid, failure);
     const ended = this.store.forget(uid, failure, monotonicNow());
     if (!this.options.resumeSeries) return;
     const annotations = { [SERIES_ENDED_ANNOTATION]: new Date().toISOString() };
@@ -231,6 +237,9 @@ export class EventRecorder implements OnApplicationShutdown {
       });
       return Promise.reject(error);
     }
+    const combined = this.similar?.combine(occurrence);
+    if (combined) this.emit('combined', occurrence, { count: 1, now: publishedAt });
+    occurrence = combined ?? occurrence;
     // An object without a uid gets an Event of its own every time.
     const uid = occurrence.resource.metadata?.uid;
     const { reason, action } = occurrence.event;

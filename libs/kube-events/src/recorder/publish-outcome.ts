@@ -11,11 +11,13 @@ import type { Occurrence } from './occurrence.js';
  * - `created`: a new Event was written;
  * - `patched`: the series' Event was raised to `count`;
  * - `coalesced`: the occurrence joined others waiting for one write of its series;
+ * - `combined`: the occurrence is counted on its object's combined Event, its notes having changed too often
+ *   (`combineSimilarEvents`); `event` has the occurrence's own note, and its write's outcome follows;
  * - `failed`: a write was refused or failed (`error` says why; a transient failure is retried), or the event was invalid;
  * - `dropped`: `count` occurrences were given up: no room was left for queued occurrences,
  *   their write kept failing past the series window, or `flush()` ran out of time.
  */
-export type PublishOutcomeKind = 'created' | 'patched' | 'coalesced' | 'failed' | 'dropped';
+export type PublishOutcomeKind = 'created' | 'patched' | 'coalesced' | 'combined' | 'failed' | 'dropped';
 
 /** One outcome on a recorder's `outcomes$` stream, which sinks and metrics read. */
 export interface PublishOutcome {
@@ -36,7 +38,7 @@ export interface PublishOutcome {
   readonly failure: boolean;
   /**
    * created/patched: the series count now on the server; coalesced: the
-   * occurrences waiting to be written; dropped: the occurrences given up;
+   * occurrences waiting to be written; combined: 1; dropped: the occurrences given up;
    * failed: the occurrences the failed write carried.
    */
   readonly count: number;

@@ -37,7 +37,7 @@ export function describeOutcome(outcome: PublishOutcome): string {
     ['note', event.note],
     ['event', outcome.eventName],
     ['error', outcome.error?.message],
-    ['durationMs', outcome.kind === 'coalesced' ? undefined : outcome.durationMs],
+    ['durationMs', outcome.kind === 'coalesced' || outcome.kind === 'combined' ? undefined : outcome.durationMs],
   ];
   return fields
     .filter(([, value]) => value !== undefined)
