@@ -238,6 +238,32 @@ describe('ConfigMirrorController: what is queued', () => {
     expect(queued()).toEqual([]);
   });
 
+  test("a source in another namespace queues no mirror by default, so that a refusal's timing says nothing of it", () => {
+    mirrors.add(mirror('reaches-out', { sourceName: 'secret-config', sourceNamespace: 'kube-system' }));
+    queued();
+    configMaps.add(source({ token: 'x' }, 'secret-config', 'kube-system'));
+    configMaps.update(source({ token: 'y' }, 'secret-config', 'kube-system'));
+    configMaps.delete(source({ token: 'y' }, 'secret-config', 'kube-system'));
+    expect(queued()).toEqual([]);
+
+    // With MIRROR_SOURCES=any-namespace it may read it, and follows it.
+    mirrors = new FakeInformer<ConfigMirror>();
+    configMaps = new FakeInformer<V1ConfigMap>();
+    new ConfigMirrorController(
+      new KubeConfig(),
+      {} as CoreV1Api,
+      {} as CustomObjectsApi,
+      {} as ConfigMirrorReconciler,
+      statusWriter as unknown as ConfigMirrorStatusWriter,
+      recorder as unknown as EventRecorder,
+      resolveOperatorOptions({ instance: 'test', resyncPeriodMs: 0, mirrorSources: 'any-namespace' }),
+    );
+    mirrors.add(mirror('reaches-out', { sourceName: 'secret-config', sourceNamespace: 'kube-system' }));
+    queued();
+    configMaps.update(source({ token: 'z' }, 'secret-config', 'kube-system'));
+    expect(queued()).toEqual(['default/reaches-out']);
+  });
+
   test('an edited copy that drifted from its source queues its owner; one still matching does not', () => {
     configMaps.add(source({ greeting: 'hello' }));
     configMaps.add(copy({ greeting: 'hello' }));

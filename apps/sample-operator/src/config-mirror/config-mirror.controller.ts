@@ -14,6 +14,7 @@ import { ConfigMirrorReconciler } from './config-mirror.reconciler.js';
 import { ConfigMirrorStatusWriter } from './config-mirror.status-writer.js';
 import type { ConfigMirror } from './config-mirror.types.js';
 import { copyMatchesSource, copyOwner } from './mirrored-config-map.js';
+import { mayReadSource, type NamespaceRules } from './namespace-rules.js';
 
 /** Logged once both informers have synced and the workers run. */
 export const READY_MESSAGE = 'ConfigMirror controller ready';
@@ -216,14 +217,24 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     }
   }
 
+  /**
+   * The mirrors that copy `configMap` and may read it. A mirror that names a
+   * source it may not read is not queued by that source's changes: its
+   * refusals would then come when the source changes, and tell its author
+   * that it exists.
+   */
   private mirrorsWithSource(configMap: V1ConfigMap): ConfigMirror[] {
     const namespace = configMap.metadata?.namespace;
     const name = configMap.metadata?.name;
+    if (!namespace) return [];
+    const rules: NamespaceRules = { sources: this.options.mirrorSources, targets: this.options.mirrorTargets };
     return this.mirrors
       .list()
       .filter(
         (mirror) =>
-          mirror.spec?.sourceName === name && (mirror.spec.sourceNamespace || mirror.metadata.namespace) === namespace,
+          mirror.spec?.sourceName === name &&
+          (mirror.spec.sourceNamespace || mirror.metadata.namespace) === namespace &&
+          mayReadSource(rules, mirror.metadata.namespace, namespace),
       );
   }
 
