@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
-import { EventRecorder, PublishesFailures } from 'nestjs-kube-events';
+import { EventRecorder, PublishesFailures, describeError } from 'nestjs-kube-events';
 import { abortable } from '../kube/abortable-request.js';
-import { apiErrorMessage, apiStatusCode, isConflict, isNotFound } from '../kube/kube-api-errors.js';
+import { apiStatusCode, isConflict, isNotFound } from '../kube/api-status-code.js';
 import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
 import type { ReconcileOutcome } from './config-mirror.conditions.js';
 import { CONFIG_MIRROR_API_VERSION, CONFIG_MIRROR_KIND, FIELD_MANAGER } from './config-mirror.constants.js';
@@ -309,7 +309,7 @@ function cancelled(mirror: ConfigMirror): ReconcileResult {
 }
 
 function apiFailure(verb: string, what: string, error: unknown): ApiRequestError {
-  return new ApiRequestError(apiStatusCode(error), messages.apiRequestFailed(verb, what, apiErrorMessage(error)), {
+  return new ApiRequestError(apiStatusCode(error), messages.apiRequestFailed(verb, what, describeError(error)), {
     cause: error,
   });
 }

@@ -12,7 +12,7 @@ import {
   type ObjectCache,
   type ObjectCallback,
 } from '@kubernetes/client-node';
-import { apiErrorMessage } from '../kube/kube-api-errors.js';
+import { describeError } from 'nestjs-kube-events';
 import { ItemExponentialBackoff } from './backoff.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 
@@ -214,7 +214,7 @@ export class ResilientInformer<T extends KubernetesObject> implements ObjectCach
     const code = [raw?.statusCode, raw?.code].find((value): value is number => typeof value === 'number');
     const hint = this.options.hint?.(code);
     this.logger.warn(
-      `list/watch ${this.options.path} failed${code ? ` (HTTP ${code})` : ''}: ${apiErrorMessage(error)}${hint ? `; ${hint}` : ''}`,
+      `list/watch ${this.options.path} failed${code ? ` (HTTP ${code})` : ''}: ${describeError(error)}${hint ? `; ${hint}` : ''}`,
     );
   }
 }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { systemClock, type Clock, type TimerHandle } from '../controller/clock.js';
-import { apiErrorMessage, isConflict } from '../kube/kube-api-errors.js';
+import { describeError } from 'nestjs-kube-events';
+import { isConflict } from '../kube/api-status-code.js';
 import { recordKey, type LeaderElectionRecord, type ResourceLock, type VersionedRecord } from './resource-lock.js';
 
 /** client-go's defaults (and controller-runtime's): lease 15 s, renew deadline 10 s, retry every 2 s. */
@@ -266,7 +267,7 @@ export class LeaderElector {
     } catch (error) {
       this.logger.warn(
         `${this.identity}: could not release ${this.describe()}${isConflict(error) ? ' (it changed since it was last read)' : ''}: ` +
-          `${apiErrorMessage(error)}; it expires by itself`,
+          `${describeError(error)}; it expires by itself`,
       );
     }
   }
@@ -305,7 +306,7 @@ export class LeaderElector {
         return true;
       } catch (error) {
         this.logger.debug(
-          `${this.identity}: could not renew ${this.describe()} optimistically (${apiErrorMessage(error)}); reading it`,
+          `${this.identity}: could not renew ${this.describe()} optimistically (${describeError(error)}); reading it`,
         );
       }
     }
@@ -315,7 +316,7 @@ export class LeaderElector {
     try {
       current = await this.lock.get();
     } catch (error) {
-      this.problem(`could not read lease ${this.describe()}: ${apiErrorMessage(error)}`);
+      this.problem(`could not read lease ${this.describe()}: ${describeError(error)}`);
       return false;
     }
     if (!current) {
@@ -326,7 +327,7 @@ export class LeaderElector {
       } catch (error) {
         if (isConflict(error))
           this.logger.debug(`${this.identity}: another candidate created ${this.describe()} first`);
-        else this.problem(`could not create lease ${this.describe()}: ${apiErrorMessage(error)}`);
+        else this.problem(`could not create lease ${this.describe()}: ${describeError(error)}`);
         return false;
       }
     }
@@ -349,7 +350,7 @@ export class LeaderElector {
       return true;
     } catch (error) {
       if (isConflict(error)) this.logger.debug(`${this.identity}: lost the race for ${this.describe()} (409 Conflict)`);
-      else this.problem(`could not update lease ${this.describe()}: ${apiErrorMessage(error)}`);
+      else this.problem(`could not update lease ${this.describe()}: ${describeError(error)}`);
       return false;
     }
   }

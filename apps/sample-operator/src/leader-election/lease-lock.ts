@@ -1,5 +1,5 @@
 import { type CoordinationV1Api, type V1Lease, type V1ObjectMeta, V1MicroTime } from '@kubernetes/client-node';
-import { isNotFound } from '../kube/kube-api-errors.js';
+import { isNotFound } from '../kube/api-status-code.js';
 import type { LeaderElectionRecord, ResourceLock, VersionedRecord } from './resource-lock.js';
 
 /**
