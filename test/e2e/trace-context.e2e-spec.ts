@@ -152,4 +152,30 @@ describe('trace context on Events against the real API server', () => {
     expect(event.series?.count).toBe(2);
     expect(event.metadata?.annotations).toBeUndefined();
   });
+
+  it('continues, with resumeSeries, a series whose Event names another process’s trace, and moves it to the new one', async () => {
+    const cm = await scratch.configMap('app-config');
+    const failed = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' } as const;
+    const first = scratch.recorder({ resumeSeries: true });
+    const before = await tracer.startActiveSpan('reconcile', async (span) => {
+      await first.publishFailure(cm, failed);
+      span.end();
+      return span.spanContext();
+    });
+    const [left] = await scratch.allEvents();
+    expect(left.metadata?.annotations?.[TRACEPARENT]).toBe(`00-${before.traceId}-${before.spanId}-01`);
+
+    // Another process of the controller (a restart, a new leader) knows nothing of the series.
+    const second = scratch.recorder({ resumeSeries: true });
+    const after = await tracer.startActiveSpan('reconcile', async (span) => {
+      await second.publishFailure(cm, failed);
+      span.end();
+      return span.spanContext();
+    });
+    const [continued, ...others] = await scratch.allEvents();
+    expect(others).toHaveLength(0);
+    expect(continued.metadata?.name).toBe(left.metadata?.name);
+    expect(continued.series?.count).toBe(2);
+    expect(continued.metadata?.annotations?.[TRACEPARENT]).toBe(`00-${after.traceId}-${after.spanId}-01`);
+  });
 });

@@ -33,14 +33,14 @@ export class SeriesWriter {
       });
     if (!this.tracing) return write();
     const { resource, event } = occurrence;
-    const identity = {
+    const identity = () => ({
       reason: event.reason,
       action: event.action,
       name: plan.kind === 'find' ? undefined : plan.name,
       namespace: plan.namespace,
       count: plan.kind === 'find' ? undefined : plan.count,
       object: { kind: resource.kind, name: resource.metadata?.name, uid: resource.metadata?.uid },
-    };
+    });
     return this.tracing.traceWrite(plan.kind, identity, trace, write, writeAnswer);
   }
 

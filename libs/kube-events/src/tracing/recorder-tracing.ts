@@ -1,4 +1,4 @@
-import type { Tracer } from '@opentelemetry/api';
+import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { ResolvedTracingOptions } from '../kube-events.interfaces.js';
 import { k8sEventAttributes, type K8sEventIdentity } from './k8s-event-attributes.js';
 import { loadOpenTelemetryApi, type OpenTelemetryApi } from './opentelemetry-api.js';
@@ -81,21 +81,44 @@ export class RecorderTracing {
    * whatever context the write happens to run in). An HTTP
    * instrumentation's client spans nest under it.
    */
-  async traceWrite<T>(
+  traceWrite<T>(
     operation: string,
-    identity: K8sEventIdentity,
+    identity: () => K8sEventIdentity,
     trace: TraceContext | undefined,
     write: () => Promise<T>,
     answer: (result: T) => WriteAnswer,
   ): Promise<T> {
-    if (!this.tracer) return write();
+    if (!this.tracer || !this.sdkRegistered()) return write();
     const { api } = this;
     const parent = trace ? api.trace.setSpanContext(api.ROOT_CONTEXT, trace.spanContext) : api.ROOT_CONTEXT;
     const span = this.tracer.startSpan(
       `${operation} Event`,
-      { kind: api.SpanKind.INTERNAL, attributes: k8sEventAttributes(identity) },
+      { kind: api.SpanKind.INTERNAL, attributes: k8sEventAttributes(identity()) },
       parent,
     );
+    return this.inSpan(span, parent, write, answer);
+  }
+
+  /**
+   * Whether an SDK is registered, checked at each write since it may be
+   * registered after the recorder is built: without one every span is a
+   * no-op, so a write skips building it.
+   */
+  private sdkRegistered(): boolean {
+    const provider = this.api.trace.getTracerProvider();
+    return (
+      !(provider instanceof this.api.ProxyTracerProvider) ||
+      provider.getDelegateTracer(INSTRUMENTATION_SCOPE) !== undefined
+    );
+  }
+
+  private async inSpan<T>(
+    span: Span,
+    parent: Context,
+    write: () => Promise<T>,
+    answer: (result: T) => WriteAnswer,
+  ): Promise<T> {
+    const { api } = this;
     try {
       const result = await api.context.with(api.trace.setSpan(parent, span), write);
       const { result: kind, event } = answer(result);
