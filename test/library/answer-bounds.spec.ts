@@ -178,6 +178,24 @@ describe('what the recorder takes from an answer', () => {
     for (const text of everywhere(first)) expect(text.toLowerCase()).not.toContain(TOKEN.toLowerCase());
   });
 
+  it('says a 2xx answer that is not JSON could not be read, without quoting it', async () => {
+    const recorder = await start();
+    server.respondNext('POST', () => ({
+      status: 200,
+      headers: { 'Content-Type': 'text/html' },
+      text: `Bearer ${TOKEN}<html>${proxyPage(`Bearer ${TOKEN}`)}`,
+    }));
+
+    await recorder.publish(configMap(), syncFailed);
+
+    expect(server.verbs()).toEqual(['create', 'create']);
+    const failure = outcomes.find((outcome) => outcome.kind === 'failed');
+    expect(failure?.error?.message).toMatch(
+      /^The API server answered 200 but its answer could not be read \(its body \(text\/html, \d+ bytes\) is not JSON\); the write may have been applied\.$/,
+    );
+    for (const text of everywhere(undefined)) expect(text).not.toContain(TOKEN.slice(0, 10));
+  });
+
   it('treats a 2xx answer too long to read as one that may have applied, and reads the Event back', async () => {
     const recorder = await start();
     server.respondNext('POST', () => ({

@@ -20,8 +20,10 @@ export function credentialFailure(
   if (run) return new PublishCredentialError(`${pluginNamed(run.command)} ${howItEnded(run)}.`, run);
   const exec = execOf(user);
   if (exec) {
-    // client-node refused the plugin before starting it (no command, say).
-    return new PublishCredentialError(`${pluginNamed(exec)} could not be run (${codeOf(error)}).`);
+    // No run was seen: client-node refused the plugin before starting it (no command, say), or started it some other way.
+    return new PublishCredentialError(
+      `${pluginNamed(exec)} failed (${codeOf(error)}); its output is not shown, as it may hold credentials.`,
+    );
   }
   const provider = user?.authProvider as { name?: unknown } | undefined;
   const name = typeof provider?.name === 'string' ? `${provider.name} ` : '';

@@ -162,7 +162,7 @@ export class EventsApi implements EventsWriter {
       });
       status = response.statusCode;
       if (status >= 400) throw refusal(response, credentialsOf(headers));
-      return JSON.parse(response.text) as T;
+      return parsedAnswer<T>(response);
     } catch (error) {
       if (error instanceof AnswerCutError) throw toPublishError(error.cause, signal, error.statusCode);
       throw toPublishError(error, signal, status);
@@ -240,9 +240,7 @@ function refusal(answer: JsonAnswer, secrets: readonly string[]): PublishApiErro
  * as the real max-in-flight filter's `text/plain` 429 needs.
  */
 function describeBody(answer: JsonAnswer, secrets: readonly string[]): string {
-  const type = String(answer.headers['content-type'] ?? 'no content type')
-    .split(';')[0]!
-    .trim();
+  const type = contentTypeOf(answer);
   // Markup and runs of whitespace out, then credentials: what is left is what a person reads.
   const text = answer.text
     .slice(0, MAX_BODY_EXCERPT_CHARS * 8)
@@ -256,6 +254,24 @@ function describeBody(answer: JsonAnswer, secrets: readonly string[]): string {
   const excerpt = redacted.length > MAX_BODY_EXCERPT_CHARS ? redacted.slice(0, MAX_BODY_EXCERPT_CHARS) : redacted;
   if (!cut && type === 'text/plain') return excerpt;
   return `${excerpt}${cut ? '…' : ''} (${type}, ${answer.bytes} bytes)`;
+}
+
+/**
+ * A successful answer's JSON. One that does not parse is unreadable, said
+ * without JSON.parse's message, which quotes the body.
+ */
+function parsedAnswer<T>(answer: JsonAnswer): T {
+  try {
+    return JSON.parse(answer.text) as T;
+  } catch {
+    throw new Error(`its body (${contentTypeOf(answer)}, ${answer.bytes} bytes) is not JSON`);
+  }
+}
+
+/** The answer's media type, without parameters. */
+function contentTypeOf(answer: JsonAnswer): string {
+  const type = answer.headers['content-type'];
+  return (Array.isArray(type) ? type[0] : type)?.split(';')[0]?.trim() || 'no content type';
 }
 
 /** The credentials a request carried, so that an answer echoing them is cleared of them. */

@@ -52,7 +52,7 @@ export class AnswerCutError extends Error {
 }
 
 /** A successful answer was longer than {@link MAX_ANSWER_BYTES}: the rest of it was not read. */
-export class AnswerTooLongError extends Error {
+class AnswerTooLongError extends Error {
   constructor(readonly limit: number) {
     super(`the answer was longer than ${limit} bytes`);
     this.name = 'AnswerTooLongError';
