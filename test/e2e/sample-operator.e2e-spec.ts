@@ -832,6 +832,24 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       expect((await configMapIn(closed, 'app-config'))?.data).toEqual({ theirs: 'yes' });
     });
 
+    test('a namespace that comes to accept a mirror gets its copy at once, not at the next retry', async () => {
+      // Retries a minute apart: only the namespace watch can bring the copy within the test.
+      await startWith({ retryBaseDelayMs: 60_000, retryMaxDelayMs: 60_000 }, 'e2e-rules');
+      const tenant = await namespace('tenant');
+      const later = await namespace('later');
+      await configMap(tenant, 'app-config', { greeting: 'hello' });
+      await createMirror(tenant, 'app-config', { sourceName: 'app-config', targetNamespaces: [later] });
+      const [warning] = await warnings(tenant, 'app-config');
+      expect(warning.note).toContain(`target namespace ${later} does not accept mirrors from ${tenant}`);
+
+      await core.patchNamespace(
+        { name: later, body: { metadata: { labels: { [acceptMirrorsFromLabel(tenant)]: 'true' } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      const copy = await eventually('the copy', () => configMapIn(later, 'app-config'), 10_000);
+      expect(copy.data).toEqual({ greeting: 'hello' });
+    });
+
     test('MIRROR_SOURCES=any-namespace and MIRROR_TARGETS=any-namespace let a mirror read and write anywhere', async () => {
       await startWith({ mirrorSources: 'any-namespace', mirrorTargets: 'any-namespace' }, 'e2e-rules-wide');
       const tenant = await namespace('tenant');

@@ -39,6 +39,7 @@ class FakeInformer {
 jest.unstable_mockModule('./config-mirror.informers.js', () => ({
   configMirrorInformer: () => new FakeInformer('configmirrors') as unknown as ResilientInformer<never>,
   configMapInformer: () => new FakeInformer('configmaps') as unknown as ResilientInformer<never>,
+  namespaceInformer: () => new FakeInformer('namespaces') as unknown as ResilientInformer<never>,
 }));
 
 const { ConfigMirrorController } = await import('./config-mirror.controller.js');
@@ -73,7 +74,7 @@ describe('ConfigMirrorController: when it runs', () => {
   test('without leader election it starts on application bootstrap', () => {
     const subject = controller({});
     subject.onApplicationBootstrap();
-    expect(steps).toEqual(['configmirrors started', 'configmaps started']);
+    expect(steps).toEqual(['configmirrors started', 'configmaps started', 'namespaces started']);
     expect(subject.isRunning).toBe(true);
   });
 
@@ -83,6 +84,11 @@ describe('ConfigMirrorController: when it runs', () => {
     expect(steps).toEqual([]);
     expect(subject.isRunning).toBe(false);
     subject.start();
+    expect(steps).toEqual(['configmirrors started', 'configmaps started', 'namespaces started']);
+  });
+
+  test('with MIRROR_TARGETS=any-namespace it does not watch namespaces', () => {
+    controller({ mirrorTargets: 'any-namespace' }).start();
     expect(steps).toEqual(['configmirrors started', 'configmaps started']);
   });
 
@@ -91,10 +97,10 @@ describe('ConfigMirrorController: when it runs', () => {
     subject.start();
     steps.length = 0;
     await subject.stop();
-    expect(steps).toEqual(['queue shut down', 'configmirrors stopped', 'configmaps stopped']);
+    expect(steps).toEqual(['queue shut down', 'configmirrors stopped', 'configmaps stopped', 'namespaces stopped']);
     expect(subject.isRunning).toBe(false);
     subject.start();
-    expect(steps).toHaveLength(3);
+    expect(steps).toHaveLength(4);
   });
 
   test('a standby that is stopped before it ever led does not start afterwards', async () => {

@@ -11,6 +11,7 @@ import {
   type CustomObjectsApi,
   type KubernetesObject,
   type V1ConfigMap,
+  type V1Namespace,
 } from '@kubernetes/client-node';
 import type { EventRecorder } from 'nestjs-kube-events';
 import type { ResilientInformer } from '../controller/informer.js';
@@ -88,10 +89,12 @@ class FakeInformer<T extends KubernetesObject> {
 
 let mirrors: FakeInformer<ConfigMirror>;
 let configMaps: FakeInformer<V1ConfigMap>;
+let namespaces: FakeInformer<V1Namespace>;
 
 jest.unstable_mockModule('./config-mirror.informers.js', () => ({
   configMirrorInformer: () => mirrors as unknown as ResilientInformer<ConfigMirror>,
   configMapInformer: () => configMaps as unknown as ResilientInformer<V1ConfigMap>,
+  namespaceInformer: () => namespaces as unknown as ResilientInformer<V1Namespace>,
 }));
 
 const { ConfigMirrorController } = await import('./config-mirror.controller.js');
@@ -154,6 +157,7 @@ describe('ConfigMirrorController: what is queued', () => {
     forgotten = jest.spyOn(WorkQueue.prototype as WorkQueue<string>, 'forget');
     mirrors = new FakeInformer<ConfigMirror>();
     configMaps = new FakeInformer<V1ConfigMap>();
+    namespaces = new FakeInformer<V1Namespace>();
     statusWriter = { forget: jest.fn() };
     recorder = { forget: jest.fn() };
     new ConfigMirrorController(
@@ -262,6 +266,31 @@ describe('ConfigMirrorController: what is queued', () => {
     queued();
     configMaps.update(source({ token: 'z' }, 'secret-config', 'kube-system'));
     expect(queued()).toEqual(['default/reaches-out']);
+  });
+
+  test('a target namespace that comes to accept copies from a mirror queues it; nothing else about a namespace does', () => {
+    const accepting = (name: string, from: string, labels: Record<string, string> = {}): V1Namespace => ({
+      metadata: { name, labels: { ...labels, [`accept-from.mirror.kube-events.dev/${from}`]: 'true' } },
+    });
+    mirrors.add(mirror('app')); // in default, targets ns-a
+    queued();
+
+    namespaces.add({ metadata: { name: 'ns-a' } });
+    namespaces.update({ metadata: { name: 'ns-a', labels: { team: 'a' } } });
+    namespaces.update(accepting('ns-a', 'someone-else'));
+    namespaces.add(accepting('ns-b', 'default')); // accepts, but is not a target
+    expect(queued()).toEqual([]);
+
+    namespaces.update(accepting('ns-a', 'default'));
+    expect(queued()).toEqual(['default/app']);
+    // Still accepting: another label changing does not queue it again.
+    namespaces.update(accepting('ns-a', 'default', { team: 'a' }));
+    expect(queued()).toEqual([]);
+
+    // Created already accepting.
+    namespaces.delete(accepting('ns-a', 'default'));
+    namespaces.add(accepting('ns-a', 'default'));
+    expect(queued()).toEqual(['default/app']);
   });
 
   test('an edited copy that drifted from its source queues its owner; one still matching does not', () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1ConfigMap, type V1Namespace } from '@kubernetes/client-node';
 import { EventRecorder } from 'nestjs-kube-events';
 import { ItemExponentialBackoff } from '../controller/backoff.js';
 import type { ResilientInformer } from '../controller/informer.js';
@@ -9,12 +9,12 @@ import { WorkQueue } from '../controller/work-queue.js';
 import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
 import { inReconcileSpan } from '../telemetry/reconcile-span.js';
 import { CONFIG_MIRROR_API_VERSION, CONFIG_MIRROR_KIND, MIRROR_SOURCE_ANNOTATION } from './config-mirror.constants.js';
-import { configMapInformer, configMirrorInformer } from './config-mirror.informers.js';
+import { configMapInformer, configMirrorInformer, namespaceInformer } from './config-mirror.informers.js';
 import { ConfigMirrorReconciler } from './config-mirror.reconciler.js';
 import { ConfigMirrorStatusWriter } from './config-mirror.status-writer.js';
 import type { ConfigMirror } from './config-mirror.types.js';
 import { copyMatchesSource, copyOwner } from './mirrored-config-map.js';
-import { mayReadSource, type NamespaceRules } from './namespace-rules.js';
+import { acceptsMirrorsFrom, mayReadSource, type NamespaceRules } from './namespace-rules.js';
 
 /** Logged once both informers have synced and the workers run. */
 export const READY_MESSAGE = 'ConfigMirror controller ready';
@@ -28,8 +28,9 @@ export const READY_MESSAGE = 'ConfigMirror controller ready';
  *
  * A ConfigMirror is queued when it is added, when its spec changes (its
  * `metadata.generation`; status writes do not requeue it), on each resync,
- * when its source ConfigMap changes, and when someone edits or deletes one of
- * its copies.
+ * when its source ConfigMap changes, when someone edits or deletes one of
+ * its copies, and (with `opted-in` targets) when a target namespace comes to
+ * accept its copies.
  *
  * Starts when the application bootstraps, or, with leader election, when
  * this replica acquires the Lease (the operator calls {@link start}). On
@@ -44,6 +45,8 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
   private readonly logger = new Logger(ConfigMirrorController.name);
   private readonly mirrors: ResilientInformer<ConfigMirror>;
   private readonly configMaps: ResilientInformer<V1ConfigMap>;
+  /** With `opted-in` targets only: Namespaces, to see a target come to accept copies. */
+  private readonly namespaces: ResilientInformer<V1Namespace> | undefined;
   private readonly queue: WorkQueue<string>;
   private readonly workers: QueueWorkers<string>;
   /** The generation last queued per ConfigMirror key. */
@@ -75,17 +78,19 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     });
     this.mirrors = configMirrorInformer(kubeConfig, customObjects, { resyncPeriodMs: options.resyncPeriodMs });
     this.configMaps = configMapInformer(kubeConfig, core);
-    this.ready = Promise.all([this.mirrors.whenSynced(), this.configMaps.whenSynced()]).then(() => undefined);
+    this.namespaces = options.mirrorTargets === 'opted-in' ? namespaceInformer(kubeConfig, core) : undefined;
+    this.ready = Promise.all(this.informers().map((informer) => informer.whenSynced())).then(() => undefined);
     this.watchMirrors();
     this.watchConfigMaps();
+    this.watchNamespaces();
   }
 
-  /** Whether both informers have synced. */
+  /** Whether every informer has synced. */
   get isReady(): boolean {
-    return this.mirrors.hasSynced && this.configMaps.hasSynced;
+    return this.informers().every((informer) => informer.hasSynced);
   }
 
-  /** Resolves once both informers have delivered their initial lists (and never if the API server stays unreachable). */
+  /** Resolves once every informer has delivered its initial list (and never if the API server stays unreachable). */
   whenReady(): Promise<void> {
     return this.ready;
   }
@@ -114,8 +119,7 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     if (this.started || this.stopping) return;
     this.started = true;
     this.workers.start();
-    this.mirrors.start();
-    this.configMaps.start();
+    for (const informer of this.informers()) informer.start();
     void this.ready.then(() => {
       if (!this.stopping) {
         this.logger.log(
@@ -147,7 +151,7 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     // The queue first: from here on no reconcile starts (a replica that lost the Lease must stop at once).
     const inFlight = this.queue.inFlight;
     const drained = this.workers.stop().then(() => 'drained' as const);
-    await Promise.all([this.mirrors.stop(), this.configMaps.stop()]);
+    await Promise.all(this.informers().map((informer) => informer.stop()));
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.options.shutdownTimeoutMs);
@@ -194,6 +198,38 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     });
     this.configMaps.onUpdate((configMap) => onSourceOrCopy(configMap, false));
     this.configMaps.onDelete((configMap) => onSourceOrCopy(configMap, true));
+  }
+
+  /**
+   * A target namespace that comes to accept copies from a mirror's namespace
+   * (created with the label, or labelled) queues the mirrors of that
+   * namespace that list it. Nothing else about a namespace queues a mirror:
+   * a refusal repeated when a namespace that did not opt in is created or
+   * changed would tell the mirror's author that it exists.
+   */
+  private watchNamespaces(): void {
+    if (!this.namespaces) return;
+    // The informer hands an update the new object only: the one before it is kept here.
+    const seen = new Map<string, V1Namespace>();
+    const onChange = (namespace: V1Namespace) => {
+      const name = namespace.metadata?.name;
+      if (!name) return;
+      const before = seen.get(name);
+      seen.set(name, namespace);
+      for (const mirror of this.mirrors.list()) {
+        const from = mirror.metadata.namespace;
+        if (!mirror.spec?.targetNamespaces?.includes(name) || !acceptsMirrorsFrom(namespace, from)) continue;
+        if (before && acceptsMirrorsFrom(before, from)) continue;
+        this.queue.add(objectKey(mirror));
+      }
+    };
+    this.namespaces.onAdd(onChange);
+    this.namespaces.onUpdate(onChange);
+    this.namespaces.onDelete((namespace) => seen.delete(namespace.metadata?.name ?? ''));
+  }
+
+  private informers(): Array<Pick<ResilientInformer<never>, 'start' | 'stop' | 'whenSynced' | 'hasSynced'>> {
+    return [this.mirrors, this.configMaps, ...(this.namespaces ? [this.namespaces] : [])];
   }
 
   private enqueueMirror(mirror: ConfigMirror, always: boolean): void {

@@ -1,4 +1,4 @@
-import type { CoreV1Api, CustomObjectsApi, KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
+import type { CoreV1Api, CustomObjectsApi, KubeConfig, V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 import { ResilientInformer } from '../controller/informer.js';
 import {
   CONFIG_MIRROR_API_VERSION,
@@ -36,6 +36,20 @@ export function configMirrorInformer(
         : statusCode === 403
           ? 'does the service account have the RBAC of apps/sample-operator/deploy/rbac.yaml?'
           : undefined,
+  });
+}
+
+/** Lists and watches Namespaces: a target that comes to accept a mirror's copies gets them at once. */
+export function namespaceInformer(kubeConfig: KubeConfig, core: CoreV1Api): ResilientInformer<V1Namespace> {
+  return new ResilientInformer<V1Namespace>({
+    name: 'namespaces',
+    kubeConfig,
+    path: '/api/v1/namespaces',
+    list: () => core.listNamespace(),
+    hint: (statusCode) =>
+      statusCode === 403
+        ? 'does the service account have the RBAC of apps/sample-operator/deploy/rbac.yaml?'
+        : undefined,
   });
 }
 
