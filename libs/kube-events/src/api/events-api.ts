@@ -4,7 +4,7 @@ import { redactCredentials } from './credential-redaction.js';
 import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
 import { truncateText } from './note-truncation.js';
 import { PooledAuthentication, type PooledAuthenticationOptions } from './pooled-authentication.js';
-import { describeUnreachable } from './unreachable-cause.js';
+import { describeUnreachable, isFailedConnectionAttempt } from './unreachable-cause.js';
 
 /** An Event as the API server holds it, as far as a series needs to know. */
 export interface StoredEventState {
@@ -300,13 +300,14 @@ function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: num
       { cause: error, mayHaveApplied: true },
     );
   }
+  // A connection that was never made carried no request; one lost on the way may have carried it.
   return new PublishApiError(
     `The API server could not be reached: ${describeUnreachable(error)}`,
     undefined,
     undefined,
     {
       cause: error,
-      mayHaveApplied: true,
+      mayHaveApplied: !isFailedConnectionAttempt(error),
     },
   );
 }

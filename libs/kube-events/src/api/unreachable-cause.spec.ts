@@ -1,4 +1,4 @@
-import { describeUnreachable } from './unreachable-cause.js';
+import { describeUnreachable, isFailedConnectionAttempt } from './unreachable-cause.js';
 
 /** fetch's shape: "fetch failed", the Node error two levels down. */
 const fetchFailed = (cause: object) =>
@@ -38,5 +38,40 @@ describe('describeUnreachable', () => {
       'outer: certificate has expired',
     );
     expect(describeUnreachable('plain')).toBe('plain');
+  });
+});
+
+describe('isFailedConnectionAttempt', () => {
+  const nodeError = (message: string, fields: object) => Object.assign(new Error(message), fields);
+
+  it.each([
+    [
+      'a refused connection',
+      nodeError('connect ECONNREFUSED 127.0.0.1:6443', { code: 'ECONNREFUSED', syscall: 'connect' }),
+    ],
+    [
+      'a name that does not resolve',
+      nodeError('getaddrinfo ENOTFOUND api.invalid', { code: 'ENOTFOUND', syscall: 'getaddrinfo' }),
+    ],
+    ['a connect timeout', nodeError('Connect Timeout Error', { code: 'UND_ERR_CONNECT_TIMEOUT' })],
+    ['an untrusted certificate', nodeError('self-signed certificate', { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' })],
+    ['a wrong host name', nodeError('Hostname/IP does not match', { code: 'ERR_TLS_CERT_ALTNAME_INVALID' })],
+    [
+      'a reset during the TLS handshake',
+      nodeError('Client network socket disconnected before secure TLS connection was established', {
+        code: 'ECONNRESET',
+      }),
+    ],
+  ])('says %s failed to connect', (_, cause) => {
+    expect(isFailedConnectionAttempt(fetchFailed(cause))).toBe(true);
+  });
+
+  it.each([
+    ['a reset of an established connection', nodeError('read ECONNRESET', { code: 'ECONNRESET', syscall: 'read' })],
+    ['a connection the server closed', nodeError('other side closed', { code: 'UND_ERR_SOCKET' })],
+    ['a read that timed out', nodeError('read ETIMEDOUT', { code: 'ETIMEDOUT', syscall: 'read' })],
+    ['a body cut short', new TypeError('terminated')],
+  ])('says %s is not a failed connection attempt', (_, cause) => {
+    expect(isFailedConnectionAttempt(fetchFailed(cause))).toBe(false);
   });
 });

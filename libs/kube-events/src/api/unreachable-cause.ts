@@ -10,6 +10,50 @@ interface NetworkErrorDetails {
   socket?: { remoteAddress?: string; remotePort?: number };
 }
 
+/** Error codes of a connection that could not be made: no route, no listener, no name, no time. */
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Error codes OpenSSL and Node give a TLS handshake that failed: the certificate, the protocol. */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|EPROTO$)|CERT|UNABLE_TO_|SELF_SIGNED|HOSTNAME_MISMATCH|ALTNAME/;
+
+/**
+ * Whether a request that got no answer failed to make its connection
+ * (refused, a name that does not resolve, a connect timeout, a TLS
+ * handshake that failed), as opposed to losing an established one (a
+ * reset, a close, a cut answer). Only the first says the server cannot be
+ * reached: a kept-alive connection closed by a load balancer's idle
+ * timeout or a server's graceful shutdown says nothing of the next one.
+ */
+export function isFailedConnectionAttempt(error: unknown): boolean {
+  for (
+    let cause: unknown = error, depth = 0;
+    cause && typeof cause === 'object' && depth < 8;
+    cause = (cause as Error).cause, depth++
+  ) {
+    const { code, syscall, message } = cause as NetworkErrorDetails;
+    if (syscall === 'connect' || syscall === 'getaddrinfo' || syscall === 'queryA' || syscall === 'queryAaaa')
+      return true;
+    // A read or write that timed out or failed was on a connection already made.
+    const established = syscall === 'read' || syscall === 'write';
+    if (code && !established && (CONNECT_CODES.has(code) || TLS_CODE.test(code))) return true;
+    // Node's reset during a TLS handshake carries ECONNRESET, and says so only in its message.
+    if (message?.includes('before secure TLS connection was established')) return true;
+  }
+  return false;
+}
+
 /**
  * Why a request got no answer, from the innermost cause that says it:
  * `connect ECONNREFUSED 127.0.0.1:6443`, `getaddrinfo ENOTFOUND api.example`,

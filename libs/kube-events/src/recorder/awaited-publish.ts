@@ -10,8 +10,11 @@ export interface SettleWatcher {
  */
 export class AwaitedPublish {
   readonly promise: Promise<void>;
-  /** What carries the occurrence, once queued: its last failure explains a timeout. */
-  carrier: { readonly lastError: Error | undefined } | undefined;
+  /**
+   * What carries the occurrence, once queued: its last failure explains a
+   * timeout, and it lets go of this publish as soon as it settles.
+   */
+  carrier: { readonly lastError: Error | undefined; readonly waiters: Set<AwaitedPublish> } | undefined;
   /** Links of the deadline line (see `PublishDeadlines`), which owns them. */
   previous: AwaitedPublish | undefined;
   next: AwaitedPublish | undefined;
@@ -42,6 +45,7 @@ export class AwaitedPublish {
     if (this.settled) return false;
     this.settled = true;
     this.watcher?.settled(this);
+    this.carrier?.waiters.delete(this);
     return true;
   }
 }

@@ -32,8 +32,10 @@ import {
   type PublishOutcome,
   type PublishOutcomeKind,
 } from './publish-outcome.js';
-import { isUnreachable } from './retry-backoff.js';
+import { ConnectionHealth } from './connection-health.js';
+import { connectionVerdict, isThrottled } from './retry-backoff.js';
 import { SeriesStore, type Batch, type Series } from './series-store.js';
+import { probe, retryNow } from './series-write-state.js';
 import { SimilarEvents } from './similar-events.js';
 import { SeriesWriter } from './series-writer.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
@@ -104,8 +106,8 @@ export class EventRecorder implements OnApplicationShutdown {
   private readonly inFlight = new Map<Series, Promise<void>>();
   /** Series that `flush()` is writing itself, whatever the budgets. */
   private readonly draining = new Set<Series>();
-  /** Since when (epoch ms) writes have found no server, and why; unset once one answers. */
-  private unreachable: { since: number; error: PublishApiError } | undefined;
+  /** Whether the server can be reached, since when not, and the probes meanwhile. */
+  private readonly health = new ConnectionHealth();
   /** Said once: every new series would say it again. */
   private lookupRefusalLogged = false;
   private readonly logger = new Logger('EventRecorder');
@@ -253,34 +255,50 @@ export class EventRecorder implements OnApplicationShutdown {
     }
     awaited.carrier = batch;
     if (joined) this.emit('coalesced', occurrence, { count: batch.occurrences, now: publishedAt });
-    if (this.unreachable) awaited.reject(this.unreachableError());
-    else this.deadlines.watch(awaited);
+    if (!this.health.unreachable) {
+      this.deadlines.watch(awaited);
+      // A write that timed out or lost its answer holds nothing that delays this one: its retry goes now, with both.
+      if (retryNow(series)) this.scheduler.cancel(series);
+    } else if (series.state !== 'writing' && this.health.tryProbe(publishedAt) && probe(series)) {
+      // While the server is down, one publish now and then tries it itself: the first after it is back resolves.
+      this.deadlines.watch(awaited);
+      this.scheduler.cancel(series);
+    } else {
+      awaited.reject(this.unreachableError());
+    }
     if (!this.draining.has(series)) this.scheduler.schedule(series);
     return awaited.promise;
   }
 
   /** Sends the series' next write, and any the server's answer calls for, then schedules the next one. */
   private async write(series: Series): Promise<void> {
-    const started = this.store.startWrite(series, monotonicNow());
+    const now = monotonicNow();
+    const started = this.store.startWrite(series, now);
     if (!started) return;
+    this.health.attemptStarted(now);
     const run = this.attempt(series, started.batch, started.plan);
     this.inFlight.set(series, run);
     await run;
+    this.health.attemptEnded(monotonicNow());
     this.inFlight.delete(series);
     if (!this.draining.has(series)) this.scheduler.schedule(series);
   }
 
   private async attempt(series: Series, batch: Batch, plan: WritePlan): Promise<void> {
+    let resent = false;
     for (let writes = 1; ; writes++) {
       let result: WriteResult;
       try {
         result = await this.writer.send(batch.first, plan, batch.trace);
       } catch (error) {
-        return this.failed(
-          series,
-          batch,
-          error instanceof PublishError ? error : new PublishError(String(error), { cause: error }),
-        );
+        const failure = error instanceof PublishError ? error : new PublishError(String(error), { cause: error });
+        // A connection lost once (an idle timeout, a graceful shutdown) says nothing of the next: send again, on a fresh one.
+        if (!resent && connectionVerdict(failure) === 'lost') {
+          resent = true;
+          this.store.lost(batch, failure);
+          continue;
+        }
+        return this.failed(series, batch, failure);
       }
       this.answered();
       if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
@@ -294,7 +312,7 @@ export class EventRecorder implements OnApplicationShutdown {
           trace: batch.trace,
           now: monotonicNow(),
         });
-        for (const waiter of batch.waiters) waiter.resolve();
+        for (const waiter of [...batch.waiters]) waiter.resolve();
         return;
       }
       if (writes >= MAX_WRITES_PER_ATTEMPT) {
@@ -315,12 +333,25 @@ export class EventRecorder implements OnApplicationShutdown {
   private failed(series: Series, batch: Batch, error: PublishError): void {
     const now = monotonicNow();
     this.emit('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
-    if (isUnreachable(error)) this.unreachable ??= { since: Date.now(), error: error as PublishApiError };
-    else this.answered();
     const verdict = this.store.fail(series, batch, error, now);
-    if (verdict.kind === 'refused') for (const waiter of batch.waiters) waiter.reject(error);
+    this.judgeConnection(batch, error);
+    if (verdict.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
     else if (verdict.kind === 'expired') this.drop(batch, 'expired', error);
-    else if (this.unreachable) for (const waiter of batch.waiters) waiter.reject(this.unreachableError());
+    else if (this.health.unreachable) for (const waiter of [...batch.waiters]) waiter.reject(this.unreachableError());
+  }
+
+  /**
+   * What a failed write says of the server: a failed connection attempt
+   * makes it unreachable, and so does a write that lost its connection
+   * again on its retry (the server keeps closing connections unanswered);
+   * a connection lost once, or a timeout, concerns that write alone; an
+   * answer, of any status, makes it reachable.
+   */
+  private judgeConnection(batch: Batch, error: PublishError): void {
+    const verdict = connectionVerdict(error);
+    if (verdict === 'answered') this.answered();
+    else if (verdict === 'unconnected' || (verdict === 'lost' && batch.unanswered >= 2))
+      this.health.unreachableNow(error as PublishApiError);
   }
 
   private warnLookupRefused(error: PublishApiError): void {
@@ -331,10 +362,12 @@ export class EventRecorder implements OnApplicationShutdown {
 
   /** The server answered: if it was unreachable, the series backing off may write at once. */
   private answered(): void {
-    if (!this.unreachable) return;
-    this.unreachable = undefined;
-    this.store.endBackoffs();
-    this.scheduler.rescheduleWaiting();
+    if (!this.health.answered()) return;
+    for (const series of this.store.endBackoffs()) {
+      if (this.draining.has(series)) continue;
+      this.scheduler.cancel(series);
+      this.scheduler.schedule(series);
+    }
   }
 
   /** Writes what the series has queued, whatever the budgets, until `deadline`; drops what is left then. */
@@ -361,8 +394,7 @@ export class EventRecorder implements OnApplicationShutdown {
    * short, but no sooner than the server's `Retry-After`.
    */
   private retryAtWhileDraining(series: Series): number {
-    const lastError = series.queue[0]?.lastError;
-    if (lastError instanceof PublishApiError && lastError.retryAfterMs !== undefined) return series.retryAt;
+    if (series.state === 'throttled' || isThrottled(series.queue[0]?.lastError)) return series.retryAt;
     return Math.min(series.retryAt, series.lastFailureAt + FLUSH_RETRY_MS);
   }
 
@@ -374,7 +406,7 @@ export class EventRecorder implements OnApplicationShutdown {
     const dropped = new PublishError(OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error), {
       cause: error,
     });
-    for (const waiter of batch.waiters) waiter.reject(dropped);
+    for (const waiter of [...batch.waiters]) waiter.reject(dropped);
   }
 
   private dropOccurrence(occurrence: Occurrence, awaited: AwaitedPublish, cause: DropCause): void {
@@ -385,9 +417,9 @@ export class EventRecorder implements OnApplicationShutdown {
   }
 
   private unreachableError(): PublishUnreachableError {
-    const { since, error } = this.unreachable!;
-    return new PublishUnreachableError(SERVER_UNREACHABLE(new Date(since), error.message), new Date(since), {
-      cause: error,
+    const { since, why } = this.health.unreachable!;
+    return new PublishUnreachableError(SERVER_UNREACHABLE(new Date(since), why.message), new Date(since), {
+      cause: why,
     });
   }
 

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeEvent } from '../kube-events.interfaces.js';
 import type { TraceContext } from '../tracing/trace-context.js';
@@ -23,13 +24,22 @@ export interface Occurrence {
  * API server returns `related` in its own field order and annotations
  * sorted, and drops empty fields, so a resumed series compares equal.
  */
-export function identityOf(event: KubeEvent): string {
+function identityOf(event: KubeEvent): string {
   return JSON.stringify([
     event.type,
     event.note ?? null,
     relatedIdentity(event.related),
     annotationsIdentity(event.annotations),
   ]);
+}
+
+/**
+ * {@link identityOf} as a digest of fixed size (SHA-256, 44 characters),
+ * which a series keeps for its whole life: a note and annotations of
+ * hundreds of kilobytes cost a tracked series no more than short ones.
+ */
+export function identityDigest(event: KubeEvent): string {
+  return hash('sha256', identityOf(event), 'base64');
 }
 
 /** The fields of an ObjectReference the API server keeps, in one order. */

@@ -1,12 +1,14 @@
+import { isFailedConnectionAttempt } from '../api/unreachable-cause.js';
 import { PublishApiError, PublishTimeoutError } from '../errors.js';
 
 /**
  * How failed writes are spaced, as client-go's backoff: doubling from
  * `initialMs` up to `maxMs`, each delay stretched by up to `jitter` of
  * itself so that many series do not retry in step. The server's
- * `Retry-After` is a floor. The cap is short so that a recorder notices
- * soon that an unreachable server is back (then every series retries at
- * once); the recorder-wide budget bounds what the retries cost.
+ * `Retry-After` is a floor, and the jitter goes above it: series told to
+ * wait the same second do not all come back in the same millisecond. The
+ * cap is short so that a recorder notices soon that an unreachable server
+ * is back; the recorder-wide budget bounds what the retries cost.
  */
 export const RETRY_BACKOFF = Object.freeze({ initialMs: 200, factor: 2, maxMs: 2_000, jitter: 0.5 });
 
@@ -14,7 +16,7 @@ export const RETRY_BACKOFF = Object.freeze({ initialMs: 200, factor: 2, maxMs: 2
 export function retryDelay(failures: number, retryAfterMs = 0): number {
   const { initialMs, factor, maxMs, jitter } = RETRY_BACKOFF;
   const base = Math.min(maxMs, initialMs * factor ** Math.max(0, failures - 1));
-  return Math.max(retryAfterMs, base * (1 + Math.random() * jitter));
+  return Math.max(retryAfterMs, base) * (1 + Math.random() * jitter);
 }
 
 /** Whether a failed write may succeed later: server errors, throttling, timeouts and unreachable servers; not refusals. */
@@ -31,7 +33,23 @@ export function mayHaveApplied(error: unknown): boolean {
   return error instanceof PublishApiError && (error.mayHaveApplied || (error.statusCode ?? 0) >= 500);
 }
 
-/** Whether no answer came at all: the server is down or unreachable. */
-export function isUnreachable(error: unknown): boolean {
-  return error instanceof PublishApiError && error.statusCode === undefined;
+/**
+ * What a failed write says about the connection to the server:
+ * - `unconnected`: no connection could be made (refused, DNS, connect timeout, TLS): the server is unreachable;
+ * - `lost`: an established connection broke before any answer (a reset, a close): this write alone;
+ * - `answered`: the server answered (a status, even one whose body could not be read);
+ * - `timed-out`: no answer within the timeout: this write alone.
+ */
+export type ConnectionVerdict = 'unconnected' | 'lost' | 'answered' | 'timed-out';
+
+/** What `error`, from a write, says about the connection (see {@link ConnectionVerdict}). */
+export function connectionVerdict(error: unknown): ConnectionVerdict {
+  if (error instanceof PublishTimeoutError) return 'timed-out';
+  if (!(error instanceof PublishApiError) || error.statusCode !== undefined) return 'answered';
+  return isFailedConnectionAttempt(error.cause) ? 'unconnected' : 'lost';
+}
+
+/** Whether the server told the recorder when to come back (`Retry-After`): nothing cuts that wait short. */
+export function isThrottled(error: unknown): boolean {
+  return error instanceof PublishApiError && error.retryAfterMs !== undefined;
 }

@@ -5,8 +5,18 @@ import type { AwaitedPublish } from './awaited-publish.js';
 import type { ListedEvent } from '../api/events-api.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import { InsertionOrder } from './insertion-order.js';
-import { identityOf, type Occurrence } from './occurrence.js';
-import { isTransient, mayHaveApplied, retryDelay } from './retry-backoff.js';
+import { identityDigest, type Occurrence } from './occurrence.js';
+import { connectionVerdict, isThrottled, isTransient, mayHaveApplied, retryDelay } from './retry-backoff.js';
+import {
+  failedWrite,
+  idleState,
+  queued,
+  serverBack,
+  writing,
+  written,
+  type RetryCause,
+  type SeriesWriteState,
+} from './series-write-state.js';
 import { StringPool } from './string-pool.js';
 import type { TokenBucket } from './token-bucket.js';
 import type { TraceContext } from '../tracing/trace-context.js';
@@ -19,7 +29,7 @@ const MAX_BATCHES_PER_SERIES = 8;
 export interface SeriesEvent {
   readonly name: string;
   readonly namespace: string;
-  /** What a repeat must match to raise it (see `identityOf`). */
+  /** What a repeat must match to raise it: a digest of fixed size (see `identityDigest`), however large the note and annotations. */
   readonly identity: string;
   /** The count on the server, as last seen. */
   count: number;
@@ -29,20 +39,41 @@ export interface SeriesEvent {
   publishedAt: number;
 }
 
-/** Occurrences of one event in one series, written together by one write. */
+/**
+ * Occurrences of one event in one series, written together by one write:
+ * the one object that describes them on their way. It counts them, and
+ * holds only the publishes still awaiting them: one that settles (timed
+ * out, or rejected while the server is unreachable) leaves at once, so an
+ * outage of many publishes holds one count, not a list.
+ */
 export interface Batch {
+  /** The digest of what the Event says (see `identityDigest`). */
   readonly identity: string;
   /** The first of them: what the Event says. */
   readonly first: Occurrence;
   occurrences: number;
   /** The trace context of the latest of them, which the write puts on the Event. */
   trace: TraceContext | undefined;
-  /** The publishes awaiting this write, oldest first. */
-  readonly waiters: AwaitedPublish[];
-  /** The write it goes out as, fixed at its first attempt so that a retry is the same write. */
+  /** The publishes still awaiting this write; each leaves as it settles. */
+  readonly waiters: Set<AwaitedPublish>;
+  /**
+   * The write it goes out as, fixed at its first attempt so that a retry is
+   * the same write (name, precondition); its count follows `occurrences`,
+   * which a publish joining a batch that waits to retry raises.
+   */
   plan: WritePlan | undefined;
-  /** An attempt got no answer that could be read: it may be on the server already. */
-  uncertain: boolean;
+  /** The count the plan builds on: 0 for a create, the Event's count as last read for a patch. */
+  base: number;
+  /** Occurrences of this batch an earlier attempt put on the server already, as a read showed. */
+  landed: number;
+  /**
+   * The counts sent under the plan's name or precondition by attempts that
+   * got no answer that could be read: at most one of them applied (the
+   * name or precondition refuses the others), and a read tells which.
+   */
+  readonly mayHaveLanded: number[];
+  /** Attempts in a row that got no answer at all. */
+  unanswered: number;
   /** Why its last attempt failed. */
   lastError: PublishError | undefined;
 }
@@ -66,7 +97,7 @@ export interface TrackedObject {
  * One series: repeats of one Event about one object, written one at a time.
  * A series is (failure?, object uid, reason, action).
  */
-export interface Series {
+export interface Series extends SeriesWriteState {
   /** `undefined` for the Event of an object without a uid, which no later publish repeats. */
   readonly object: TrackedObject | undefined;
   readonly failure: boolean;
@@ -75,14 +106,6 @@ export interface Series {
   event: SeriesEvent | undefined;
   /** Occurrences waiting to be written, oldest first; the first may be in flight. */
   readonly queue: Batch[];
-  /** A write is in flight (at most one per series). */
-  writing: boolean;
-  /** Failed writes in a row, for the backoff. */
-  failures: number;
-  /** No write before this (monotonic ms): the backoff after a failure, or the server's `Retry-After`. */
-  retryAt: number;
-  /** When its last write failed (monotonic ms). */
-  lastFailureAt: number;
   /** A previous process may have left its Event on the server (`resumeSeries`): look before the first write. */
   unexplored: boolean;
   /** Used again since it last took its place in the store's order: it gets a second chance before it is dropped. */
@@ -118,7 +141,7 @@ export type Settled =
 
 /** What a failed write leaves. */
 export type Failed =
-  /** Queued still, tried again after `retryAt`. */
+  /** Queued still, tried again after `retryAt` (at once after a first lost answer). */
   | { readonly kind: 'retry' }
   /** Refused, or past its series window: the batch is given up. */
   | { readonly kind: 'refused' | 'expired' };
@@ -133,6 +156,10 @@ export interface SeriesStoreOptions {
   readonly controller: string;
   /** Continue the series a previous process left on the server. */
   readonly resume: boolean;
+  /** The wall clock that Event times and names read (epoch ms). @default Date.now */
+  readonly wallClock?: () => number;
+  /** Names a new Event. @default eventName */
+  readonly namer?: (objectName: string | undefined, controller: string, at: number) => string;
 }
 
 /**
@@ -182,7 +209,13 @@ export class SeriesStore {
   /** Identities and namespaces, which series keep for their whole life and mostly share. */
   private readonly shared = new StringPool();
 
-  constructor(private readonly options: SeriesStoreOptions) {}
+  private readonly wallClock: () => number;
+  private readonly namer: (objectName: string | undefined, controller: string, at: number) => string;
+
+  constructor(private readonly options: SeriesStoreOptions) {
+    this.wallClock = options.wallClock ?? Date.now;
+    this.namer = options.namer ?? eventName;
+  }
 
   /** Series tracked for their next repeat. */
   get size(): number {
@@ -243,12 +276,13 @@ export class SeriesStore {
 
   /** Queues an occurrence in its series: with the last batch when it repeats it and is not sent yet, else in a batch of its own. */
   enqueue(series: Series, occurrence: Occurrence, waiter: AwaitedPublish): Enqueued {
-    const identity = this.shared.intern(identityOf(occurrence.event));
+    const identity = this.shared.intern(identityDigest(occurrence.event));
     const last = series.queue.at(-1);
-    if (last && !last.plan && last.identity === identity) {
+    // Joins the last batch unless that one is in flight: one waiting to retry takes it along (its count follows).
+    if (last && last.identity === identity && !(series.state === 'writing' && last === series.queue[0])) {
       last.occurrences++;
       last.trace = occurrence.trace;
-      last.waiters.push(waiter);
+      last.waiters.add(waiter);
       return { batch: last, joined: true };
     }
     // A series' first write gets in while others back up, so that a new object is heard, but only up to
@@ -261,23 +295,27 @@ export class SeriesStore {
       first: occurrence,
       occurrences: 1,
       trace: occurrence.trace,
-      waiters: [waiter],
+      waiters: new Set([waiter]),
       plan: undefined,
-      uncertain: false,
+      base: 0,
+      landed: 0,
+      mayHaveLanded: [],
+      unanswered: 0,
       lastError: undefined,
     };
     series.queue.push(batch);
     this.waitingBatches++;
     this.withWork.add(series);
+    queued(series);
     return { batch, joined: false, evicted };
   }
 
   /** Takes the series' next write, unless one is in flight or nothing is queued. */
   startWrite(series: Series, now: number): { batch: Batch; plan: WritePlan } | undefined {
     const batch = series.queue[0];
-    if (series.writing || !batch) return undefined;
-    batch.plan ??= this.planFor(series, batch, now);
-    series.writing = true;
+    if (series.state === 'writing' || !batch) return undefined;
+    batch.plan = batch.plan ? withCount(batch.plan, countOf(batch)) : this.planFor(series, batch, now);
+    writing(series);
     this.waitingBatches--;
     return { batch, plan: batch.plan };
   }
@@ -291,72 +329,93 @@ export class SeriesStore {
       batch.plan = this.planFor(series, batch, now);
       return { kind: 'again', plan: batch.plan };
     }
+    batch.unanswered = 0;
     if (result.kind === 'gone') {
-      // Expired on the server: the occurrences start a new Event.
+      // Expired on the server (or never there, after a 409 whose read found nothing): the occurrences start a new Event.
       series.event = undefined;
+      batch.landed = 0;
       batch.plan = this.planFor(series, batch, now);
       return { kind: 'again', plan: batch.plan };
     }
-    if (result.kind === 'conflict' && plan.kind === 'patch') {
-      // Changed since last seen: by a late write of this batch, or by someone else.
-      const landed = batch.uncertain && result.state.count >= plan.count;
-      if (!landed) {
+    if ((result.kind === 'conflict' && plan.kind === 'patch') || (result.kind === 'exists' && plan.kind === 'create')) {
+      // Changed since last seen, or already there: by an earlier attempt of this batch, or by someone else.
+      const landedCount = batch.mayHaveLanded.filter((count) => count <= result.state.count).reduce(max, -1);
+      // A create found with no attempt that may have landed (none is known) is taken as landed whole, as before.
+      if (landedCount >= 0) batch.landed += landedCount - batch.base;
+      else if (result.kind === 'exists' && !batch.mayHaveLanded.length) batch.landed = batch.occurrences;
+      if (batch.landed < batch.occurrences) {
+        const { name, namespace } = plan;
+        batch.base = result.state.count;
+        batch.mayHaveLanded.length = 0;
         batch.plan = {
-          ...plan,
+          kind: 'patch',
+          namespace,
+          name,
           resourceVersion: result.state.resourceVersion,
-          count: result.state.count + batch.occurrences,
+          count: countOf(batch),
         };
         return { kind: 'again', plan: batch.plan };
       }
     }
     const event = this.written(series, batch, result.state, now);
-    series.writing = false;
     this.removeBatch(series, 0, true);
-    series.failures = 0;
-    series.retryAt = 0;
+    written(series, series.queue.length > 0);
     return { kind: 'written', created: plan.kind === 'create', count: event.count, event };
   }
 
   /** Applies a failed write: a transient failure keeps the batch queued for a retry after a backoff. */
   fail(series: Series, batch: Batch, error: PublishError, now: number): Failed {
-    series.writing = false;
     batch.lastError = error;
+    const verdict = connectionVerdict(error);
+    batch.unanswered = verdict === 'lost' || verdict === 'unconnected' ? batch.unanswered + 1 : 0;
     if (!isTransient(error)) {
       this.removeBatch(series, 0, true);
+      failedWrite(series, now, undefined, series.queue.length > 0);
       return { kind: 'refused' };
     }
-    if (mayHaveApplied(error)) batch.uncertain = true;
+    const applied = mayHaveApplied(error);
+    if (applied && batch.plan && batch.plan.kind !== 'find') batch.mayHaveLanded.push(batch.plan.count);
     if (now - batch.first.publishedAt > this.options.window) {
       this.removeBatch(series, 0, true);
+      failedWrite(series, now, undefined, series.queue.length > 0);
       return { kind: 'expired' };
     }
     this.waitingBatches++;
-    series.failures++;
-    series.lastFailureAt = now;
-    series.retryAt =
-      now + retryDelay(series.failures, error instanceof PublishApiError ? error.retryAfterMs : undefined);
+    const cause: RetryCause = isThrottled(error) ? 'throttled' : applied ? 'may-have-applied' : 'failed';
+    const at = now + retryDelay(series.failures + 1, error instanceof PublishApiError ? error.retryAfterMs : undefined);
+    failedWrite(series, now, { at, cause }, true);
     return { kind: 'retry' };
+  }
+
+  /**
+   * The write in flight lost its connection before any answer, and goes
+   * again at once on a fresh one: it may have applied, so the retry is the
+   * same write (name, precondition), and a read settles which landed.
+   */
+  lost(batch: Batch, error: PublishError): void {
+    batch.lastError = error;
+    batch.unanswered++;
+    if (batch.plan && batch.plan.kind !== 'find') batch.mayHaveLanded.push(batch.plan.count);
   }
 
   /**
    * Ends the backoff of every series, as when the server answers again after
    * an outage: their retries may go now. A series the server itself told to
    * wait (`Retry-After`) still waits: that was an answer, not the outage.
+   * Returns the series that may write now.
    */
-  endBackoffs(): void {
-    for (const series of this.withWork) {
-      const lastError = series.queue[0]?.lastError;
-      if (lastError instanceof PublishApiError && lastError.retryAfterMs !== undefined) continue;
-      series.retryAt = 0;
-      series.failures = 0;
-    }
+  endBackoffs(): Series[] {
+    const moved: Series[] = [];
+    for (const series of this.withWork) if (serverBack(series)) moved.push(series);
+    return moved;
   }
 
   /** Gives up every batch of the series that is not in flight, as when `flush()` runs out of time. */
   dropQueued(series: Series): Batch[] {
     const dropped: Batch[] = [];
-    while (series.queue.length > (series.writing ? 1 : 0))
+    while (series.queue.length > (series.state === 'writing' ? 1 : 0))
       dropped.push(this.removeBatch(series, series.queue.length - 1)!);
+    if (!series.queue.length) written(series, false);
     return dropped.reverse();
   }
 
@@ -407,21 +466,25 @@ export class SeriesStore {
       return { kind: 'find', namespace: eventNamespace(resource), uid, reason: event.reason, action: event.action };
     }
     const last = series.event;
+    batch.mayHaveLanded.length = 0;
     if (last && last.identity === batch.identity && this.isCurrent(last, now)) {
+      batch.base = last.count;
       return {
         kind: 'patch',
         namespace: last.namespace,
         name: last.name,
         resourceVersion: last.resourceVersion,
-        count: last.count + batch.occurrences,
+        count: countOf(batch),
       };
     }
+    batch.base = 0;
+    const at = this.wallClock();
     return {
       kind: 'create',
       namespace: this.shared.intern(eventNamespace(resource)),
-      name: eventName(resource.metadata?.name, this.options.controller, Date.now()),
-      eventTime: Date.now(),
-      count: batch.occurrences,
+      name: this.namer(resource.metadata?.name, this.options.controller, at),
+      eventTime: at,
+      count: countOf(batch),
     };
   }
 
@@ -432,8 +495,8 @@ export class SeriesStore {
     if (annotations?.[SERIES_ENDED_ANNOTATION] !== undefined) return false;
     // Ended by this process, its annotation maybe not on the server yet.
     if (this.endedEvents.has(endedKey(latest.namespace, latest.name))) return false;
-    if (Date.now() - latest.lastObservedAt > this.options.window) return false;
-    const identity = identityOf({
+    if (this.wallClock() - latest.lastObservedAt > this.options.window) return false;
+    const identity = identityDigest({
       type: event.type as 'Normal' | 'Warning',
       reason: '',
       action: '',
@@ -446,7 +509,7 @@ export class SeriesStore {
 
   /** The series' Event as a previous process left it, last written as long ago as its last occurrence was seen. */
   private resumed(latest: ListedEvent, batch: Batch, now: number): SeriesEvent {
-    const age = Math.max(0, Date.now() - latest.lastObservedAt);
+    const age = Math.max(0, this.wallClock() - latest.lastObservedAt);
     return {
       name: latest.name,
       namespace: latest.namespace,
@@ -552,6 +615,19 @@ export class SeriesStore {
   }
 }
 
+/** The count a batch's write sets: what the Event held when planned, plus what of the batch is not on it yet. */
+function countOf(batch: Batch): number {
+  return batch.base + batch.occurrences - batch.landed;
+}
+
+/** The plan with its count set to `count`: the same object when it already is, so that a retry sends the same write. */
+function withCount(plan: WritePlan, count: number): WritePlan {
+  if (plan.kind === 'find' || plan.count === count) return plan;
+  return { ...plan, count };
+}
+
+const max = (a: number, b: number) => Math.max(a, b);
+
 /** Removes `item` from `items`, whose order does not matter, without the array `splice` returns. */
 function removeItem<T>(items: T[], item: T): void {
   const last = items.pop()!;
@@ -578,10 +654,7 @@ function newSeries(
     action,
     event: undefined,
     queue: [],
-    writing: false,
-    failures: 0,
-    retryAt: 0,
-    lastFailureAt: 0,
+    ...idleState(),
     unexplored,
     referenced: false,
     previous: undefined,

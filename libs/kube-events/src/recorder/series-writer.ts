@@ -101,7 +101,13 @@ export class SeriesWriter {
       return { kind: 'created', state: await this.api.create(plan.namespace, body, signal) };
     } catch (error) {
       if (!hasStatus(error, 409, 'AlreadyExists')) throw error;
+    }
+    try {
       return { kind: 'exists', state: await this.api.read(plan.namespace, plan.name, signal) };
+    } catch (readError) {
+      // Refused as existing, yet not there (deleted meanwhile): nothing of it stands, so it is created again.
+      if (hasStatus(readError, 404)) return { kind: 'gone' };
+      throw readError;
     }
   }
 

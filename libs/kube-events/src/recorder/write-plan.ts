@@ -43,7 +43,7 @@ export type WriteResult =
   | { readonly kind: 'exists'; readonly state: StoredEvent }
   /** The patch's precondition failed: the Event changed since it was last seen; this is it now. */
   | { readonly kind: 'conflict'; readonly state: StoredEvent }
-  /** The patched Event is gone (the server deletes Events an `--event-ttl` after their last update). */
+  /** The patched Event is gone (the server deletes Events an `--event-ttl` after their last update), or a create refused as existing found nothing to read. */
   | { readonly kind: 'gone' }
   /** What a find saw: the latest Event for the series, if any; none when the server refused the lookup (`refused`). */
   | { readonly kind: 'found'; readonly latest: ListedEvent | undefined; readonly refused?: PublishApiError };

@@ -35,7 +35,8 @@ export class WriteScheduler {
   /** Sends the series' next write as soon as its backoff and the budgets allow; does nothing while one is in flight or planned. */
   schedule(series: Series, atHeadOfLine = false): void {
     const batch = series.queue[0];
-    if (!batch || series.writing || this.timers.has(series) || (!atHeadOfLine && this.line.has(series))) return;
+    if (!batch || series.state === 'writing' || this.timers.has(series) || (!atHeadOfLine && this.line.has(series)))
+      return;
     const now = monotonicNow();
     const waited = now - batch.first.publishedAt;
     const objectWait = series.object ? this.budget.msUntilObjectWrite(series.object, waited, now) : 0;
@@ -53,13 +54,6 @@ export class WriteScheduler {
       this.line.add(series);
       this.armLineTimer();
     }
-  }
-
-  /** Looks again at every series waiting on a timer of its own, as when their backoffs ended. */
-  rescheduleWaiting(): void {
-    const waiting = [...this.timers.keys()];
-    for (const series of waiting) this.cancel(series);
-    for (const series of waiting) this.schedule(series);
   }
 
   /** Stops scheduling the series, as when `flush()` writes it itself. */
