@@ -651,6 +651,38 @@ describe('FakeApiServer', () => {
 
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+    describe('resetNext', () => {
+      it('resets the connection of the next matching request before applying it', async () => {
+        server.resetNext('POST');
+
+        await expect(post('reset-1')).rejects.toMatchObject({ name: 'TypeError', cause: { code: 'ECONNRESET' } });
+        expect(server.events('ns-a')).toEqual([]);
+        expect(server.log()).toEqual(['create ns-a → reset']);
+        expect(server.pendingScenarios).toBe(0);
+        expect((await post('reset-1')).status).toBe(201);
+      });
+    });
+
+    describe('stopListening, listenAgain', () => {
+      it('refuses connections until it listens again on the same address, keeping its Events', async () => {
+        expect((await post('down-0')).status).toBe(201);
+        await server.stopListening();
+
+        try {
+          expect(server.isListening).toBe(false);
+          // The client may first try the kept-alive connection the server closed; a new one is refused.
+          await post('down-1').catch(() => undefined);
+          await expect(post('down-1')).rejects.toMatchObject({ name: 'TypeError', cause: { code: 'ECONNREFUSED' } });
+          expect(server.log()).toEqual(['create ns-a → 201']);
+        } finally {
+          await server.listenAgain();
+        }
+        expect(server.isListening).toBe(true);
+        expect((await post('down-1')).status).toBe(201);
+        expect(server.events('ns-a').map((event) => event.metadata.name)).toEqual(['down-0', 'down-1']);
+      });
+    });
+
     describe('loseAnswerNext', () => {
       it('applies the create, then resets the connection with no answer', async () => {
         server.loseAnswerNext('POST');

@@ -72,6 +72,7 @@ export class FakeApiServer {
   private readonly appliedWrites: AppliedWrite[] = [];
   private resourceVersion = 1000;
   private closing = false;
+  private listening = true;
   private url_ = '';
   private acceptedToken: string | undefined;
   private connections_ = 0;
@@ -289,6 +290,48 @@ export class FakeApiServer {
   }
 
   /**
+   * The next request that `match` picks has its connection reset as soon as
+   * it has arrived, before it is applied: the client sees a network error
+   * and cannot tell it from {@link loseAnswerNext}, where it was applied.
+   */
+  resetNext(match?: RequestMatch): this {
+    this.scenarios.push({ kind: 'reset', match });
+    return this;
+  }
+
+  /**
+   * Stops listening and closes every open connection: from now on a client
+   * trying to connect is refused (`ECONNREFUSED`), as when the API server
+   * is down, until {@link listenAgain}. Hung and delayed requests are let go.
+   */
+  async stopListening(): Promise<void> {
+    if (!this.listening) return;
+    this.listening = false;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  /** Listens again, on the same address, after {@link stopListening}: the server is back. */
+  async listenAgain(): Promise<void> {
+    if (this.listening || this.closing) return;
+    const { port } = new URL(this.url_);
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(Number(port), '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    this.listening = true;
+  }
+
+  /** Whether the server accepts connections (see {@link stopListening}). */
+  get isListening(): boolean {
+    return this.listening;
+  }
+
+  /**
    * The next request that `match` picks is applied as usual (the Event is
    * created or patched), then the connection is reset with no answer at all:
    * the server applied it but the answer was lost. The client sees a network
@@ -397,6 +440,8 @@ export class FakeApiServer {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    const wasListening = this.listening;
+    this.listening = false;
     for (const sleeper of this.sleepers) {
       clearTimeout(sleeper.timer);
       sleeper.wake(false);
@@ -404,7 +449,8 @@ export class FakeApiServer {
     this.sleepers.clear();
     for (const fail of [...this.waiters]) fail(new Error('FakeApiServer closed'));
     await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
+      if (wasListening) this.server.close(() => resolve());
+      else resolve();
       for (const socket of this.sockets) socket.destroy();
     });
   }
@@ -479,6 +525,10 @@ export class FakeApiServer {
         return;
       case 'fail':
         this.send(res, record, injectedFailure(record, scenario.status, scenario.options));
+        return;
+      case 'reset':
+        cutByServer = true;
+        this.resetConnection(res, record);
         return;
       case 'loseAnswer': {
         const answer = this.handle(record, route);

@@ -17,6 +17,7 @@ export type Scenario =
   | { kind: 'hang'; match?: RequestMatch }
   | { kind: 'fail'; match?: RequestMatch; status: number; options: FailOptions }
   | { kind: 'loseAnswer'; match?: RequestMatch }
+  | { kind: 'reset'; match?: RequestMatch }
   | { kind: 'truncateAnswer'; match?: RequestMatch; contentLength: 'full' | 'sent' }
   | { kind: 'delay'; match?: RequestMatch; ms: number; applyIfAborted: boolean }
   | { kind: 'respond'; match?: RequestMatch; reply: (request: RecordedRequest) => ScriptedReply };

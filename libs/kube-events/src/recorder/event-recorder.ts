@@ -33,9 +33,9 @@ import {
   type PublishOutcomeKind,
 } from './publish-outcome.js';
 import { ConnectionHealth } from './connection-health.js';
-import { connectionVerdict, isThrottled } from './retry-backoff.js';
+import { connectionVerdict, isThrottled, retryDelay } from './retry-backoff.js';
 import { SeriesStore, type Batch, type Series } from './series-store.js';
-import { probe, retryNow } from './series-write-state.js';
+import { heldWhileUnreachable, probe, retryNow } from './series-write-state.js';
 import { SimilarEvents } from './similar-events.js';
 import { SeriesWriter } from './series-writer.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
@@ -264,6 +264,7 @@ export class EventRecorder implements OnApplicationShutdown {
       this.deadlines.watch(awaited);
       this.scheduler.cancel(series);
     } else {
+      heldWhileUnreachable(series, publishedAt + retryDelay(1));
       awaited.reject(this.unreachableError());
     }
     if (!this.draining.has(series)) this.scheduler.schedule(series);

@@ -381,7 +381,13 @@ export class SeriesStore {
       return { kind: 'expired' };
     }
     this.waitingBatches++;
-    const cause: RetryCause = isThrottled(error) ? 'throttled' : applied ? 'may-have-applied' : 'failed';
+    // A timeout or a lost answer (an unreadable 2xx too) holds nothing that delays a new publish; a 5xx keeps
+    // its backoff, a Retry-After its time.
+    const lostAnswer =
+      verdict === 'timed-out' ||
+      verdict === 'lost' ||
+      (error instanceof PublishApiError && error.mayHaveApplied && (error.statusCode ?? 0) < 300);
+    const cause: RetryCause = isThrottled(error) ? 'throttled' : lostAnswer ? 'may-have-applied' : 'failed';
     const at = now + retryDelay(series.failures + 1, error instanceof PublishApiError ? error.retryAfterMs : undefined);
     failedWrite(series, now, { at, cause }, true);
     return { kind: 'retry' };

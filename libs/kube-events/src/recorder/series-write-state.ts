@@ -9,8 +9,8 @@
  * | `idle`           | nothing queued                                                 | {@link queued}                                              |
  * | `queued`         | occurrences wait for the budgets                               | {@link writing}                                             |
  * | `writing`        | one write in flight (never two per series)                     | {@link written}, {@link failedWrite}                        |
- * | `backing-off`    | until `retryAt`: the last write failed (5xx, no server)        | its time, {@link serverBack}                                |
- * | `awaiting-retry` | until `retryAt`: the last write may have applied (timed out, answer lost) | its time, {@link retryNow} (a new publish), {@link serverBack} |
+ * | `backing-off`    | until `retryAt`: the last write failed (5xx, no server), or the server is unreachable ({@link heldWhileUnreachable}) | its time, {@link serverBack}, {@link probe} |
+ * | `awaiting-retry` | until `retryAt`: the last write may have applied (timed out, answer lost) | its time, {@link retryNow} (a new publish), {@link serverBack}, {@link probe} |
  * | `throttled`      | until `retryAt`: the server said `Retry-After`                 | its time only                                               |
  *
  * A waiting state whose time has come goes straight to `writing` when the
@@ -113,4 +113,16 @@ export function probe(series: SeriesWriteState): boolean {
   series.state = 'queued';
   series.retryAt = 0;
   return true;
+}
+
+/**
+ * Occurrences were queued while the server is unreachable, and this publish
+ * does not probe it: the series waits like one whose write failed, until
+ * `until` or the server answers again, rather than send a write that would
+ * find no server.
+ */
+export function heldWhileUnreachable(series: SeriesWriteState, until: number): void {
+  if (series.state !== 'queued') return;
+  series.state = 'backing-off';
+  series.retryAt = until;
 }
