@@ -1,5 +1,5 @@
 import { isFailedConnectionAttempt } from '../api/unreachable-cause.js';
-import { PublishApiError, PublishTimeoutError } from '../errors.js';
+import { PublishApiError, PublishCredentialError, PublishTimeoutError } from '../errors.js';
 
 /**
  * How failed writes are spaced, as client-go's backoff: doubling from
@@ -38,13 +38,15 @@ export function mayHaveApplied(error: unknown): boolean {
  * - `unconnected`: no connection could be made (refused, DNS, connect timeout, TLS): the server is unreachable;
  * - `lost`: an established connection broke before any answer (a reset, a close): this write alone;
  * - `answered`: the server answered (a status, even one whose body could not be read);
- * - `timed-out`: no answer within the timeout: this write alone.
+ * - `timed-out`: no answer within the timeout: this write alone;
+ * - `unsent`: no credentials to send it with: nothing was learnt of the server.
  */
-export type ConnectionVerdict = 'unconnected' | 'lost' | 'answered' | 'timed-out';
+export type ConnectionVerdict = 'unconnected' | 'lost' | 'answered' | 'timed-out' | 'unsent';
 
 /** What `error`, from a write, says about the connection (see {@link ConnectionVerdict}). */
 export function connectionVerdict(error: unknown): ConnectionVerdict {
   if (error instanceof PublishTimeoutError) return 'timed-out';
+  if (error instanceof PublishCredentialError) return 'unsent';
   if (!(error instanceof PublishApiError) || error.statusCode !== undefined) return 'answered';
   return isFailedConnectionAttempt(error.cause) ? 'unconnected' : 'lost';
 }
