@@ -259,10 +259,17 @@ export class EventRecorder implements OnApplicationShutdown {
       this.deadlines.watch(awaited);
       // A write that timed out or lost its answer holds nothing that delays this one: its retry goes now, with both.
       if (retryNow(series)) this.scheduler.cancel(series);
-    } else if (series.state !== 'writing' && this.health.tryProbe(publishedAt) && probe(series)) {
-      // While the server is down, one publish now and then tries it itself: the first after it is back resolves.
+    } else if (
+      series.state !== 'writing' &&
+      !this.draining.has(series) &&
+      this.health.tryProbe(publishedAt) &&
+      probe(series)
+    ) {
+      // While the server is down, one publish now and then tries it itself, whatever the budgets (one write a
+      // probe interval at most): the first publish after the server is back resolves.
       this.deadlines.watch(awaited);
       this.scheduler.cancel(series);
+      void this.write(series);
     } else {
       heldWhileUnreachable(series, publishedAt + retryDelay(1));
       awaited.reject(this.unreachableError());
