@@ -388,28 +388,9 @@ export class SeriesStore {
       verdict === 'lost' ||
       (error instanceof PublishApiError && error.mayHaveApplied && (error.statusCode ?? 0) < 300);
     const cause: RetryCause = isThrottled(error) ? 'throttled' : lostAnswer ? 'may-have-applied' : 'failed';
-    // Publishes that came while it was on its way retry it at once, as one that comes later does, carrying theirs.
-    const at =
-      cause === 'may-have-applied' && this.joinNext(series)
-        ? now
-        : now + retryDelay(series.failures + 1, error instanceof PublishApiError ? error.retryAfterMs : undefined);
+    const at = now + retryDelay(series.failures + 1, error instanceof PublishApiError ? error.retryAfterMs : undefined);
     failedWrite(series, now, { at, cause }, true);
     return { kind: 'retry' };
-  }
-
-  /** Folds the batch behind the first into it when they repeat one event; returns whether any was queued behind. */
-  private joinNext(series: Series): boolean {
-    const [first, next] = series.queue;
-    if (!first || !next) return false;
-    if (next.identity !== first.identity) return true;
-    first.occurrences += next.occurrences;
-    first.trace = next.trace;
-    for (const waiter of next.waiters) {
-      first.waiters.add(waiter);
-      waiter.carrier = first;
-    }
-    this.removeBatch(series, 1);
-    return true;
   }
 
   /**
