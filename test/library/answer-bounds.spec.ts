@@ -32,6 +32,9 @@ const proxyPage = (authorization: string) => `<!DOCTYPE html>
 Authorization: ${authorization}
 Accept: application/json</pre></body></html>`;
 
+// A retried publish runs to its timeout, and the shutdown flush after it: slower on a loaded machine.
+jest.setTimeout(20_000);
+
 describe('what the recorder takes from an answer', () => {
   let server: FakeApiServer;
   let app: TestingModule | undefined;

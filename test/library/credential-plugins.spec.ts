@@ -40,6 +40,16 @@ if (mode === 'token') {
 `;
 const SECRETS = ['RT123', 'secret-output', 'eyJhbGciOiJSUzI1NiJ9'];
 
+/** Polls `probe` until `done` says yes (a process starting or ending takes its time on a loaded machine). */
+async function eventually<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value) || Date.now() >= deadline) return value;
+    await sleep(50);
+  }
+}
+
 const isRunning = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -48,6 +58,9 @@ const isRunning = (pid: number) => {
     return false;
   }
 };
+
+// Plugins are node processes: starting them takes a while on a loaded machine.
+jest.setTimeout(20_000);
 
 describe('exec credential plugins', () => {
   let server: FakeApiServer;
@@ -129,18 +142,22 @@ describe('exec credential plugins', () => {
       Array.from({ length: 10 }, (_, i) => recorder.publish(configMap(`late-${i}`), syncFailed).catch(() => undefined)),
     );
 
-    const pids = await runs();
+    const pids = await eventually(runs, (found) => found.length > 0);
     expect(pids).toHaveLength(1);
     expect(isRunning(pids[0])).toBe(true);
     expect(server.requests).toHaveLength(0);
 
     await recorder.onApplicationShutdown();
-    await sleep(100);
-    expect(isRunning(pids[0])).toBe(false);
+    expect(
+      await eventually(
+        () => isRunning(pids[0]),
+        (running) => !running,
+      ),
+    ).toBe(false);
   });
 
   it('reports a failing plugin as a credential failure, without its output', async () => {
-    const recorder = recorderWith(kubeConfigWith('fail'), 2_000);
+    const recorder = recorderWith(kubeConfigWith('fail'), 5_000);
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -162,7 +179,7 @@ describe('exec credential plugins', () => {
   });
 
   it('says a plugin printed no credential, without quoting what it printed', async () => {
-    const recorder = recorderWith(kubeConfigWith('garbage'), 2_000);
+    const recorder = recorderWith(kubeConfigWith('garbage'), 5_000);
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -173,7 +190,7 @@ describe('exec credential plugins', () => {
 
   it('stops a plugin that runs past its timeout, and says it timed out', async () => {
     const kubeConfig = kubeConfigWith('hang');
-    const recorder = recorderWith(kubeConfig, 3_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 500 }));
+    const recorder = recorderWith(kubeConfig, 5_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 1_000 }));
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -182,12 +199,19 @@ describe('exec credential plugins', () => {
       /^The kubeconfig's exec credential plugin `.*` timed out and was stopped after \d+ ms\.$/,
     );
     expect(error).toMatchObject({ plugin: { timedOut: true, signal: 'SIGKILL' } });
-    const [pid] = await runs();
-    expect(isRunning(pid)).toBe(false);
+    expect((error as PublishCredentialError).plugin!.durationMs).toBeGreaterThanOrEqual(990);
+    const [pid] = await eventually(runs, (found) => found.length > 0);
+    expect(pid).toBeGreaterThan(0);
+    expect(
+      await eventually(
+        () => isRunning(pid),
+        (running) => !running,
+      ),
+    ).toBe(false);
   });
 
   it('says a plugin that is not there could not be started', async () => {
-    const recorder = recorderWith(kubeConfigWith('token', join(dir, 'no-such-plugin')), 2_000);
+    const recorder = recorderWith(kubeConfigWith('token', join(dir, 'no-such-plugin')), 5_000);
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 

@@ -64,8 +64,9 @@ export interface PooledAuthenticationOptions {
  * exec plugins and OIDC refreshed as they expire, the in-cluster token
  * re-read as the kubelet rotates it) but hands the request a pooled Agent,
  * made anew only when the TLS material changes (a rotated client
- * certificate, say), and reads that material once a minute rather than
- * for every request.
+ * certificate, say), and reads that material again when the kubeconfig's
+ * TLS fields change and its files once a minute, rather than for every
+ * request.
  *
  * Requests sent while an authentication is running share it: client-node
  * would start a slow or hanging exec plugin again for every request. A
