@@ -221,6 +221,24 @@ describe('exec credential plugins', () => {
     );
   });
 
+  it('reports a token file that cannot be read as a credential failure, not an unreachable server', async () => {
+    const tokenFile = join(dir, 'no-such-token');
+    const kubeConfig = server.kubeConfig({
+      token: undefined,
+      authProvider: { name: 'tokenFile', config: { tokenFile } },
+    });
+    const recorder = recorderWith(kubeConfig, 5_000);
+
+    const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(PublishCredentialError);
+    expect((error as Error).message).toBe(
+      "The kubeconfig's tokenFile authentication failed (ENOENT); its message is not shown, as it may hold credentials.",
+    );
+    expect(error).toMatchObject({ plugin: undefined });
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('writes with the token of a plugin that works, one run for concurrent writes', async () => {
     const recorder = recorderWith(kubeConfigWith('token'), 5_000);
 

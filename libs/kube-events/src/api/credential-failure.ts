@@ -51,11 +51,10 @@ function execOf(user: User | null): string | undefined {
   return typeof exec.command === 'string' && exec.command ? exec.command : '(no command)';
 }
 
-/** A Node error's code, or the error's class: never its message. */
+/** A Node error's code, or the error's class: never its message. Read by shape: errors may come from another realm. */
 function codeOf(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : error.name.slice(0, 40);
-  }
-  return typeof error;
+  if (typeof error !== 'object' || error === null) return typeof error;
+  const { code, name } = error as { code?: unknown; name?: unknown };
+  if (typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code)) return code;
+  return typeof name === 'string' && /^\w{1,40}$/.test(name) ? name : 'Error';
 }
