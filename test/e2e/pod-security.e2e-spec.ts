@@ -125,6 +125,9 @@ describe('Pod Security admission on the control plane', () => {
     });
     expect(created.spec).toMatchObject({ podSelector: { matchLabels: selector }, policyTypes: ['Ingress'] });
     expect(created.spec?.ingress ?? []).toEqual([]);
+    await scratch.admin
+      .makeApiClient(NetworkingV1Api)
+      .deleteNamespacedNetworkPolicy({ namespace: scratch.namespace, name: created.metadata!.name! });
   });
 
   test('the Deployment\'s pod template is admitted as a Pod where "restricted" is enforced', async () => {

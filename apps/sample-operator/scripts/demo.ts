@@ -82,7 +82,7 @@ const indent = (text: string, prefix = '    ') =>
     .join('\n');
 
 let stepNumber = 0;
-const STEPS = 8;
+const STEPS = 9;
 function step(title: string): void {
   out();
   out(bold(`[${++stepNumber}/${STEPS}] ${title}`));
@@ -366,7 +366,41 @@ async function main(): Promise<void> {
   out();
   out(indent(await kubectl(['get', 'configmaps', '-A', '-l', `${MIRROR_LABEL}=${NAME}`])));
 
-  // 6. A new failure
+  // 6. The namespace rules
+  step('A ConfigMirror that reaches outside its namespace is refused');
+  const PEEK = 'peek';
+  const peek = [
+    `apiVersion: ${GROUP}/${VERSION}`,
+    'kind: ConfigMirror',
+    'metadata:',
+    `  name: ${PEEK}`,
+    `  namespace: ${NS}`,
+    'spec:',
+    '  sourceName: extension-apiserver-authentication',
+    '  sourceNamespace: kube-system   # not its own namespace',
+    `  targetNamespaces: [${TARGETS[0]}]`,
+  ].join('\n');
+  await kubectl(['apply', '-f', '-'], { input: peek, echo: 'kubectl apply -f - <<EOF' });
+  out(indent(`${peek}\nEOF`));
+  await waitFor('the refusal', async () => {
+    const text = await kubectl(['describe', 'configmirror', PEEK, '-n', NS], { quiet: true });
+    return text.includes('SourceNotAllowed') && text.includes('Warning') ? text : undefined;
+  });
+  say('A mirror reads only its own namespace, and writes only into namespaces labelled to accept it.');
+  say('The refusal reads nothing in kube-system, so it is the same whether the ConfigMap exists or not:');
+  out();
+  const refused = await kubectl(['describe', 'configmirror', PEEK, '-n', NS]);
+  out(
+    indent(
+      ['Status', 'Events']
+        .map((heading) => section(refused, heading))
+        .filter(Boolean)
+        .join('\n'),
+    ),
+  );
+  await kubectl(['delete', 'configmirror', PEEK, '-n', NS]);
+
+  // 7. A new failure
   step('Deleting the source: a failure after a recovery starts a NEW Event');
   const before = (await mirrorEvents(eventsApi, getMirror)).filter(isFailure).map((event) => event.metadata?.name);
   await kubectl(['delete', 'configmap', NAME, '-n', NS]);
@@ -410,7 +444,7 @@ async function main(): Promise<void> {
     ),
   );
 
-  // 7. Two replicas, and the leader dies
+  // 8. Two replicas, and the leader dies
   step('Two replicas with leader election: the leader is killed, the same Event keeps counting');
   await operator!.stop();
   operator = undefined;
@@ -455,7 +489,7 @@ async function main(): Promise<void> {
   await new Promise((done) => stopping.once('exit', done));
   say(`${next} exited; the Lease holder is now ${(await holder()) ?? 'nobody (released)'}.`);
 
-  // 8. Done
+  // 9. Done
   step('Cleaning up');
   await cleanUp();
   out();

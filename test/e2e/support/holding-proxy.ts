@@ -24,6 +24,17 @@ interface Hold {
   resolve: (held: HeldRequest) => void;
 }
 
+/**
+ * The proxy. {@link kubeConfig} gives the admin's credentials pointed at it;
+ * {@link hold} picks the next request to keep back.
+ *
+ * @example
+ * const proxy = await HoldingProxy.start(admin);
+ * const creating = proxy.hold((method, path) => method === 'POST' && path.endsWith('/configmaps'));
+ * // ... start the code under test with proxy.kubeConfig() ...
+ * const held = await creating;
+ * await held.abandoned; // the client aborted it
+ */
 export class HoldingProxy {
   private readonly holds: Hold[] = [];
   private readonly held = new Set<HeldRequest>();
