@@ -22,8 +22,10 @@ const NODE = process.execPath;
 /** The README's Quick start, as a newcomer pastes it. */
 async function readmeQuickStart(): Promise<string> {
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Quick start'));
-  return /```ts\n([\s\S]*?)```/.exec(section)![1];
+  // The section's heading, at whatever level the README gives it.
+  const heading = /^#+ Quick start$/m.exec(readme);
+  if (!heading) throw new Error('README.md has no "Quick start" section');
+  return /```ts\n([\s\S]*?)```/.exec(readme.slice(heading.index))![1];
 }
 
 /** The versions the workspace itself runs, so that the smoke apps test the same stack. */
