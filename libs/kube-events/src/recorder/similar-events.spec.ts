@@ -59,6 +59,20 @@ describe('SimilarEvents', () => {
     ]);
   });
 
+  it('tells notes apart by their text alone: trace context and annotations never make a note different', () => {
+    const similar = new SimilarEvents(2, WINDOW, 100);
+    const traced = (at: number, spanId: string) =>
+      ({
+        ...occurrence('same note', at, { annotations: { 'example.com/attempt': String(at) } }),
+        trace: { traceparent: `00-0af7651916cd43dd8448eb211c80319c-${spanId}-01` },
+      }) as unknown as Occurrence;
+
+    expect(written(similar, [traced(0, 'b7ad6b7169203331'), traced(1, '00f067aa0ba902b7')])).toEqual([
+      'same note',
+      'same note',
+    ]);
+  });
+
   it('keeps objects, reasons, actions, types and failure series apart', () => {
     const similar = new SimilarEvents(2, WINDOW, 100);
     const first = written(similar, [occurrence('a', 0), occurrence('b', 1)]);
