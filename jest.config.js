@@ -36,6 +36,7 @@ export default {
         '<rootDir>/apps/**/*.spec.ts',
         '<rootDir>/test/library/**/*.spec.ts',
         '<rootDir>/tools/**/*.spec.ts',
+        '<rootDir>/bench/**/*.spec.ts',
       ],
     },
     {

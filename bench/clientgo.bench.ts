@@ -16,6 +16,10 @@
  * RSS each), since one run of either side varies by ±20 % on 2 cores.
  * BENCH_LIBRARY_NODE_FLAGS: flags for the library's Node process, for
  * instance `--cpu-prof --cpu-prof-dir=/tmp/profiles` to see where its CPU goes.
+ * BENCH_CHART (default docs/clientgo-comparison.svg; `none` for no chart):
+ * where to write the chart of workloads A and B, the count on the server
+ * over time for each client against the occurrences it published, sampled
+ * every 250 ms from "go" and for at least 20 s after the client returned.
  * BENCH_MEMORY_LIMIT (default 256Mi, the sample operator's pod limit): each
  * client runs in a cgroup with this memory limit, as in a pod, since Node
  * sizes V8's heap from it; `none` runs them without (see memory-limit.ts).
@@ -23,9 +27,9 @@
  * generation (its peak committed size, sampled every 250 ms), which V8 sizes
  * at start-up and a run fills as it allocates.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { REPO_ROOT, kubernetesVersion } from '../tools/control-plane/build.js';
 import { startControlPlane } from '../tools/control-plane/control-plane.js';
 import { ApiServer, delta, type ObjectRef, type RequestCounts } from './client-go/api-server.js';
@@ -34,6 +38,7 @@ import { ClientProcess, type Usage } from './client-go/client-process.js';
 import { createMemoryLimit, parseMemoryLimit, type MemoryLimit } from './client-go/memory-limit.js';
 import { tally, type Tally } from './client-go/tally.js';
 import { printTable } from './measure.js';
+import { renderLineChart, type ChartLine } from './svg-chart.js';
 
 const NAMESPACE = 'bench';
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_S ?? 30) * 1000;
@@ -41,6 +46,10 @@ const SETTLE_MS = Number(process.env.BENCH_SETTLE_S ?? 15) * 1000;
 const POLL_MS = 1_000;
 // client-go's workqueue backoff doubles from 5 ms to 1000 s; capped at 1 s, 20 failures last ~13 s.
 const BACKOFF_CAP = '1s';
+const CHART = process.env.BENCH_CHART ?? 'docs/clientgo-comparison.svg';
+const SAMPLE_MS = 250;
+/** How long a charted run is sampled after the client returned, at least: the library is exact at once, client-go is not. */
+const CHART_WATCH_MS = 20_000;
 
 interface Workload {
   label: string;
@@ -48,11 +57,27 @@ interface Workload {
   repeats: number;
   backoff: boolean;
   failure: boolean;
+  /** The chart's panel title, for the workloads it shows. */
+  chart?: string;
 }
 
 const ALL_WORKLOADS: Workload[] = [
-  { label: '(A) 200 objects × 50 concurrent failures', objects: 200, repeats: 50, backoff: false, failure: true },
-  { label: '(B) 200 objects × 20 failures on backoff', objects: 200, repeats: 20, backoff: true, failure: true },
+  {
+    label: '(A) 200 objects × 50 concurrent failures',
+    objects: 200,
+    repeats: 50,
+    backoff: false,
+    failure: true,
+    chart: 'Storm: 200 objects × 50 concurrent failures',
+  },
+  {
+    label: '(B) 200 objects × 20 failures on backoff',
+    objects: 200,
+    repeats: 20,
+    backoff: true,
+    failure: true,
+    chart: 'Backoff: 200 objects × 20 failures, doubling from 5 ms',
+  },
   { label: '(C) 2,000 distinct events', objects: 2_000, repeats: 1, backoff: false, failure: false },
 ];
 const chosen = (process.env.BENCH_WORKLOADS ?? 'ABC').toUpperCase();
@@ -66,12 +91,14 @@ interface Client {
   side: 'library' | 'client-go';
   qps: number;
   burst: number;
+  /** Its line on the chart. */
+  color: string;
 }
 
 const CLIENTS: Client[] = [
-  { label: 'library, 100/500', side: 'library', qps: 100, burst: 500 },
-  { label: 'client-go tools/events, 100/500', side: 'client-go', qps: 100, burst: 500 },
-  { label: 'client-go tools/events, 5/10 (defaults)', side: 'client-go', qps: 5, burst: 10 },
+  { label: 'library, 100/500', side: 'library', qps: 100, burst: 500, color: '#1f77b4' },
+  { label: 'client-go tools/events, 100/500', side: 'client-go', qps: 100, burst: 500, color: '#d62728' },
+  { label: 'client-go tools/events, 5/10 (defaults)', side: 'client-go', qps: 5, burst: 10, color: '#ff7f0e' },
 ];
 
 interface Result {
@@ -86,6 +113,10 @@ interface Result {
   /** How long after the client returned the server was last read. */
   watchedMs: number;
   usage: Usage;
+  /** Charted workloads: occurrences counted on the server, as [milliseconds since "go", count]. */
+  counted: Array<[number, number]>;
+  /** Occurrences the client had published, as [milliseconds since "go", count]. */
+  issued: Array<[number, number]>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -162,7 +193,9 @@ class Bench {
     try {
       await child.ready();
       const before = await this.api.requestCounts();
-      const { wallMs, rejected } = await child.run();
+      const startedAt = Date.now();
+      const sampler = workload.chart ? this.sample(startedAt, expected) : undefined;
+      const { wallMs, rejected, issued } = await child.run();
       const returnedAt = Date.now();
       const atReturn = tally(await this.api.events(NAMESPACE), expected);
       let final = atReturn;
@@ -177,17 +210,68 @@ class Bench {
         if (final.exact) exactAfterMs = Date.now() - returnedAt;
       }
       const watchedMs = Date.now() - returnedAt;
+      const counted = sampler ? await sampler.stopAfter(returnedAt + CHART_WATCH_MS) : [];
       const usage = await child.exit();
       const requests = delta(before, await this.api.requestCounts());
       const writes = [...requests]
         .filter(([key]) => /^(POST|PATCH|PUT) /.test(key))
         .reduce((sum, [, count]) => sum + count, 0);
-      return { wallMs, rejected, requests, writes, atReturn, final, exactAfterMs, watchedMs, usage };
+      return { wallMs, rejected, requests, writes, atReturn, final, exactAfterMs, watchedMs, usage, counted, issued };
     } finally {
       child.kill();
       await this.api.deleteEvents(NAMESPACE);
     }
   }
+
+  /** Reads the server's count every SAMPLE_MS from `startedAt` until told when to stop. */
+  private sample(startedAt: number, expected: Map<string, number>) {
+    const points: Array<[number, number]> = [[0, 0]];
+    let until = Infinity;
+    const done = (async () => {
+      while (Date.now() < until) {
+        // A read that fails leaves a gap in the line rather than ending the run.
+        const events = await this.api.events(NAMESPACE).catch(() => undefined);
+        if (events) points.push([Date.now() - startedAt, tally(events, expected).counted]);
+        await sleep(SAMPLE_MS);
+      }
+      return points;
+    })();
+    return {
+      stopAfter: (at: number) => {
+        until = at;
+        return done;
+      },
+    };
+  }
+}
+
+/** The chart of the charted workloads: each client's count on the server, and what it published, over time. */
+function chartOf(results: Map<Workload, Map<Client, Result>>, description: string): string {
+  const seconds = (points: Array<[number, number]>) => points.map(([ms, count]) => [ms / 1000, count] as const);
+  const panels = [...results]
+    .filter(([workload]) => workload.chart)
+    .map(([workload, row]) => ({
+      title: workload.chart!,
+      lines: [...row].flatMap(([client, result]): ChartLine[] => [
+        {
+          label: 'occurrences published (each client its own)',
+          color: '#777',
+          dashed: true,
+          // Nothing is published after the client returned: its total holds until the last read of the server.
+          points: seconds([...result.issued, [result.counted.at(-1)?.[0] ?? 0, result.issued.at(-1)?.[1] ?? 0]]),
+        },
+        { label: `${client.label}: counted on the server`, color: client.color, points: seconds(result.counted) },
+      ]),
+    }));
+  return renderLineChart({
+    title: 'What the API server counts while controllers fail',
+    subtitle:
+      'Sum of series.count over the Events on kube-apiserver, read every 0.25 s, against the occurrences each client published.',
+    xLabel: 'seconds since the workload started',
+    yLabel: 'occurrences',
+    panels,
+    description,
+  });
 }
 
 /** `POST 200 · PATCH 1,300`, then any answer that was not a success: `failed: PATCH 404×16`. */
@@ -385,6 +469,20 @@ async function main(): Promise<void> {
           `${n(library.final.missing)} vs ${n(other.final.missing)}`,
         ]);
       }
+    }
+    if (CHART !== 'none' && WORKLOADS.some((workload) => workload.chart)) {
+      const file = resolve(REPO_ROOT, CHART);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(
+        file,
+        chartOf(
+          results,
+          `npm run bench:clientgo, ${new Date().toISOString()}: kube-apiserver ${await kubernetesVersion()} (local), ` +
+            `client-go v0.35.4, ${availableParallelism()} cores, ${ROUNDS} round(s), ` +
+            (memoryLimit ? `memory limit ${memoryLimit.description}.` : `no memory limit.`),
+        ),
+      );
+      process.stderr.write(`chart written to ${file}\n`);
     }
     printTable(
       'Library ÷ client-go (marginal, lower is lighter for the library)',

@@ -9,6 +9,8 @@ export interface Returned {
   wallMs: number;
   /** Publishes that rejected, by error name (the library; client-go's Eventf cannot). */
   rejected: Record<string, number>;
+  /** Occurrences published by then, as [milliseconds since "go", count], every 50 ms. */
+  issued: Array<[number, number]>;
 }
 
 export interface Usage {
@@ -63,7 +65,11 @@ export class ClientProcess {
   async run(): Promise<Returned> {
     this.child.stdin.write('go\n');
     const message = await this.next('returned');
-    return { wallMs: Number(message.wallMs), rejected: (message.rejected ?? {}) as Record<string, number> };
+    return {
+      wallMs: Number(message.wallMs),
+      rejected: (message.rejected ?? {}) as Record<string, number>,
+      issued: (message.issued ?? []) as Array<[number, number]>,
+    };
   }
 
   async exit(): Promise<Usage> {

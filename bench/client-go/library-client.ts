@@ -54,11 +54,17 @@ const failed: KubeEvent = {
 const synced: KubeEvent = { type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'configuration synced' };
 
 const rejected: Record<string, number> = {};
+/** Occurrences published so far: sampled every 50 ms until the workload returns, the truth the server's counts are charted against. */
+let published = 0;
 // A failure goes through publishFailure, as @PublishesFailures does.
-const publish = (object: KubernetesObject) =>
-  (flags.failure ? recorder.publishFailure(object, failed) : recorder.publish(object, synced)).catch((error: Error) => {
-    rejected[error.name] = (rejected[error.name] ?? 0) + 1;
-  });
+const publish = (object: KubernetesObject) => {
+  published++;
+  return (flags.failure ? recorder.publishFailure(object, failed) : recorder.publish(object, synced)).catch(
+    (error: Error) => {
+      rejected[error.name] = (rejected[error.name] ?? 0) + 1;
+    },
+  );
+};
 
 /**
  * This process's own peak RSS. getrusage's maxRSS is not: Linux carries it
@@ -88,6 +94,8 @@ await lines.next(); // "go"
 const atGo = process.cpuUsage();
 
 const started = performance.now();
+const issued: Array<[number, number]> = [[0, 0]];
+const sampling = setInterval(() => issued.push([performance.now() - started, published]), 50);
 await Promise.all(
   objects.map(async (object) => {
     if (!flags.backoff) return Promise.all(Array.from({ length: repeats }, () => publish(object)));
@@ -98,7 +106,10 @@ await Promise.all(
     }
   }),
 );
-say({ event: 'returned', wallMs: performance.now() - started, rejected });
+const wallMs = performance.now() - started;
+clearInterval(sampling);
+issued.push([wallMs, published]);
+say({ event: 'returned', wallMs, rejected, issued });
 
 await lines.next(); // "exit"
 await recorder.onApplicationShutdown();

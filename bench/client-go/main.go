@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -99,7 +100,11 @@ func main() {
 	stdin.Scan() // "go"
 	atGo := cpuUs()
 
+	// Occurrences published so far, sampled every 50 ms until the workload returns: the
+	// truth the server's counts are charted against.
+	var published atomic.Int64
 	publish := func(cm *corev1.ConfigMap) {
+		published.Add(1)
 		if *failure {
 			recorder.Eventf(cm, nil, corev1.EventTypeWarning, "ReconcileFailed", "Reconcile", "source ConfigMap default/app not found")
 		} else {
@@ -107,6 +112,22 @@ func main() {
 		}
 	}
 	started := time.Now()
+	issued := [][2]float64{{0, 0}}
+	sampled := make(chan struct{})
+	stopSampling := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		ticker := time.NewTicker(50 * time.Millisecond)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-stopSampling:
+				return
+			case <-ticker.C:
+				issued = append(issued, [2]float64{float64(time.Since(started).Microseconds()) / 1000, float64(published.Load())})
+			}
+		}
+	}()
 	var wg sync.WaitGroup
 	for _, cm := range configMaps {
 		wg.Add(1)
@@ -122,7 +143,11 @@ func main() {
 		}()
 	}
 	wg.Wait()
-	say(map[string]any{"event": "returned", "wallMs": float64(time.Since(started).Microseconds()) / 1000})
+	wallMs := float64(time.Since(started).Microseconds()) / 1000
+	close(stopSampling)
+	<-sampled
+	issued = append(issued, [2]float64{wallMs, float64(published.Load())})
+	say(map[string]any{"event": "returned", "wallMs": wallMs, "issued": issued})
 
 	// The process keeps running, as a controller would, while the caller
 	// watches the server; its recorder may still be writing.
