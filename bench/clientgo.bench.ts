@@ -17,7 +17,8 @@
  * BENCH_LIBRARY_NODE_FLAGS: flags for the library's Node process, for
  * instance `--cpu-prof --cpu-prof-dir=/tmp/profiles` to see where its CPU goes.
  * BENCH_CHART (default docs/clientgo-comparison.svg; `none` for no chart):
- * where to write the chart of workloads A and B, the count on the server
+ * where to write the chart of workloads A and B (and, beside it as .json, what
+ * it is drawn from), the count on the server
  * over time for each client against the occurrences it published, sampled
  * every 250 ms from "go" and for at least 20 s after the client returned.
  * BENCH_MEMORY_LIMIT (default 256Mi, the sample operator's pod limit): each
@@ -38,7 +39,7 @@ import { ClientProcess, type Usage } from './client-go/client-process.js';
 import { createMemoryLimit, parseMemoryLimit, type MemoryLimit } from './client-go/memory-limit.js';
 import { tally, type Tally } from './client-go/tally.js';
 import { printTable } from './measure.js';
-import { renderLineChart, type ChartLine } from './svg-chart.js';
+import { renderClientGoChart, type ClientGoChartData } from './clientgo-chart.js';
 
 const NAMESPACE = 'bench';
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_S ?? 30) * 1000;
@@ -245,33 +246,22 @@ class Bench {
   }
 }
 
-/** The chart of the charted workloads: each client's count on the server, and what it published, over time. */
-function chartOf(results: Map<Workload, Map<Client, Result>>, description: string): string {
-  const seconds = (points: Array<[number, number]>) => points.map(([ms, count]) => [ms / 1000, count] as const);
-  const panels = [...results]
-    .filter(([workload]) => workload.chart)
-    .map(([workload, row]) => ({
-      title: workload.chart!,
-      lines: [...row].flatMap(([client, result]): ChartLine[] => [
-        {
-          label: 'occurrences published (each client its own)',
-          color: '#777',
-          dashed: true,
-          // Nothing is published after the client returned: its total holds until the last read of the server.
-          points: seconds([...result.issued, [result.counted.at(-1)?.[0] ?? 0, result.issued.at(-1)?.[1] ?? 0]]),
-        },
-        { label: `${client.label}: counted on the server`, color: client.color, points: seconds(result.counted) },
-      ]),
-    }));
-  return renderLineChart({
-    title: 'What the API server counts while controllers fail',
-    subtitle:
-      'Sum of series.count over the Events on kube-apiserver, read every 0.25 s, against the occurrences each client published.',
-    xLabel: 'seconds since the workload started',
-    yLabel: 'occurrences',
-    panels,
+/** What the chart of the charted workloads is drawn from: each client's count on the server, and what it published, over time. */
+function chartDataOf(results: Map<Workload, Map<Client, Result>>, description: string): ClientGoChartData {
+  return {
     description,
-  });
+    panels: [...results]
+      .filter(([workload]) => workload.chart)
+      .map(([workload, row]) => ({
+        title: workload.chart!,
+        runs: [...row].map(([client, result]) => ({
+          client: client.label,
+          color: client.color,
+          counted: result.counted,
+          issued: result.issued,
+        })),
+      })),
+  };
 }
 
 /** `POST 200 · PATCH 1,300`, then any answer that was not a success: `failed: PATCH 404×16`. */
@@ -473,15 +463,15 @@ async function main(): Promise<void> {
     if (CHART !== 'none' && WORKLOADS.some((workload) => workload.chart)) {
       const file = resolve(REPO_ROOT, CHART);
       await mkdir(dirname(file), { recursive: true });
-      await writeFile(
-        file,
-        chartOf(
-          results,
-          `npm run bench:clientgo, ${new Date().toISOString()}: kube-apiserver ${await kubernetesVersion()} (local), ` +
-            `client-go v0.35.4, ${availableParallelism()} cores, ${ROUNDS} round(s), ` +
-            (memoryLimit ? `memory limit ${memoryLimit.description}.` : `no memory limit.`),
-        ),
+      const data = chartDataOf(
+        results,
+        `npm run bench:clientgo, ${new Date().toISOString()}: kube-apiserver ${await kubernetesVersion()} (local), ` +
+          `client-go v0.35.4, ${availableParallelism()} cores, ${ROUNDS} round(s), ` +
+          (memoryLimit ? `memory limit ${memoryLimit.description}.` : `no memory limit.`),
       );
+      // The data beside the chart, so that it can be drawn again from this run (bench/clientgo-chart.ts).
+      await writeFile(file.replace(/\.svg$/, '') + '.json', `${JSON.stringify(data)}\n`);
+      await writeFile(file, renderClientGoChart(data));
       process.stderr.write(`chart written to ${file}\n`);
     }
     printTable(

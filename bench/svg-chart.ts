@@ -96,7 +96,6 @@ function renderPanel(chart: LineChart, panel: ChartPanel, left: number, xMax: nu
 /** The chart as an SVG document. */
 export function renderLineChart(chart: LineChart): string {
   const panels = chart.panels;
-  const xMax = Math.max(1, ...panels.flatMap((panel) => panel.lines.flatMap((line) => line.points.map(([px]) => px))));
   const legend = [...new Map(panels.flatMap((panel) => panel.lines).map((line) => [line.label, line])).values()];
   const width =
     MARGIN.left + panels.length * PANEL_WIDTH + (panels.length - 1) * (PANEL_GAP + MARGIN.left) + MARGIN.right;
@@ -116,6 +115,8 @@ export function renderLineChart(chart: LineChart): string {
   }
   panels.forEach((panel, index) => {
     const left = MARGIN.left + index * (PANEL_WIDTH + PANEL_GAP + MARGIN.left);
+    // Each panel its own scales: a storm is over in seconds, a backoff takes a minute.
+    const xMax = Math.max(1, ...panel.lines.flatMap((line) => line.points.map(([px]) => px)));
     const yMax = Math.max(1, ...panel.lines.flatMap((line) => line.points.map(([, py]) => py)));
     parts.push(renderPanel(chart, panel, left, xMax, yMax));
     parts.push(
