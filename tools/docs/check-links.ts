@@ -9,7 +9,11 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const REPOSITORY = 'https://github.com/nestjs-kube-events/nestjs-kube-events/blob/main/';
+/** Links to this repository's files on GitHub, as the package README (shown by npm) must write them. */
+const REPOSITORY = [
+  'https://github.com/nestjs-kube-events/nestjs-kube-events/blob/main/',
+  'https://raw.githubusercontent.com/nestjs-kube-events/nestjs-kube-events/main/',
+];
 const PAGES = ['README.md', 'CHANGELOG.md', 'libs/kube-events/README.md', 'apps/sample-operator/README.md'];
 
 /** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens; repeats get `-1`, `-2`. */
@@ -50,7 +54,8 @@ function linksOf(markdown: string): Array<{ target: string; line: number }> {
 
 function problemWith(page: string, target: string): string | undefined {
   let path = target;
-  if (path.startsWith(REPOSITORY)) path = join(ROOT, path.slice(REPOSITORY.length));
+  const base = REPOSITORY.find((prefix) => path.startsWith(prefix));
+  if (base) path = join(ROOT, path.slice(base.length));
   else if (/^[a-z]+:/i.test(path)) return undefined; // another site, or mailto:
   const [file, anchor] = path.split('#', 2);
   const resolved = file === '' ? page : file.startsWith(ROOT) ? file : resolve(dirname(page), file);
