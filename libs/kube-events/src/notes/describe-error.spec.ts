@@ -3,6 +3,7 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { fc, test as property } from '@fast-check/jest';
+import axios from 'axios';
 import { Agent, interceptors, request } from 'undici';
 import { describeError } from './describe-error.js';
 
@@ -11,6 +12,17 @@ const NOT_FOUND_BODY =
   '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",' +
   '"message":"configmaps \\"source-missing\\" not found","reason":"NotFound",' +
   '"details":{"name":"source-missing","kind":"configmaps"},"code":404}\n';
+
+const FORBIDDEN_BODY = JSON.stringify({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'secrets "db" is forbidden: User "system:serviceaccount:demo:mirror" cannot get resource "secrets"',
+  reason: 'Forbidden',
+  details: { name: 'db', kind: 'secrets' },
+  code: 403,
+});
 
 /** The headers client-node puts into ApiException's message; two requests never share them. */
 function responseHeaders(): Record<string, string> {
@@ -166,38 +178,47 @@ describe('describeError', () => {
       }
     });
 
-    it("reads an AxiosError (@nestjs/axios' HttpService) by its response, never its config's headers", () => {
-      // The fields axios' AxiosError.from() sets on a response error (lib/core/AxiosError.js).
-      const axiosError = Object.assign(new Error('Request failed with status code 403'), {
-        name: 'AxiosError',
-        isAxiosError: true,
-        code: 'ERR_BAD_REQUEST',
-        status: 403,
-        config: { url: 'https://10.0.0.1/api/v1/secrets', headers: { Authorization: 'Bearer s3cr3t-token' } },
-        response: {
-          status: 403,
-          statusText: 'Forbidden',
-          headers: responseHeaders(),
-          data: {
-            kind: 'Status',
-            status: 'Failure',
-            reason: 'Forbidden',
-            message: 'secrets is forbidden: User "system:serviceaccount:demo:mirror" cannot list resource "secrets"',
-            code: 403,
-          },
-        },
+    it("reads an AxiosError (what @nestjs/axios' HttpService throws) by its response, never its config's headers", async () => {
+      const server = createHttpServer((req, res) => {
+        if (req.url === '/status') {
+          res.writeHead(403, { 'content-type': 'application/json', 'audit-id': crypto.randomUUID() });
+          res.end(FORBIDDEN_BODY);
+        } else {
+          res.writeHead(502, { 'content-type': 'text/html' });
+          res.end('<html>bad gateway</html>');
+        }
       });
-      const gateway = Object.assign(new Error('Request failed with status code 502'), {
-        name: 'AxiosError',
-        code: 'ERR_BAD_RESPONSE',
-        status: 502,
-        response: { status: 502, statusText: 'Bad Gateway', headers: {}, data: '<html>bad gateway</html>' },
-      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const headers = { Authorization: 'Bearer s3cr3t-token-0123456789' };
+      try {
+        const forbidden = await thrownBy(() => axios.get(`http://127.0.0.1:${port}/status`, { headers }));
+        const gateway = await thrownBy(() => axios.get(`http://127.0.0.1:${port}/html`, { headers }));
 
-      expect(describeError(axiosError)).toBe(
-        'Forbidden: secrets is forbidden: User "system:serviceaccount:demo:mirror" cannot list resource "secrets"',
-      );
-      expect(describeError(gateway)).toBe('HTTP 502 Bad Gateway');
+        expect(forbidden).toMatchObject({ name: 'AxiosError', status: 403 });
+        expect(describeError(forbidden)).toBe(
+          'Forbidden: secrets "db" is forbidden: User "system:serviceaccount:demo:mirror" cannot get resource "secrets"',
+        );
+        expect(describeError(gateway)).toBe('HTTP 502 Bad Gateway');
+      } finally {
+        await closeHttp(server);
+      }
+    });
+
+    it('reads the AxiosError of a refused connection and of a timeout by what happened', async () => {
+      const port = await closedPort();
+      const refused = await thrownBy(() => axios.get(`http://127.0.0.1:${port}/`));
+      const hanging = createServer(() => undefined);
+      await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port: slow } = hanging.address() as AddressInfo;
+        const timedOut = await thrownBy(() => axios.get(`http://127.0.0.1:${slow}/`, { timeout: 50 }));
+
+        expect(describeError(refused)).toBe(`connect ECONNREFUSED 127.0.0.1:${port}`);
+        expect(describeError(timedOut)).toBe('timeout of 50ms exceeded');
+      } finally {
+        hanging.close();
+      }
     });
 
     it('keeps the message of an error that has a status code but no response, as framework exceptions do', () => {
