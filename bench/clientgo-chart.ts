@@ -14,19 +14,19 @@ export interface ChartedRun {
   client: string;
   color: string;
   /** Occurrences counted on the server, as [milliseconds since "go", count]. */
-  counted: Array<[number, number]>;
+  counted: [number, number][];
   /** Occurrences the client had published, as [milliseconds since "go", count], until it returned. */
-  issued: Array<[number, number]>;
+  issued: [number, number][];
 }
 
 /** What the chart is drawn from: saved by the bench as JSON. */
 export interface ClientGoChartData {
   /** The run: command, date, versions. */
   description: string;
-  panels: Array<{ title: string; runs: ChartedRun[] }>;
+  panels: { title: string; runs: ChartedRun[] }[];
 }
 
-const seconds = (points: ReadonlyArray<readonly [number, number]>) =>
+const seconds = (points: readonly (readonly [number, number])[]) =>
   points.map(([ms, count]) => [ms / 1000, count] as const);
 
 /** The chart as SVG. */

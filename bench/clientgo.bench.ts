@@ -115,9 +115,9 @@ interface Result {
   watchedMs: number;
   usage: Usage;
   /** Charted workloads: occurrences counted on the server, as [milliseconds since "go", count]. */
-  counted: Array<[number, number]>;
+  counted: [number, number][];
   /** Occurrences the client had published, as [milliseconds since "go", count]. */
-  issued: Array<[number, number]>;
+  issued: [number, number][];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -226,7 +226,7 @@ class Bench {
 
   /** Reads the server's count every SAMPLE_MS from `startedAt` until told when to stop. */
   private sample(startedAt: number, expected: Map<string, number>) {
-    const points: Array<[number, number]> = [[0, 0]];
+    const points: [number, number][] = [[0, 0]];
     let until = Infinity;
     const done = (async () => {
       while (Date.now() < until) {
@@ -313,7 +313,7 @@ const medianUsage = (runs: Usage[]): Usage => ({
 });
 
 /** The median of values a side may not report (client-go has no V8 heap). */
-function medianOf(values: Array<number | undefined>): number | undefined {
+function medianOf(values: (number | undefined)[]): number | undefined {
   const known = values.filter((value): value is number => value !== undefined);
   return known.length ? median(known) : undefined;
 }

@@ -39,7 +39,7 @@ export async function cpuMicrosPerOp(count: number, run: (count: number) => Prom
   return (user + system) / count;
 }
 
-export function printTable(title: string, header: string[], rows: Array<Array<string | number>>): void {
+export function printTable(title: string, header: string[], rows: (string | number)[][]): void {
   const cells = [header, ...rows.map((row) => row.map(String))];
   const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column].length)));
   const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;

@@ -137,7 +137,7 @@ export async function heapPerSeries(): Promise<void> {
   const perSeries = (after - before) / recorder.trackedSeries;
 
   const capped = new EventRecorder({ reporter, writeControl }, new InMemoryWriter());
-  const samples: Array<Array<string | number>> = [];
+  const samples: (string | number)[][] = [];
   const baseline = settledHeap();
   const total = 1_000_000;
   const step = 200_000;

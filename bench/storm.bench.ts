@@ -84,7 +84,7 @@ async function run(storm: (publisher: Publisher) => Promise<number[]>, design: '
 }
 
 export async function storms(): Promise<void> {
-  const rows: Array<Array<string | number>> = [];
+  const rows: (string | number)[][] = [];
   for (const [label, storm] of [
     ['(a) 200 objects × 50 concurrent failures', concurrentStorm],
     ['(b) 200 objects × 20 failures on backoff', backoffStorm],

@@ -7,7 +7,7 @@
 export interface ChartLine {
   label: string;
   color: string;
-  points: ReadonlyArray<readonly [number, number]>;
+  points: readonly (readonly [number, number])[];
   /** A dashed line, for what the others are measured against. */
   dashed?: boolean;
 }

@@ -10,7 +10,7 @@ export interface Returned {
   /** Publishes that rejected, by error name (the library; client-go's Eventf cannot). */
   rejected: Record<string, number>;
   /** Occurrences published by then, as [milliseconds since "go", count], every 50 ms. */
-  issued: Array<[number, number]>;
+  issued: [number, number][];
 }
 
 export interface Usage {
@@ -26,7 +26,7 @@ export interface Usage {
 
 export class ClientProcess {
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly messages: Array<Record<string, unknown>> = [];
+  private readonly messages: Record<string, unknown>[] = [];
   private waiting?: () => void;
   private stderr = '';
   private closed = false;
@@ -68,7 +68,7 @@ export class ClientProcess {
     return {
       wallMs: Number(message.wallMs),
       rejected: (message.rejected ?? {}) as Record<string, number>,
-      issued: (message.issued ?? []) as Array<[number, number]>,
+      issued: (message.issued ?? []) as [number, number][],
     };
   }
 

@@ -31,20 +31,18 @@ const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromFile(flags.kubeconfig!);
 const recorder = new EventRecorder({
-  reporter: { controller: flags.controller! },
+  reporter: { controller: flags.controller },
   kubeConfig,
   writeControl: { qps: Number(flags.qps), burst: Number(flags.burst) },
 });
-const listed = flags.objects
-  ? (JSON.parse(await readFile(flags.objects, 'utf8')) as Array<Record<string, string>>)
-  : [];
+const listed = flags.objects ? (JSON.parse(await readFile(flags.objects, 'utf8')) as Record<string, string>[]) : [];
 const objects: KubernetesObject[] = listed.map(({ name, namespace, uid, resourceVersion }) => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: { name, namespace, uid, resourceVersion },
 }));
 const repeats = Number(flags.repeats);
-const backoffCapMs = Number.parseFloat(flags['backoff-cap']!) * (flags['backoff-cap']!.endsWith('ms') ? 1 : 1000);
+const backoffCapMs = Number.parseFloat(flags['backoff-cap']) * (flags['backoff-cap'].endsWith('ms') ? 1 : 1000);
 const failed: KubeEvent = {
   type: 'Warning',
   reason: 'ReconcileFailed',
@@ -60,8 +58,9 @@ let published = 0;
 const publish = (object: KubernetesObject) => {
   published++;
   return (flags.failure ? recorder.publishFailure(object, failed) : recorder.publish(object, synced)).catch(
-    (error: Error) => {
-      rejected[error.name] = (rejected[error.name] ?? 0) + 1;
+    (error: unknown) => {
+      const { name } = error as Error;
+      rejected[name] = (rejected[name] ?? 0) + 1;
     },
   );
 };
@@ -94,7 +93,7 @@ await lines.next(); // "go"
 const atGo = process.cpuUsage();
 
 const started = performance.now();
-const issued: Array<[number, number]> = [[0, 0]];
+const issued: [number, number][] = [[0, 0]];
 const sampling = setInterval(() => issued.push([performance.now() - started, published]), 50);
 await Promise.all(
   objects.map(async (object) => {

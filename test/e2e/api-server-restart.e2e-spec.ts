@@ -93,8 +93,8 @@ describe('EventRecorder across an API server restart', () => {
     // Queued occurrences are written once the server is back, with no flush() and no new publish.
     const expected = tallies.map((tally) => tally.resolved + tally.queued);
     const deadline = Date.now() + 30_000;
-    let counts: number[] = [];
-    let eventsPerObject: number[] = [];
+    let counts: number[];
+    let eventsPerObject: number[];
     do {
       const events = await scratch.allEvents();
       eventsPerObject = objects.map(

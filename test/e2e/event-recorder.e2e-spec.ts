@@ -334,7 +334,7 @@ describe('EventRecorder against the real API server', () => {
     const refused = await apiRefusal(
       scratch.events.createNamespacedEvent({
         namespace: scratch.namespace,
-        body: handMade(cm, change as Partial<EventsV1Event>),
+        body: handMade(cm, change),
       }),
     );
     expect(refused).toMatchObject({ code: 422, reason: 'Invalid' });

@@ -11,15 +11,12 @@
 // and also when Jest dies (its stdin closes).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { Config } from '@jest/types';
+import type { GlobalConfig, ProjectConfig } from 'jest';
 
 const CHILD_KEY = '__KUBE_EVENTS_E2E_CONTROL_PLANE__';
 const GO_MISSING_EXIT_CODE = 3;
 
-export default async function globalSetup(
-  _globalConfig: Config.GlobalConfig,
-  projectConfig: Config.ProjectConfig,
-): Promise<void> {
+export default async function globalSetup(_globalConfig: GlobalConfig, projectConfig: ProjectConfig): Promise<void> {
   const rootDir = projectConfig.rootDir;
   const started = Date.now();
   const child = spawn(
@@ -39,8 +36,8 @@ export default async function globalSetup(
     { env: Record<string, string>; seconds: number; dir?: string } | { exitCode: number }
   >((resolve, reject) => {
     let buffered = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
       buffered += chunk;
       let newline: number;
       while ((newline = buffered.indexOf('\n')) >= 0) {

@@ -10,7 +10,7 @@ export default async function globalTeardown(): Promise<void> {
   const globals = globalThis as Record<string, unknown>;
   const child = globals[CHILD_KEY] as ChildProcess | undefined;
   delete globals[CHILD_KEY];
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  if (child?.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);

@@ -102,12 +102,10 @@ describe('kubectl describe shows the library’s Events', () => {
 
   it('an Event about the ClusterRole system:controller:demo is stored in default and shown by kubectl events --for', async () => {
     // The exact name; made unique only if something else holds it.
-    const role: KubernetesObject = await scratch
-      .clusterRole('system:controller:demo')
-      .catch(async (error: { code?: number }) => {
-        if (error.code !== 409) throw error;
-        return scratch.clusterRole(`system:controller:demo-${Date.now()}`);
-      });
+    const role: KubernetesObject = await scratch.clusterRole('system:controller:demo').catch(async (error: unknown) => {
+      if ((error as { code?: number }).code !== 409) throw error;
+      return scratch.clusterRole(`system:controller:demo-${Date.now()}`);
+    });
     const name = role.metadata!.name!;
     const audited: KubeEvent = { type: 'Warning', reason: 'TooBroad', action: 'Audit', note: 'grants * on *' };
     await scratch.recorder().publish(role, audited);

@@ -84,10 +84,10 @@ async function poll<T>(
   everyMs = 25,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
+  let lastError: Error | undefined;
   for (;;) {
     const value = await check().catch((error: unknown) => {
-      lastError = error;
+      lastError = error instanceof Error ? error : new Error(String(error));
       return undefined;
     });
     if (value !== undefined && value !== false) return value;

@@ -190,7 +190,7 @@ describe('the packed library in a fresh Nest application', () => {
       expect(installed.name).toBe('nestjs-kube-events');
 
       const compiled = await run(NODE, [join(app, 'node_modules/typescript/bin/tsc'), '-p', app]).catch(
-        (error: { stdout: string }) => error,
+        (error: unknown) => error as { stdout: string },
       );
       expect(compiled.stdout).toBe('');
 

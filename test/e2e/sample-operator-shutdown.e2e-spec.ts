@@ -50,7 +50,7 @@ describe('sample operator process: SIGTERM while reconciles are failing', () => 
   }, 180_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
+    if (child?.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await exitOf(child, 10_000);
     }

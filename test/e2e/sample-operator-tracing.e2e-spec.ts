@@ -42,7 +42,7 @@ describe('sample operator process with OpenTelemetry configured', () => {
   }, 180_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
+    if (child?.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await exitOf(child, 10_000);
     }
@@ -64,9 +64,10 @@ describe('sample operator process with OpenTelemetry configured', () => {
 
     await createFailingConfigMirror(customObjects, namespace, name);
     let failure: EventsV1Event | undefined;
-    for (const deadline = Date.now() + 30_000; !failure && Date.now() < deadline; await sleep(100)) {
+    for (const deadline = Date.now() + 30_000; !failure && Date.now() < deadline;) {
       const { items } = await events.listNamespacedEvent({ namespace, fieldSelector: 'reason=ReconcileFailed' });
       failure = items.find((event) => event.metadata?.annotations?.[TRACEPARENT]);
+      await sleep(100);
     }
     expect(failure?.metadata?.annotations?.[TRACEPARENT]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     const [, traceId, spanId] = failure!.metadata!.annotations![TRACEPARENT].split('-');

@@ -77,13 +77,13 @@ async function eventually<T>(
   timeoutMs = 20_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
+  let lastError: Error | undefined;
   for (;;) {
     try {
       const value = await check();
       if (value !== undefined && value !== false) return value;
     } catch (error) {
-      lastError = error;
+      lastError = error instanceof Error ? error : new Error(String(error));
     }
     if (Date.now() > deadline) {
       const log = operatorLog
@@ -657,7 +657,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
 
   describe('namespace rules', () => {
     const namespaces: string[] = [];
-    const mirrors: Array<{ namespace: string; name: string }> = [];
+    const mirrors: { namespace: string; name: string }[] = [];
     let core: CoreV1Api;
     let customObjects: CustomObjectsApi;
     let operator: RunningOperator | undefined;

@@ -146,7 +146,7 @@ describe('what the recorder takes from an answer', () => {
       message: expect.stringMatching(
         /^The API server refused the Event \(502\): 502 Bad Gateway Bad Gateway The upstream/,
       ),
-    }) as unknown;
+    });
     expect(outcomes.filter((outcome) => outcome.kind === 'failed').length).toBeGreaterThan(0);
     const texts = everywhere(error);
     expect(texts.some((text) => text.includes('[redacted]'))).toBe(true);

@@ -136,7 +136,7 @@ describe('connections to the API server', () => {
     const kubeConfig = server.kubeConfig({
       token: undefined,
       authProvider: { name: 'tokenFile', config: { tokenFile } },
-    } as never);
+    });
     const recorder = recorderFor(kubeConfig);
     await recorder.publish(object('a'), failed);
 

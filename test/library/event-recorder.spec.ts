@@ -315,7 +315,7 @@ describe('EventRecorder against an API server', () => {
 
   it('truncates a long note so that the server accepts it', async () => {
     await recorderWith().publish(configMap('app-config'), { ...failed, note: '€'.repeat(2_000) });
-    const note = server.events()[0].note as string;
+    const note = server.events()[0].note!;
     expect(Buffer.byteLength(note)).toBeLessThanOrEqual(1024);
     expect(note.endsWith('€...')).toBe(true);
   });
@@ -375,7 +375,7 @@ describe('EventRecorder against an API server', () => {
   });
 
   describe('refuses bad input before any request', () => {
-    const cases: Array<[string, KubernetesObject, Partial<KubeEvent>, string]> = [
+    const cases: [string, KubernetesObject, Partial<KubeEvent>, string][] = [
       ['an empty reason', configMap('a'), { reason: '' }, 'reason'],
       ['a reason over 128 characters', configMap('a'), { reason: 'R'.repeat(129) }, 'reason'],
       ['an empty action', configMap('a'), { action: '' }, 'action'],

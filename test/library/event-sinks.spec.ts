@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type Type } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   EventRecorder,
   getEventRecorderToken,
@@ -71,7 +71,7 @@ describe('Event sinks', () => {
   let app: TestingModule | undefined;
 
   async function start(
-    providers: Function[],
+    providers: Type[],
     options: Partial<KubeEventsModuleOptions> = {},
     extra: Parameters<typeof KubeEventsModule.forRoot>[0][] = [],
   ) {
@@ -254,7 +254,7 @@ describe('Event sinks', () => {
       await expect(
         recorder.publish(configMap(), { ...failed, reason: Symbol('r') as unknown as string }),
       ).rejects.toThrow(InvalidEventError);
-      const publishing = recorder.publish(revoked as KubernetesObject, failed);
+      const publishing = recorder.publish(revoked, failed);
       await expect(publishing).rejects.toThrow(InvalidEventError);
 
       const lines = warn.mock.calls.map(([line]) => String(line)).filter((line) => line.startsWith('outcome=failed'));

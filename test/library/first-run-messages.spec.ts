@@ -8,7 +8,7 @@ import { Test } from '@nestjs/testing';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
 import { FakeEventRecorder, KubeEventsTestingModule } from 'nestjs-kube-events/testing';
-import { loadDefaultKubeConfig } from '../../libs/kube-events/src/module/default-kube-config.js';
+import { loadDefaultKubeConfig } from '../../libs/kube-events/src/api/default-kube-config.js';
 import { assertSupportedNode, isAtLeast } from '../../libs/kube-events/src/runtime-check.js';
 
 // The messages a new user meets first, each saying what is wrong and what to do.

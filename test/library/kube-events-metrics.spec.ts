@@ -3,7 +3,7 @@ import { jest } from '@jest/globals';
 import { Injectable, Logger, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { register, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { register, type MetricValue } from 'prom-client';
 import {
   EventRecorder,
   KUBE_EVENTS_METRICS,
@@ -25,7 +25,7 @@ const uniqueController = () => `metrics-test-${++controllers}`;
 async function promValues(name: string, controller: string): Promise<Record<string, number>> {
   const metric = register.getSingleMetric(name);
   if (!metric) return {};
-  const { values } = (await metric.get()) as MetricObjectWithValues<MetricValue<string>>;
+  const { values } = await metric.get();
   const found: Record<string, number> = {};
   for (const { labels, value, metricName } of values as (MetricValue<string> & { metricName?: string })[]) {
     // Histogram buckets (`le`) are left out: the sum and count say enough here.

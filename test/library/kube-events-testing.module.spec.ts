@@ -131,7 +131,7 @@ describe('KubeEventsTestingModule', () => {
     reconciler.failWith = new Error('boom');
     await expect(reconciler.reconcile(widget())).rejects.toThrow();
     expect(() => recorder.expectEvent({ reason: 'Synced' })).toThrow(
-      /Expected an Event matching \{ reason: "Synced" \}, but none of the 1 recorded Event\(s\) matches:\n  - Warning ReconcileFailed \(Reconcile\) about Widget default\/w1, count 1: "boom"/,
+      /Expected an Event matching \{ reason: "Synced" \}, but none of the 1 recorded Event\(s\) matches:\n {2}- Warning ReconcileFailed \(Reconcile\) about Widget default\/w1, count 1: "boom"/,
     );
     expect(() => recorder.expectEvent({ reason: 'ReconcileFailed', count: 2 })).toThrow(/await recorder\.flush\(\)/);
     expect(() => recorder.expectNoEvent({ reason: 'ReconcileFailed' })).toThrow(/Expected no Event matching/);

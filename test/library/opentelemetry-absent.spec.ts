@@ -12,7 +12,7 @@ interface Report {
   loadedByImport: number;
   loaded: number;
   asked: string[];
-  events: Array<{ name: string; annotations?: Record<string, string> }>;
+  events: { name: string; annotations?: Record<string, string> }[];
 }
 
 /** Runs the script in a fresh Node.js, where nothing else has loaded OpenTelemetry. */

@@ -57,8 +57,10 @@ describe('what an outcome carries of what the caller passed', () => {
   const expectBounded = () => {
     expect(outcomes.length).toBeGreaterThan(0);
     for (const { regarding, event, error } of outcomes) {
-      for (const value of Object.values(regarding)) expect(bytes(value)).toBeLessThanOrEqual(MAX_FIELD_BYTES);
-      for (const value of [event.type, event.reason, event.action, ...Object.values(event.related ?? {})]) {
+      for (const value of Object.values(regarding) as (string | undefined)[])
+        expect(bytes(value)).toBeLessThanOrEqual(MAX_FIELD_BYTES);
+      const related = Object.values(event.related ?? {}) as (string | undefined)[];
+      for (const value of [event.type, event.reason, event.action, ...related]) {
         expect(bytes(value)).toBeLessThanOrEqual(MAX_FIELD_BYTES);
       }
       expect(bytes(event.note)).toBeLessThanOrEqual(MAX_NOTE_BYTES);

@@ -41,7 +41,7 @@ class WidgetReconciler {
     reason: 'CheckFailed',
     action: 'Check',
   })
-  check(_label: string, item: KubernetesObject): number {
+  check(_label: string, _item: KubernetesObject): number {
     if (this.failWith) throw this.failWith;
     return 7;
   }
@@ -50,7 +50,7 @@ class WidgetReconciler {
     resourceArg: (request: { object: Widget }) => request.object,
     note: (e) => `custom: ${(e as Error).message}`,
   })
-  async handle(request: { object: Widget }): Promise<void> {
+  async handle(_request: { object: Widget }): Promise<void> {
     if (this.failWith) throw this.failWith;
   }
 }
@@ -297,7 +297,7 @@ describe('@PublishesFailures', () => {
       await expect(reconciler.reconcile(widget(), attempt)).rejects.toThrow('source missing');
     // Rejected at once while the server is known to be down, not after the timeout each.
     expect(Date.now() - started).toBeLessThan(1_000);
-    const unreachable = warn.mock.calls.filter(([line]) => /unreachable since/.test(String(line)));
+    const unreachable = warn.mock.calls.filter(([line]) => String(line).includes('unreachable since'));
     expect(unreachable).toHaveLength(1);
     expect(unreachable[0][0]).toMatch(/WidgetReconciler\.reconcile.*occurrence is queued/);
     // The queued failures are written once the server answers again, with no publish to push them.

@@ -174,7 +174,7 @@ describe('recovery from faults', () => {
       await sleep(300); // the slow write, if any, lands meanwhile; it must not change the count
       expect(countOf('a')).toBe(3);
       expect(eventsAbout('a')).toHaveLength(1);
-      const history = server.countHistory('default', eventsAbout('a')[0]!.metadata.name);
+      const history = server.countHistory('default', eventsAbout('a')[0].metadata.name);
       expect(history).toEqual([...history].sort((x, y) => x - y));
     });
   });
@@ -190,7 +190,7 @@ describe('recovery from faults', () => {
 
       expect(await Promise.all([first, second])).toEqual(['resolved', 'resolved']);
       const [failedPatch, retry] = server.requestsFor('PATCH');
-      expect(retry!.receivedAt.getTime() - failedPatch!.receivedAt.getTime()).toBeGreaterThanOrEqual(190);
+      expect(retry.receivedAt.getTime() - failedPatch.receivedAt.getTime()).toBeGreaterThanOrEqual(190);
       expect(countOf('a')).toBe(3);
     });
 

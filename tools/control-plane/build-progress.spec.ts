@@ -76,6 +76,7 @@ describe('build progress', () => {
     expect(drawn.every((text) => text.length <= 39 || text.endsWith('\n'))).toBe(true);
     expect(drawn).toContain('control plane: compiled 1 of 100 packag');
     // The warning is printed on a cleared line, then the progress line comes back; finish clears it.
+    // eslint-disable-next-line no-control-regex -- the terminal's escape codes are what this checks
     expect(stream.written).toMatch(/\r\x1b\[2K {2}some\/pkg: a compiler warning\n\r\x1b\[2Kcontrol plane: /);
     expect(stream.written.endsWith('\r\x1b[2K')).toBe(true);
   });

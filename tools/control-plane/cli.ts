@@ -69,12 +69,12 @@ try {
     );
   }
   if (stopOnStdinClose) {
-    process.stdin.on('data', () => {}); // the parent never writes; this only waits for EOF
+    process.stdin.on('data', () => undefined); // the parent never writes; this only waits for EOF
     process.stdin.on('end', () => void shutdown('parent went away'));
     process.stdin.on('error', () => void shutdown('parent went away'));
   }
   // Stay alive (the control plane's processes are unref'd) until a signal.
-  setInterval(() => {}, 1 << 30);
+  setInterval(() => undefined, 1 << 30);
 } catch (error) {
   if (error instanceof ControlPlaneBuildError) {
     say(`\n${error.message}`);

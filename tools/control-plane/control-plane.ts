@@ -102,7 +102,7 @@ export function sharedControlPlane(): ControlPlane {
     kubeConfig: () => loadKubeConfig(kubeconfigPath),
     kubectl: (args, options) => runKubectl(binDir, kubeconfigPath, args, options),
     startExtraApiServer: (options) => extraApiServer(binDir, etcdUrl, options),
-    stop: async () => {},
+    stop: async () => undefined,
     killApiServer: notOwned,
     startApiServerAgain: notOwned,
   };
@@ -193,7 +193,7 @@ export function existingCluster(kubeconfigPath: string): ControlPlane {
     kubeConfig: () => loadKubeConfig(kubeconfigPath),
     kubectl: (args, options) => runKubectl(binDir, kubeconfigPath, args, options),
     startExtraApiServer: (options) => extraApiServer(binDir, undefined, options),
-    stop: async () => {},
+    stop: async () => undefined,
     killApiServer: notOwned,
     startApiServerAgain: notOwned,
   };

@@ -73,7 +73,7 @@ export function spawnWatchdog(child: ChildProcess | undefined, dir: string): voi
   ].join('\n');
   const args = [String(process.pid), String(child?.pid ?? 0), keepTempDirs() ? '' : dir];
   const watchdog = spawn('sh', ['-c', script, 'watchdog', ...args], { stdio: 'ignore', detached: true });
-  watchdog.on('error', () => {});
+  watchdog.on('error', () => undefined); // a watchdog that cannot start leaves the cleanup to the exit handlers
   watchdog.unref();
 }
 
@@ -98,7 +98,7 @@ export function spawnLogged(command: string, args: string[], logPath: string, di
   } finally {
     closeSync(fd);
   }
-  child.on('error', () => {}); // reported through 'exit'/the log
+  child.on('error', () => undefined); // reported through 'exit'/the log
   if (child.pid === undefined) throw new Error(`could not start ${command}`);
   running.add(child);
   child.once('exit', () => running.delete(child));

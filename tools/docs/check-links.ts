@@ -39,8 +39,8 @@ export function anchorsOf(markdown: string): Set<string> {
 }
 
 /** Links of a page, with their line numbers, outside code. */
-function linksOf(markdown: string): Array<{ target: string; line: number }> {
-  const links: Array<{ target: string; line: number }> = [];
+function linksOf(markdown: string): { target: string; line: number }[] {
+  const links: { target: string; line: number }[] = [];
   let fenced = false;
   markdown.split('\n').forEach((text, index) => {
     if (/^\s*(```|~~~)/.test(text)) fenced = !fenced;

@@ -98,7 +98,7 @@ let operator: RunningOperator | undefined;
 const replicas = new Map<string, ChildProcess>();
 let operatorLog: WriteStream | undefined;
 let createdCrd = false;
-let createdNamespaces: string[] = [];
+const createdNamespaces: string[] = [];
 let scratchDir: string | undefined;
 let cleaning: Promise<void> | undefined;
 
@@ -107,7 +107,7 @@ function cleanUp(): Promise<void> {
     const wasInterrupted = interrupted.signal.aborted;
     if (operator) {
       say('stopping the operator…');
-      await operator.stop().catch((error) => say(`(the operator did not stop cleanly: ${message(error)})`));
+      await operator.stop().catch((error: unknown) => say(`(the operator did not stop cleanly: ${message(error)})`));
       operator = undefined;
     }
     for (const [name, child] of replicas) {
@@ -124,18 +124,18 @@ function cleanUp(): Promise<void> {
         say(`deleting namespaces ${createdNamespaces.join(', ')}…`);
         await cp
           .kubectl(['delete', 'namespace', ...createdNamespaces, '--ignore-not-found', '--wait=false'])
-          .catch(() => {});
+          .catch(() => undefined);
       }
       if (createdCrd) {
         say(`deleting the CRD ${CRD_NAME} (the demo installed it)…`);
-        await cp.kubectl(['delete', 'crd', CRD_NAME, '--ignore-not-found', '--wait=false']).catch(() => {});
+        await cp.kubectl(['delete', 'crd', CRD_NAME, '--ignore-not-found', '--wait=false']).catch(() => undefined);
       }
     } else if (cp) {
       say(wasInterrupted ? 'stopping the control plane…' : 'stopping the control plane (etcd, kube-apiserver)…');
-      await cp.stop().catch(() => {});
+      await cp.stop().catch(() => undefined);
     }
     cp = undefined;
-    if (scratchDir) await rm(scratchDir, { recursive: true, force: true }).catch(() => {});
+    if (scratchDir) await rm(scratchDir, { recursive: true, force: true }).catch(() => undefined);
     await new Promise<void>((done) => (operatorLog ? operatorLog.end(done) : done()));
   })();
   return cleaning;
@@ -446,7 +446,7 @@ async function main(): Promise<void> {
 
   // 8. Two replicas, and the leader dies
   step('Two replicas with leader election: the leader is killed, the same Event keeps counting');
-  await operator!.stop();
+  await operator.stop();
   operator = undefined;
   const kubeconfigPath = cp?.kubeconfigPath ?? (await userKubeconfigPath());
   const leases = kubeConfig.makeApiClient(CoordinationV1Api);
@@ -517,8 +517,8 @@ function startReplica(name: string, kubeconfigPath: string): ChildProcess {
       SHUTDOWN_TIMEOUT_MS: '5000',
     },
   });
-  child.stdout!.pipe(operatorLog!, { end: false });
-  child.stderr!.pipe(operatorLog!, { end: false });
+  child.stdout.pipe(operatorLog!, { end: false });
+  child.stderr.pipe(operatorLog!, { end: false });
   return child;
 }
 

@@ -35,7 +35,7 @@ export { K8S_EVENT_ATTRIBUTES } from './tracing/k8s-event-attributes.js';
 export type { KubeEventsModuleExtras } from './module/kube-events.module-definition.js';
 export { KubeEventsModule } from './module/kube-events.module.js';
 export { EventRecorder } from './recorder/event-recorder.js';
-export { getEventRecorderToken } from './module/kube-events.tokens.js';
+export { getEventRecorderToken } from './recorder/recorder-tokens.js';
 export { InjectEventRecorder } from './module/inject-event-recorder.decorator.js';
 export { PublishesFailures, type PublishesFailuresOptions } from './publishes-failures/publishes-failures.decorator.js';
 export {

@@ -1,4 +1,4 @@
-import type { KubeConfig, KubernetesObject, V1ObjectReference } from '@kubernetes/client-node';
+import type { KubeConfig, V1ObjectReference } from '@kubernetes/client-node';
 
 /** `Normal` for progress, `Warning` for something a person should look at. */
 export type EventType = 'Normal' | 'Warning';
@@ -246,8 +246,6 @@ export interface ResolvedRecorderOptions {
   /** What every note goes through before it is cut and written: `redactNotes` resolved. */
   redactNote: (note: string) => string;
 }
-
-export type { KubernetesObject, V1ObjectReference };
 
 /** A class given to `forRootAsync({ useClass })` that makes the recorder's options. */
 export interface KubeEventsOptionsFactory {

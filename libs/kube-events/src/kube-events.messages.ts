@@ -1,4 +1,5 @@
 import { MAX_FIELD_LENGTH } from './kube-events.constants.js';
+import { describeError, describeValue, excerpt, quoted } from './describe-value.js';
 
 export const REQUIRED_FIELD = (field: string) => `${field} is required and must be a non-empty string.`;
 export const FIELD_TOO_LONG = (field: string, bytes: number) =>
@@ -85,9 +86,9 @@ export const OCCURRENCES_DROPPED = (
 ) =>
   `Dropped ${count} occurrence(s) of ${event.reason} about ${excerpt(resource.kind ?? 'object')} ` +
   `${excerpt([resource.metadata?.namespace, resource.metadata?.name].filter(Boolean).join('/'))}: ${DROP_CAUSES[cause]}` +
-  (error === undefined ? '.' : ` (last error: ${error instanceof Error ? error.message : String(error)}).`);
+  (error === undefined ? '.' : ` (last error: ${describeError(error)}).`);
 export const SERIES_END_NOT_RECORDED = (namespace: string, name: string, error: unknown) =>
-  `Could not mark Event ${namespace}/${name} as ended (${error instanceof Error ? error.message : String(error)}): ` +
+  `Could not mark Event ${namespace}/${name} as ended (${describeError(error)}): ` +
   'a process that starts within the series window may continue its count.';
 export const SERIES_LOOKUP_REFUSED = (error: Error) =>
   `resumeSeries: the API server refused to list Events (${error.message}); series start new Events, as without resumeSeries, ` +
@@ -97,7 +98,7 @@ export const SERVER_UNREACHABLE = (since: Date, detail: string) =>
   'the occurrence is queued and will be written when the server answers again.';
 export const SINK_FAILED = (sink: string, error: unknown, failures: number) =>
   `Sink ${sink} failed to handle an outcome (${failures} failure(s) so far): ` +
-  `${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+  (error instanceof Error ? (error.stack ?? error.message) : String(error));
 export const SINK_OVERLOADED = (sink: string, maxInFlight: number, dropped: number) =>
   `Sink ${sink} has ${maxInFlight} handle() calls unsettled; outcomes past that are not given to it ` +
   `(${dropped} missed so far). Publishing is not affected.`;
@@ -169,47 +170,3 @@ export const UNSUPPORTED_NODE = (version: string) =>
   `nestjs-kube-events needs Node.js ${MINIMUM_NODE} or newer (this is ${version}): @kubernetes/client-node 2.x and ` +
   `undici 8 do not load on older versions. Upgrade Node.js (for example \`nvm install 22\`, or a node:22 or ` +
   `node:24 base image); npm's EBADENGINE warning said the same.`;
-
-/** Text from the caller, cut to `max` characters for a message. */
-function excerpt(text: string, max = 256): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
-}
-
-function quoted(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
-/**
- * A short description of any value for a validation message; never throws,
- * whatever it is given (BigInt, symbol, circular object).
- */
-function describeValue(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return value.length > 80
-        ? `${JSON.stringify(value.slice(0, 80))}… (${value.length} characters)`
-        : JSON.stringify(value);
-    case 'bigint':
-      return `${value}n (a BigInt)`;
-    case 'symbol':
-      return `${String(value)} (a symbol)`;
-    case 'function':
-      return 'a function';
-    case 'undefined':
-      return 'undefined';
-    case 'object': {
-      if (value === null) return 'null';
-      try {
-        if (Array.isArray(value)) return 'an array';
-        const constructor = (Object.getPrototypeOf(value) as { constructor?: unknown } | null)?.constructor;
-        const name = typeof constructor === 'function' && constructor !== Object ? constructor.name : '';
-        return name ? `an instance of ${name}` : 'an object';
-      } catch {
-        // A revoked Proxy throws from both.
-        return 'an object that cannot be read';
-      }
-    }
-    default:
-      return `${String(value)} (a ${typeof value})`;
-  }
-}

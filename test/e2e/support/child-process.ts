@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 /** A child process's output (stdout and stderr), line by line, with a way to wait for a line. */
 export class ProcessLog {
   readonly lines: string[] = [];
-  private waiters: Array<() => void> = [];
+  private waiters: (() => void)[] = [];
 
   constructor(child: ChildProcess) {
     for (const stream of [child.stdout!, child.stderr!]) {

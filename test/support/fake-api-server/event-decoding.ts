@@ -47,14 +47,14 @@ export function decodeEvent(raw: Record<string, unknown>): { event: DecodedEvent
         namespace: optionalString(metadata, 'namespace', 'ObjectMeta.metadata.namespace'),
         uid: optionalString(metadata, 'uid', 'ObjectMeta.metadata.uid'),
         resourceVersion: optionalString(metadata, 'resourceVersion', 'ObjectMeta.metadata.resourceVersion'),
-        creationTimestamp: decodeTime(metadata['creationTimestamp'], TIME_LAYOUT) ?? undefined,
+        creationTimestamp: decodeTime(metadata.creationTimestamp, TIME_LAYOUT) ?? undefined,
         labels: optionalStringMap(metadata, 'labels', 'ObjectMeta.metadata.labels'),
         annotations: optionalStringMap(metadata, 'annotations', 'ObjectMeta.metadata.annotations'),
       },
-      eventTime: decodeTime(raw['eventTime'], MICRO_TIME_LAYOUT),
+      eventTime: decodeTime(raw.eventTime, MICRO_TIME_LAYOUT),
       series: series && {
-        count: int32(series['count'], 'EventSeries.series.count'),
-        lastObservedTime: decodeTime(series['lastObservedTime'], MICRO_TIME_LAYOUT),
+        count: int32(series.count, 'EventSeries.series.count'),
+        lastObservedTime: decodeTime(series.lastObservedTime, MICRO_TIME_LAYOUT),
       },
       reportingController: optionalString(raw, 'reportingController', 'Event.reportingController'),
       reportingInstance: optionalString(raw, 'reportingInstance', 'Event.reportingInstance'),
@@ -68,10 +68,9 @@ export function decodeEvent(raw: Record<string, unknown>): { event: DecodedEvent
         component: optionalString(source, 'component', 'Event.deprecatedSource.component'),
         host: optionalString(source, 'host', 'Event.deprecatedSource.host'),
       },
-      deprecatedFirstTimestamp: decodeTime(raw['deprecatedFirstTimestamp'], TIME_LAYOUT),
-      deprecatedLastTimestamp: decodeTime(raw['deprecatedLastTimestamp'], TIME_LAYOUT),
-      deprecatedCount:
-        raw['deprecatedCount'] == null ? undefined : int32(raw['deprecatedCount'], 'Event.deprecatedCount'),
+      deprecatedFirstTimestamp: decodeTime(raw.deprecatedFirstTimestamp, TIME_LAYOUT),
+      deprecatedLastTimestamp: decodeTime(raw.deprecatedLastTimestamp, TIME_LAYOUT),
+      deprecatedCount: raw.deprecatedCount == null ? undefined : int32(raw.deprecatedCount, 'Event.deprecatedCount'),
     };
     return { event, unknownFields: Object.keys(raw).filter((field) => !KNOWN_FIELDS.has(field)) };
   } catch (error) {
@@ -225,7 +224,8 @@ export function canonicalEvent(event: DecodedEvent & { metadata: EventMetadata }
     deprecatedSource: compact({ ...event.deprecatedSource }),
     deprecatedFirstTimestamp: event.deprecatedFirstTimestamp,
     deprecatedLastTimestamp: event.deprecatedLastTimestamp,
-    deprecatedCount: event.deprecatedCount || undefined,
+    // The API server omits a zero count (omitempty).
+    deprecatedCount: event.deprecatedCount === 0 ? undefined : event.deprecatedCount,
   }) as unknown as StoredEvent;
 }
 

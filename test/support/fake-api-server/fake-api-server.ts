@@ -139,7 +139,7 @@ export class FakeApiServer {
       name: 'fake-user',
       token: this.acceptedToken ?? 'fake-token',
       ...user,
-    } as never);
+    });
     return kubeConfig;
   }
 
@@ -663,7 +663,7 @@ export class FakeApiServer {
   }
 
   private patch(request: RecordedRequest, namespace: string, name: string): Reply {
-    const contentType = (request.contentType ?? '').split(';')[0]!.trim();
+    const contentType = (request.contentType ?? '').split(';')[0].trim();
     if (contentType !== MERGE_PATCH) {
       return reply(
         415,

@@ -62,7 +62,7 @@ export function isQualifiedName(value: string): string[] {
   if (parts.length === 1) {
     name = parts[0]!;
   } else if (parts.length === 2) {
-    const prefix = parts[0]!;
+    const prefix = parts[0];
     name = parts[1]!;
     if (prefix.length === 0) errors.push('prefix part must be non-empty');
     else errors.push(...isDns1123Subdomain(prefix).map((message) => `prefix part ${message}`));

@@ -31,7 +31,7 @@ export const MIRROR_SOURCE_ANNOTATION = `${CONFIG_MIRROR_GROUP}/source`;
  * where mirrors of `tenant-a` may write; one key per namespace, since a label
  * value holds one name.
  */
-export const ACCEPT_MIRRORS_FROM_LABEL_PREFIX = `accept-from.${CONFIG_MIRROR_GROUP}/`;
+const ACCEPT_MIRRORS_FROM_LABEL_PREFIX = `accept-from.${CONFIG_MIRROR_GROUP}/`;
 
 /** The label a namespace carries, with the value `"true"`, to accept copies from ConfigMirrors of `namespace`. */
 export const acceptMirrorsFromLabel = (namespace: string) => `${ACCEPT_MIRRORS_FROM_LABEL_PREFIX}${namespace}`;

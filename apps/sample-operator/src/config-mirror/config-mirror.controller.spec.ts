@@ -56,7 +56,7 @@ class FakeInformer<T extends KubernetesObject> {
   get(name: string, namespace?: string): T | undefined {
     return this.objects.get(`${namespace ?? ''}/${name}`);
   }
-  list(): ReadonlyArray<T> {
+  list(): readonly T[] {
     return [...this.objects.values()];
   }
   whenSynced(): Promise<void> {

@@ -17,7 +17,7 @@ import { copyMatchesSource, copyOwner } from './mirrored-config-map.js';
 import { acceptsMirrorsFrom, mayReadSource, type NamespaceRules } from './namespace-rules.js';
 
 /** Logged once both informers have synced and the workers run. */
-export const READY_MESSAGE = 'ConfigMirror controller ready';
+const READY_MESSAGE = 'ConfigMirror controller ready';
 
 /**
  * The controller loop: informers on ConfigMirrors and ConfigMaps feed
@@ -228,7 +228,7 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     this.namespaces.onDelete((namespace) => seen.delete(namespace.metadata?.name ?? ''));
   }
 
-  private informers(): Array<Pick<ResilientInformer<never>, 'start' | 'stop' | 'whenSynced' | 'hasSynced'>> {
+  private informers(): Pick<ResilientInformer<never>, 'start' | 'stop' | 'whenSynced' | 'hasSynced'>[] {
     return [this.mirrors, this.configMaps, ...(this.namespaces ? [this.namespaces] : [])];
   }
 

@@ -47,9 +47,9 @@ interface SyncResult extends ReconcileResult {
 }
 
 /** Reason of the Normal Event published when a reconcile wrote copies. */
-export const SYNCED_REASON = 'Synced';
+const SYNCED_REASON = 'Synced';
 /** Action of the Normal Event published when a reconcile wrote copies. */
-export const SYNC_ACTION = 'Sync';
+const SYNC_ACTION = 'Sync';
 
 /**
  * Brings one ConfigMirror to its desired state: the source ConfigMap copied,

@@ -1,5 +1,5 @@
-/** A handle returned by {@link Clock.setTimeout}. */
-export type TimerHandle = unknown;
+/** A handle returned by {@link Clock.setTimeout}: Node's `Timeout`, or a fake clock's number. */
+export type TimerHandle = object | number;
 
 /**
  * Time as the controller machinery sees it. Injected so that tests can drive
@@ -10,7 +10,8 @@ export interface Clock {
   now(): number;
   /** Runs `callback` once after `delayMs`. */
   setTimeout(callback: () => void, delayMs: number): TimerHandle;
-  clearTimeout(handle: TimerHandle): void;
+  /** Cancels the timer of `handle`; does nothing for `undefined` or a timer that has run. */
+  clearTimeout(handle: TimerHandle | undefined): void;
 }
 
 /**

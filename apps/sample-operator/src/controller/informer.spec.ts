@@ -8,7 +8,7 @@ const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Stands in for client-node's ListWatch: the test decides what each start does. */
 class FakeListWatch {
-  readonly callbacks: Record<string, Array<(arg?: any) => void>> = {
+  readonly callbacks: Record<string, ((arg?: unknown) => void)[]> = {
     add: [],
     update: [],
     delete: [],
@@ -19,9 +19,9 @@ class FakeListWatch {
   starts = 0;
   stops = 0;
   /** What the next start does: 'ok', or an error it reports through the error callbacks. */
-  next: Array<'ok' | Error> = [];
+  next: ('ok' | Error)[] = [];
 
-  on(verb: string, cb: (arg?: any) => void): void {
+  on(verb: string, cb: (arg?: unknown) => void): void {
     this.callbacks[verb].push(cb);
   }
   off(): void {}

@@ -115,7 +115,7 @@ export class ResilientInformer<T extends KubernetesObject> implements ObjectCach
     return this.informer.get(name, namespace);
   }
 
-  list(namespace?: string): ReadonlyArray<T> {
+  list(namespace?: string): readonly T[] {
     return this.informer.list(namespace);
   }
 

@@ -9,7 +9,7 @@ class ControlledHandler {
   readonly calls: string[] = [];
   private readonly pending = new Map<
     string,
-    Array<{ resolve: (value: void | 'requeue') => void; reject: (error: Error) => void }>
+    { resolve: (value: void | 'requeue') => void; reject: (error: Error) => void }[]
   >();
 
   readonly handle = (item: string): Promise<void | 'requeue'> => {

@@ -42,8 +42,8 @@ export class WorkQueue<T> {
   private readonly dirty = new Set<T>();
   private readonly processing = new Set<T>();
   private readonly waiting = new Map<T, Waiting>();
-  private readonly getters: Array<(item: T | undefined) => void> = [];
-  private drainers: Array<() => void> = [];
+  private readonly getters: ((item: T | undefined) => void)[] = [];
+  private drainers: (() => void)[] = [];
   private shuttingDown = false;
 
   constructor(options: WorkQueueOptions<T> = {}) {

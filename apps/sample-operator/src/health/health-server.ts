@@ -55,21 +55,33 @@ export class HealthServer {
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
     const path = (request.url ?? '/').split('?')[0];
-    if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, 'method not allowed\n');
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      send(response, 405, 'method not allowed\n');
+      return;
+    }
     try {
       switch (path) {
         case '/healthz':
-        case '/livez':
-          return probe(response, this.checks.live());
-        case '/readyz':
-          return probe(response, this.checks.ready());
-        case '/status':
-          return send(response, 200, `${JSON.stringify(this.checks.status(), null, 2)}\n`, 'application/json');
-        default:
-          return send(response, 404, 'not found\n');
+        case '/livez': {
+          probe(response, this.checks.live());
+          return;
+        }
+        case '/readyz': {
+          probe(response, this.checks.ready());
+          return;
+        }
+        case '/status': {
+          send(response, 200, `${JSON.stringify(this.checks.status(), null, 2)}\n`, 'application/json');
+          return;
+        }
+        default: {
+          send(response, 404, 'not found\n');
+          return;
+        }
       }
     } catch (error) {
-      return send(response, 500, `${error instanceof Error ? error.message : String(error)}\n`);
+      send(response, 500, `${error instanceof Error ? error.message : String(error)}\n`);
+      return;
     }
   }
 }

@@ -12,7 +12,7 @@ const T0 = 1_800_000_000_000;
 interface Candidate {
   elector: LeaderElector;
   started: number[];
-  lost: Array<{ at: number; reason: string }>;
+  lost: { at: number; reason: string }[];
   leaders: string[];
 }
 

@@ -1,5 +1,5 @@
 /** What a removed credential is replaced with. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /**
  * Credentials as they appear in error messages and text that echoes a

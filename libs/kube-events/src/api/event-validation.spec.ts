@@ -3,12 +3,11 @@ import { InvalidEventError } from '../errors.js';
 import type { KubeEvent } from '../kube-events.interfaces.js';
 import { validatePublish } from './event-validation.js';
 
-const configMap = (metadata: Record<string, unknown> = {}): KubernetesObject =>
-  ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'app-config', namespace: 'team-a', uid: 'u-1', resourceVersion: '42', ...metadata },
-  }) as KubernetesObject;
+const configMap = (metadata: Record<string, unknown> = {}): KubernetesObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'app-config', namespace: 'team-a', uid: 'u-1', resourceVersion: '42', ...metadata },
+});
 
 const event: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'boom' };
 
@@ -346,7 +345,7 @@ describe('validatePublish', () => {
     const fields = ['apiVersion', 'kind', 'metadata'];
     const metadataFields = ['name', 'namespace', 'uid', 'resourceVersion'];
     const eventFields = ['type', 'reason', 'action', 'note', 'related', 'annotations'];
-    const attempts: Array<[unknown, unknown]> = [];
+    const attempts: [unknown, unknown][] = [];
     for (const value of odd) {
       attempts.push([value, event], [configMap(), value]);
       for (const field of fields) attempts.push([{ ...configMap(), [field]: value }, event]);

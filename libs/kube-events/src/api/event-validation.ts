@@ -19,7 +19,7 @@ import {
   UNKNOWN_REFERENCE_FIELD,
   UNREADABLE_FIELD,
 } from '../kube-events.messages.js';
-import { isQualifiedName } from '../module/options-validation.js';
+import { isQualifiedName } from '../qualified-name.js';
 import { truncateNote } from './note-truncation.js';
 
 /** The API server's limit on an object's annotations: keys and values, in UTF-8 bytes. */
@@ -153,7 +153,7 @@ function checkedResource(resource: KubernetesObject): KubernetesObject {
 /** A string, or `undefined` for an absent field; anything else is refused. */
 function optionalString(field: string, value: unknown): string | undefined {
   if (value !== undefined && typeof value !== 'string') throw new InvalidEventError(field, NOT_A_STRING(field, value));
-  return value as string | undefined;
+  return value;
 }
 
 /** A namespace, when given and not empty, must be a DNS label: the API server takes nothing else. */

@@ -178,7 +178,7 @@ function eventsPath(namespace: string, name?: string): string {
   return name === undefined ? collection : `${collection}/${encodeURIComponent(name)}`;
 }
 
-export function listedEvent(event: EventsV1Event): ListedEvent {
+function listedEvent(event: EventsV1Event): ListedEvent {
   const observed = event.series?.lastObservedTime ?? event.eventTime;
   return { ...storedState(event), event, lastObservedAt: observed ? new Date(observed).getTime() : 0 };
 }
@@ -199,10 +199,10 @@ function storedState(event: EventsV1Event): StoredEventState {
  * error message carries, in UTF-8 bytes: a Kubernetes Status message is a
  * sentence or two; a long one is cut, as a note is.
  */
-export const MAX_ERROR_DETAIL_BYTES = 1024;
+const MAX_ERROR_DETAIL_BYTES = 1024;
 
 /** Of a body that is not a Kubernetes Status (a proxy's page, say), the characters an error message quotes. */
-export const MAX_BODY_EXCERPT_CHARS = 200;
+const MAX_BODY_EXCERPT_CHARS = 200;
 
 /** The most of a Status `reason` kept: the API's own are short CamelCase words. */
 const MAX_REASON_CHARS = 64;
@@ -230,7 +230,7 @@ function refusal(answer: JsonAnswer, secrets: readonly string[]): PublishApiErro
       ? body.reason.slice(0, MAX_REASON_CHARS)
       : undefined;
   return new PublishApiError(`The API server refused the Event (${status}): ${message}`, status, reason, {
-    retryAfterMs: retryAfterMs(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+    retryAfterMs: retryAfterMs((Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) as string | undefined),
   });
 }
 
@@ -270,7 +270,7 @@ function parsedAnswer<T>(answer: JsonAnswer): T {
 
 /** The answer's media type, without parameters. */
 function contentTypeOf(answer: JsonAnswer): string {
-  const type = answer.headers['content-type'];
+  const type = answer.headers['content-type'] as string | string[] | undefined;
   return (Array.isArray(type) ? type[0] : type)?.split(';')[0]?.trim() || 'no content type';
 }
 
@@ -315,7 +315,7 @@ function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: num
 function parseStatus(text: string): StatusBody | undefined {
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as StatusBody;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
   } catch {
     // not JSON: the real max-in-flight filter answers 429 as text/plain
   }

@@ -8,7 +8,7 @@ import type { CredentialPluginRun } from '../errors.js';
  * fetches a token over the network, short enough that a plugin that hangs
  * is tried again within a minute.
  */
-export const EXEC_PLUGIN_TIMEOUT_MS = 30_000;
+const EXEC_PLUGIN_TIMEOUT_MS = 30_000;
 
 /** client-node's authenticators, private in its typings: the exec one starts the plugin through its `execFn`. */
 interface Authenticator {

@@ -6,14 +6,14 @@ import { getGlobalDispatcher, type Dispatcher } from 'undici';
  * Kubernetes `Status`, even a 422 with many causes, is a few KB; anything
  * past this (a proxy's page, a body that never ends) is not read.
  */
-export const MAX_ERROR_ANSWER_BYTES = 64 * 1024;
+const MAX_ERROR_ANSWER_BYTES = 64 * 1024;
 
 /**
  * The most of a successful answer that is read: an Event is at most what
  * kube-apiserver accepts in one request (3 MiB), its annotations 256 KiB.
  * A longer answer counts as unreadable (the write may have been applied).
  */
-export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export interface JsonRequest {
   /** `https://host:port`, no path. */
@@ -87,7 +87,7 @@ export function jsonRequest(request: JsonRequest): Promise<JsonAnswer> {
     };
     // A request still waiting for a connection is aborted as soon as it starts.
     const onAbort = () => {
-      controller?.abort(signal.reason);
+      controller?.abort(signal.reason as Error);
       settle(() => reject(signal.reason));
     };
     signal.addEventListener('abort', onAbort, { once: true });
@@ -95,7 +95,7 @@ export function jsonRequest(request: JsonRequest): Promise<JsonAnswer> {
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(started) {
         controller = started;
-        if (signal.aborted) started.abort(signal.reason);
+        if (signal.aborted) started.abort(signal.reason as Error);
       },
       onResponseStart(_, statusCode, headers) {
         if (statusCode >= 200) answer = { statusCode, headers };

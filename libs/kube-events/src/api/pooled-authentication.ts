@@ -5,7 +5,7 @@ import { credentialFailure } from './credential-failure.js';
 import { ExecPluginRuns } from './exec-plugin-runs.js';
 
 /** Connections one recorder keeps open to its API server, at most. */
-export const POOL_CONNECTIONS = 8;
+const POOL_CONNECTIONS = 8;
 
 /**
  * How long TLS material read from the kubeconfig's files (CA, client
@@ -14,7 +14,7 @@ export const POOL_CONNECTIONS = 8;
  * change to the kubeconfig itself (other data, other files, TLS
  * verification switched on or off) is used at the next request.
  */
-export const TLS_MATERIAL_TTL_MS = 60_000;
+const TLS_MATERIAL_TTL_MS = 60_000;
 
 /** KubeConfig's dispatcher factory, private in its typings, which its authentication calls on `this` for every request. */
 interface DispatcherFactory {
@@ -87,22 +87,22 @@ export class PooledAuthentication {
     options: PooledAuthenticationOptions = {},
   ) {
     this.plugins = new ExecPluginRuns(options.execPluginTimeoutMs);
-    const factory: DispatcherFactory = { createDispatcher: (cluster, options) => this.dispatcherFor(cluster, options) };
-    const reader: TlsMaterialReader = { applyHTTPSOptions: (options) => Object.assign(options, this.tlsOptions()) };
+    const createDispatcher: DispatcherFactory['createDispatcher'] = (cluster, options) =>
+      this.dispatcherFor(cluster, options);
+    const applyHTTPSOptions: TlsMaterialReader['applyHTTPSOptions'] = (options) =>
+      Object.assign(options, this.tlsOptions());
     const authorization = kubeConfig as unknown as AuthorizationStep;
     const view: Record<string, unknown> = {};
-    const step: AuthorizationStep = {
-      applyAuthorizationHeader: (options) =>
-        authorization.applyAuthorizationHeader.call(view, options).catch((error: unknown) => {
-          throw new AuthenticatorFailed(error);
-        }),
-    };
+    const applyAuthorizationHeader: AuthorizationStep['applyAuthorizationHeader'] = (options) =>
+      authorization.applyAuthorizationHeader.call(view, options).catch((error: unknown) => {
+        throw new AuthenticatorFailed(error);
+      });
     const authenticators = this.plugins.authenticatorsFor(kubeConfig);
     Object.setPrototypeOf(view, kubeConfig);
     Object.defineProperties(view, {
-      createDispatcher: { value: factory.createDispatcher },
-      applyHTTPSOptions: { value: reader.applyHTTPSOptions },
-      applyAuthorizationHeader: { value: step.applyAuthorizationHeader },
+      createDispatcher: { value: createDispatcher },
+      applyHTTPSOptions: { value: applyHTTPSOptions },
+      applyAuthorizationHeader: { value: applyAuthorizationHeader },
       ...(authenticators && { authenticators: { value: authenticators } }),
     });
     this.view = view as unknown as KubeConfig;
@@ -135,7 +135,7 @@ export class PooledAuthentication {
 
   private async authenticateOnce(): Promise<Authenticated> {
     // The URL is not read: authentication depends on the kubeconfig alone.
-    const context = new RequestContext('https://authentication.invalid', 'GET' as never);
+    const context = new RequestContext('https://authentication.invalid', 'GET');
     const before = this.plugins.mark();
     try {
       await this.view.applySecurityAuthentication(context);
@@ -143,7 +143,7 @@ export class PooledAuthentication {
       if (!(error instanceof AuthenticatorFailed)) throw error;
       throw credentialFailure(error.failure, this.kubeConfig.getCurrentUser(), this.plugins.endedSince(before));
     }
-    return { headers: context.getHeaders(), dispatcher: context.getDispatcher() as Dispatcher | undefined };
+    return { headers: context.getHeaders(), dispatcher: context.getDispatcher() };
   }
 
   /**
@@ -218,6 +218,6 @@ function tlsSources(kubeConfig: KubeConfig): Material {
 
 function sameMaterial(a: Material, b: Material): boolean {
   return a.every(
-    (value, i) => value === b[i] || (Buffer.isBuffer(value) && Buffer.isBuffer(b[i]) && value.equals(b[i] as Buffer)),
+    (value, i) => value === b[i] || (Buffer.isBuffer(value) && Buffer.isBuffer(b[i]) && value.equals(b[i])),
   );
 }

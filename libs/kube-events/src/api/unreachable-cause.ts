@@ -66,7 +66,7 @@ export function describeUnreachable(error: unknown): string {
     cause && typeof cause === 'object' && chain.length < 8;
     cause = (cause as Error).cause
   ) {
-    chain.push(cause as NetworkErrorDetails);
+    chain.push(cause);
   }
   const innermost = [...chain].reverse().find((cause) => cause.code || cause.syscall);
   if (innermost?.code === 'UND_ERR_SOCKET') {

@@ -133,7 +133,7 @@ export class KubeEventsMetrics implements EventSink {
 }
 
 /** The `cause` label of a failed publish. */
-export function failureCause(error: PublishError | undefined): string {
+function failureCause(error: PublishError | undefined): string {
   if (error instanceof PublishTimeoutError) return 'timeout';
   if (error instanceof InvalidEventError) return 'invalid';
   if (error instanceof PublishApiError)

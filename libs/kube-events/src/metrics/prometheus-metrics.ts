@@ -42,11 +42,11 @@ export async function loadPrometheusBackend(
 
 /** Sends metric updates to prom-client counters and a histogram. */
 class PrometheusBackend implements KubeEventsMetricsBackend {
-  private readonly metrics = new Map<KubeEventsMetricName, Counter<string> | Histogram<string>>();
+  private readonly metrics = new Map<KubeEventsMetricName, Counter | Histogram>();
 
   constructor(prom: PromClient, registry: Registry) {
     const counter = (name: KubeEventsMetricName, labelNames: string[]) =>
-      (registry.getSingleMetric(name) as Counter<string> | undefined) ??
+      (registry.getSingleMetric(name) as Counter | undefined) ??
       new prom.Counter({ name, help: HELP[name], labelNames, registers: [registry] });
     for (const name of [
       KUBE_EVENTS_METRICS.created,
@@ -61,7 +61,7 @@ class PrometheusBackend implements KubeEventsMetricsBackend {
     const duration = KUBE_EVENTS_METRICS.publishDuration;
     this.metrics.set(
       duration,
-      (registry.getSingleMetric(duration) as Histogram<string> | undefined) ??
+      (registry.getSingleMetric(duration) as Histogram | undefined) ??
         new prom.Histogram({
           name: duration,
           help: HELP[duration],
@@ -74,7 +74,7 @@ class PrometheusBackend implements KubeEventsMetricsBackend {
 
   record({ metric, labels, value }: KubeEventsMetricUpdate): void {
     const target = this.metrics.get(metric);
-    if (metric === KUBE_EVENTS_METRICS.publishDuration) (target as Histogram<string>).observe(labels, value);
-    else (target as Counter<string>).inc(labels, value);
+    if (metric === KUBE_EVENTS_METRICS.publishDuration) (target as Histogram).observe(labels, value);
+    else (target as Counter).inc(labels, value);
   }
 }

@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { getEventRecorderToken } from './kube-events.tokens.js';
+import { getEventRecorderToken } from '../recorder/recorder-tokens.js';
 
 /**
  * Injects the recorder registered under `name`, or the default recorder

@@ -1,22 +1,21 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { EventRecorder } from '../recorder/event-recorder.js';
-import type { KubeEventsModuleOptions } from '../kube-events.interfaces.js';
 import {
   ConfigurableKubeEventsModule,
   KUBE_EVENTS_ASYNC_OPTIONS_TYPE,
   KUBE_EVENTS_MODULE_OPTIONS,
   KUBE_EVENTS_OPTIONS_TYPE,
 } from './kube-events.module-definition.js';
-import { getEventRecorderToken } from './kube-events.tokens.js';
+import { getEventRecorderToken } from '../recorder/recorder-tokens.js';
 import { INVALID_OPTIONS, NOT_A_RECORDER_NAME } from '../kube-events.messages.js';
 import { EventSinksModule } from '../sinks/event-sinks.module.js';
 import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { KubeEventsMetricsModule } from '../metrics/kube-events-metrics.module.js';
 import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
 import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
+import { createEventRecorder } from './event-recorder.factory.js';
 
 /**
- * Provides an {@link EventRecorder} for one controller, wraps the methods
+ * Provides an `EventRecorder` for one controller, wraps the methods
  * decorated with `@PublishesFailures`, subscribes the `@KubeEventsSink`
  * providers and the built-in sinks (`logEvents`, metrics) to the recorder's
  * outcomes, and provides {@link KubeEventsMetrics}. Import it once per
@@ -56,7 +55,7 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
       ...(definition.providers ?? []),
       {
         provide: token,
-        useFactory: (options: KubeEventsModuleOptions) => new EventRecorder(options),
+        useFactory: createEventRecorder,
         inject: [KUBE_EVENTS_MODULE_OPTIONS],
       },
       recorderSinksProvider(name, token, KUBE_EVENTS_MODULE_OPTIONS, KubeEventsMetrics),

@@ -13,6 +13,7 @@ export interface PublishesFailuresOptions {
    * Which argument is the reconciled object: its index, or a function of the arguments.
    * @default 0
    */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a selector types its parameters as the method does
   resourceArg?: number | ((...args: any[]) => KubernetesObject | undefined);
   /** @default 'ReconcileFailed' */
   reason?: string;

@@ -7,7 +7,7 @@ import { withFailureEvents } from './failure-reporting.js';
 import { markWrapped, originalMethod, silenceGuard } from './unwrapped-method-guard.js';
 import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
 import { NO_DEFAULT_RECORDER, REQUEST_SCOPED_SKIPPED, UNKNOWN_RECORDER } from '../kube-events.messages.js';
-import { findRecorders, type RecorderName } from '../module/recorder-registry.js';
+import { findRecorders, type RecorderName } from '../recorder/recorder-registry.js';
 
 /**
  * Finds the provider methods decorated with `@PublishesFailures` when the
@@ -54,7 +54,7 @@ export class PublishesFailuresExplorer implements OnModuleInit {
 }
 
 /** Every instance of a provider: one, or for a transient provider, the one each consumer was given as well. */
-function instancesOf(wrapper: InstanceWrapper): Array<Record<string, unknown>> {
+function instancesOf(wrapper: InstanceWrapper): Record<string, unknown>[] {
   const instances = new Set([wrapper.instance as Record<string, unknown>]);
   if (wrapper.isTransient) {
     for (const each of wrapper.getStaticTransientInstances())

@@ -6,7 +6,7 @@ import type { PublishApiError } from '../errors.js';
  * at once: short, so that the first publish after the server is back
  * resolves; long enough that an outage costs a few requests a second.
  */
-export const PROBE_INTERVAL_MS = 100;
+const PROBE_INTERVAL_MS = 100;
 
 /**
  * The recorder's view of its connection to the API server, and its only

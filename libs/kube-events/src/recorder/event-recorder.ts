@@ -19,11 +19,11 @@ import {
   SERVER_UNREACHABLE,
   type DropCause,
 } from '../kube-events.messages.js';
-import { loadDefaultKubeConfig } from '../module/default-kube-config.js';
-import { resolveRecorderOptions } from '../module/options-validation.js';
+import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import { monotonicNow } from './monotonic-clock.js';
 import { PublishDeadlines } from './publish-deadlines.js';
+import { resolveRecorderOptions } from './recorder-options.js';
 import type { Occurrence } from './occurrence.js';
 import {
   outcomeOf,
@@ -113,7 +113,9 @@ export class EventRecorder implements OnApplicationShutdown {
   private readonly logger = new Logger('EventRecorder');
 
   /**
-   * @param writer where Events go; the API server of `options.kubeConfig` unless given
+   * @param options checked and completed with the defaults; options already resolved come out unchanged
+   * @param writer where Events go, closed on shutdown; unless given, the API server of `options.kubeConfig`,
+   * else of the default KubeConfig (`KubeEventsModule` always gives one)
    * @throws Error naming the field when an option is invalid
    */
   constructor(options: KubeEventsModuleOptions, writer?: EventsWriter) {
@@ -306,7 +308,8 @@ export class EventRecorder implements OnApplicationShutdown {
           this.store.lost(batch, failure);
           continue;
         }
-        return this.failed(series, batch, failure);
+        this.failed(series, batch, failure);
+        return;
       }
       this.answered();
       if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
@@ -324,7 +327,7 @@ export class EventRecorder implements OnApplicationShutdown {
         return;
       }
       if (writes >= MAX_WRITES_PER_ATTEMPT) {
-        return this.failed(
+        this.failed(
           series,
           batch,
           new PublishApiError(
@@ -333,6 +336,7 @@ export class EventRecorder implements OnApplicationShutdown {
             'Conflict',
           ),
         );
+        return;
       }
       plan = settled.plan;
     }

@@ -45,7 +45,7 @@ export function identityDigest(event: KubeEvent): string {
 /** The fields of an ObjectReference the API server keeps, in one order. */
 const REFERENCE_FIELDS = ['apiVersion', 'kind', 'namespace', 'name', 'uid', 'resourceVersion', 'fieldPath'] as const;
 
-function relatedIdentity(related: KubeEvent['related']): Array<string | null> | null {
+function relatedIdentity(related: KubeEvent['related']): (string | null)[] | null {
   return related ? REFERENCE_FIELDS.map((field) => related[field] || null) : null;
 }
 

@@ -72,7 +72,7 @@ export interface PublishOutcome {
  * 253, `apiVersion` 317, reasons 128), so only values it would refuse are
  * cut, as a note is.
  */
-export const MAX_OUTCOME_FIELD_BYTES = 512;
+const MAX_OUTCOME_FIELD_BYTES = 512;
 
 /** Of a refused note, the characters redacted before it is cut: enough for what survives the cut and any credential it starts. */
 const REFUSED_NOTE_READ_CHARS = 8 * MAX_NOTE_BYTES;
@@ -135,7 +135,7 @@ function bounded<T extends string | undefined>(value: T): T {
 function boundedReference(related: V1ObjectReference): V1ObjectReference {
   const fields = Object.entries(related) as [keyof V1ObjectReference, string | undefined][];
   if (fields.every(([, value]) => value === undefined || value.length * 3 <= MAX_OUTCOME_FIELD_BYTES)) return related;
-  return Object.fromEntries(fields.map(([key, value]) => [key, bounded(value)])) as V1ObjectReference;
+  return Object.fromEntries(fields.map(([key, value]) => [key, bounded(value)]));
 }
 
 /**

@@ -279,7 +279,7 @@ export class SeriesStore {
     const identity = this.shared.intern(identityDigest(occurrence.event));
     const last = series.queue.at(-1);
     // Joins the last batch unless that one is in flight: one waiting to retry takes it along (its count follows).
-    if (last && last.identity === identity && !(series.state === 'writing' && last === series.queue[0])) {
+    if (last?.identity === identity && !(series.state === 'writing' && last === series.queue[0])) {
       last.occurrences++;
       last.trace = occurrence.trace;
       last.waiters.add(waiter);
@@ -473,7 +473,7 @@ export class SeriesStore {
     }
     const last = series.event;
     batch.mayHaveLanded.length = 0;
-    if (last && last.identity === batch.identity && this.isCurrent(last, now)) {
+    if (last?.identity === batch.identity && this.isCurrent(last, now)) {
       batch.base = last.count;
       return {
         kind: 'patch',

@@ -10,7 +10,7 @@ import {
   UNKNOWN_SINK_RECORDER,
 } from '../kube-events.messages.js';
 import { RecorderSinks } from './recorder-sinks.js';
-import { byRecorderName } from '../module/recorder-registry.js';
+import { byRecorderName } from '../recorder/recorder-registry.js';
 
 /**
  * Finds the providers decorated with `@KubeEventsSink` when the application

@@ -21,7 +21,7 @@ export class LogEventSink implements EventSink {
 }
 
 /** One logfmt line: `key=value` pairs, values quoted when they hold spaces, quotes, `=` or line breaks. */
-export function describeOutcome(outcome: PublishOutcome): string {
+function describeOutcome(outcome: PublishOutcome): string {
   const { regarding, event } = outcome;
   const object = [regarding.kind ?? 'object', regarding.namespace, regarding.name ?? regarding.uid]
     .filter(Boolean)

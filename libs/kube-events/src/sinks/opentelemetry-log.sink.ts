@@ -10,9 +10,9 @@ import { INSTRUMENTATION_SCOPE } from '../tracing/recorder-tracing.js';
 import { parseTraceparent } from '../tracing/traceparent.js';
 
 /** The log record attribute that says what became of the publish: `created`, `patched`, `coalesced`, `failed`, `dropped`. */
-export const OUTCOME_ATTRIBUTE = 'kube_events.outcome';
+const OUTCOME_ATTRIBUTE = 'kube_events.outcome';
 /** The occurrences an outcome that is not a write (coalesced, failed, dropped) is about. */
-export const OCCURRENCES_ATTRIBUTE = 'kube_events.occurrences';
+const OCCURRENCES_ATTRIBUTE = 'kube_events.occurrences';
 
 /**
  * The built-in OpenTelemetry log sink, switched on by the `logRecords`

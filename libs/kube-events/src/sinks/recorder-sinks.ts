@@ -2,7 +2,6 @@ import { Logger, type FactoryProvider, type InjectionToken, type OnModuleDestroy
 import type { EventRecorder } from '../recorder/event-recorder.js';
 import type { EventSink } from './event-sink.js';
 import { DEFAULT_SINK_MAX_IN_FLIGHT } from '../kube-events.constants.js';
-import type { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { LogEventSink } from './log-event.sink.js';
 import { OpenTelemetryLogSink } from './opentelemetry-log.sink.js';
 import { SinkSubscription } from './sink-subscription.js';
@@ -22,7 +21,7 @@ export function recorderSinksProvider(
     useFactory: (
       options: { logEvents?: boolean; metrics?: boolean; logRecords?: boolean },
       recorder: EventRecorder,
-      metrics: KubeEventsMetrics,
+      metrics: EventSink,
     ) =>
       new RecorderSinks(name ?? null, recorder, {
         logEvents: options.logEvents === true,
@@ -39,8 +38,8 @@ export interface BuiltInSinks {
   logEvents?: boolean;
   /** The `logRecords` option: one OpenTelemetry log record per outcome. */
   logRecords?: boolean;
-  /** Where the recorder's outcomes are counted, unless its `metrics` option is `false`. */
-  metrics?: KubeEventsMetrics;
+  /** Where the recorder's outcomes are counted (`KubeEventsMetrics`), unless its `metrics` option is `false`. */
+  metrics?: EventSink;
 }
 
 /**

@@ -107,10 +107,8 @@ function mergeAnnotations(
   annotations: Record<string, string> | undefined,
   patch: Record<string, string | null>,
 ): Record<string, string> | undefined {
-  const merged: Record<string, string> = { ...annotations };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete merged[key];
-    else merged[key] = value;
-  }
-  return Object.keys(merged).length ? merged : undefined;
+  const merged = Object.entries({ ...annotations, ...patch }).filter(
+    (entry): entry is [string, string] => entry[1] !== null,
+  );
+  return merged.length ? Object.fromEntries(merged) : undefined;
 }

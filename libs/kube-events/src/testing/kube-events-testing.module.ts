@@ -3,7 +3,7 @@ import '../runtime-check.js';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { EventRecorder } from '../recorder/event-recorder.js';
 import { EventSinksModule } from '../sinks/event-sinks.module.js';
-import { getEventRecorderToken } from '../module/kube-events.tokens.js';
+import { getEventRecorderToken } from '../recorder/recorder-tokens.js';
 import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
 import { recorderSinksProvider } from '../sinks/recorder-sinks.js';

@@ -16,7 +16,7 @@ import {
 export const INSTRUMENTATION_SCOPE = 'nestjs-kube-events';
 
 /** The span attribute that says how a write was answered: `created`, `patched`, `exists`, `conflict`, `gone`, `found`. */
-export const WRITE_RESULT_ATTRIBUTE = 'kube_events.write.result';
+const WRITE_RESULT_ATTRIBUTE = 'kube_events.write.result';
 
 /** What the server's answer to a write tells a span: how it was answered, and the Event as it now stands. */
 export interface WriteAnswer {
@@ -107,6 +107,7 @@ export class RecorderTracing {
   private sdkRegistered(): boolean {
     const provider = this.api.trace.getTracerProvider();
     return (
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- the API's only way to tell that no SDK is registered
       !(provider instanceof this.api.ProxyTracerProvider) ||
       provider.getDelegateTracer(INSTRUMENTATION_SCOPE) !== undefined
     );

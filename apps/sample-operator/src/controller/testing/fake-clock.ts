@@ -29,7 +29,7 @@ export class FakeClock implements Clock {
     return id;
   }
 
-  clearTimeout(handle: TimerHandle): void {
+  clearTimeout(handle: TimerHandle | undefined): void {
     this.timers.delete(handle as number);
   }
 

@@ -68,7 +68,7 @@ export class FakeLeaseLock implements ResourceLock {
 
   private async answer(): Promise<void> {
     await Promise.resolve();
-    if (this.hang) await new Promise<never>(() => {});
+    if (this.hang) await new Promise<never>(() => undefined);
     if (this.failWith) throw this.failWith;
   }
 

@@ -1,4 +1,4 @@
-import { EventRecorder } from '../recorder/event-recorder.js';
+import { EventRecorder } from './event-recorder.js';
 
 const NAMED_RECORDER_PREFIX = 'KUBE_EVENTS:recorder:';
 

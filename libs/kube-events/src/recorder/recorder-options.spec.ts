@@ -1,4 +1,4 @@
-import { resolveRecorderOptions } from './options-validation.js';
+import { resolveRecorderOptions } from './recorder-options.js';
 import type { KubeEventsModuleOptions } from '../kube-events.interfaces.js';
 
 const resolve = (options: unknown) => resolveRecorderOptions(options as KubeEventsModuleOptions);
@@ -56,7 +56,7 @@ describe('resolveRecorderOptions', () => {
     [{ reporter: {} }, 'reporter.controller'],
     [{ reporter: { controller: 'Widget Controller' } }, 'reporter.controller'],
     [{ reporter: { controller: 'Example.com/widgets' } }, 'reporter.controller'],
-    [{ reporter: { controller: `${'a'.repeat(64)}` } }, 'reporter.controller'],
+    [{ reporter: { controller: 'a'.repeat(64) } }, 'reporter.controller'],
     [{ reporter: { controller: 'widgets-' } }, 'reporter.controller'],
     [{ reporter: { controller: 'widgets', instance: 'i'.repeat(129) } }, 'reporter.instance'],
     [{ reporter: { controller: 'widgets', instance: 7 } }, 'reporter.instance'],
@@ -65,7 +65,7 @@ describe('resolveRecorderOptions', () => {
     [{ reporter: { controller: 'widgets' }, seriesWindow: -1 }, 'seriesWindow'],
     [{ reporter: { controller: 'widgets' }, maxSeries: 1.5 }, 'maxSeries'],
     [{ reporter: { controller: 'widgets' }, writeControl: { qps: 0 } }, 'writeControl.qps'],
-    [{ reporter: { controller: 'widgets' }, resumeSeries: 'yes' } as never, 'resumeSeries'],
+    [{ reporter: { controller: 'widgets' }, resumeSeries: 'yes' }, 'resumeSeries'],
     [{ reporter: { controller: 'widgets' }, writeControl: { objectBurst: 2.5 } }, 'writeControl.objectBurst'],
     [{ reporter: { controller: 'widgets' }, writeControl: { maxDelay: 'soon' } }, 'writeControl.maxDelay'],
     [{ reporter: { controller: 'widgets' }, logEvents: 'true' }, 'logEvents'],

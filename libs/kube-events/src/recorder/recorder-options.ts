@@ -31,18 +31,7 @@ import {
   REQUIRED_FIELD,
 } from '../kube-events.messages.js';
 import { redactCredentials } from '../api/credential-redaction.js';
-
-const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** Whether the API server accepts `value` as `reportingController`. */
-export function isQualifiedName(value: string): boolean {
-  const slash = value.indexOf('/');
-  const prefix = slash >= 0 ? value.slice(0, slash) : undefined;
-  const name = slash >= 0 ? value.slice(slash + 1) : value;
-  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) return false;
-  return name.length <= 63 && QUALIFIED_NAME.test(name);
-}
+import { isDnsSubdomain, isQualifiedName } from '../qualified-name.js';
 
 const redactNoteCredentials = (note: string): string => redactCredentials(note);
 const unchanged = (note: string): string => note;
@@ -76,7 +65,8 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
   const fail = (field: string, problem: string): never => {
     throw new Error(INVALID_OPTIONS(field, problem));
   };
-  const reporter: unknown = options?.reporter;
+  const given: Partial<KubeEventsModuleOptions> = options ?? {};
+  const reporter: unknown = given.reporter;
   if (!reporter || typeof reporter !== 'object') fail('reporter', REPORTER_NOT_AN_OBJECT(reporter));
   const { controller, instance } = reporter as KubeEventsModuleOptions['reporter'];
   if (typeof controller !== 'string' || controller === '')
@@ -108,17 +98,12 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     return value as boolean;
   };
   // Checked here although the recorder does not resolve them, so that every option fails start-up by name.
-  if (options!.logEvents !== undefined) flag('logEvents', options!.logEvents);
-  if (options!.metrics !== undefined) flag('metrics', options!.metrics);
-  if (options!.logRecords !== undefined) flag('logRecords', options!.logRecords);
-  const kubeConfig: unknown = options!.kubeConfig;
-  if (
-    kubeConfig !== undefined &&
-    typeof (kubeConfig as { getCurrentCluster?: unknown } | null)?.getCurrentCluster !== 'function'
-  ) {
-    fail('kubeConfig', NOT_A_KUBE_CONFIG(kubeConfig));
-  }
-  const control = { ...DEFAULT_WRITE_CONTROL, ...options!.writeControl };
+  if (given.logEvents !== undefined) flag('logEvents', given.logEvents);
+  if (given.metrics !== undefined) flag('metrics', given.metrics);
+  if (given.logRecords !== undefined) flag('logRecords', given.logRecords);
+  const kubeConfig: unknown = given.kubeConfig;
+  if (kubeConfig !== undefined && !isKubeConfig(kubeConfig)) fail('kubeConfig', NOT_A_KUBE_CONFIG(kubeConfig));
+  const control = { ...DEFAULT_WRITE_CONTROL, ...given.writeControl };
   const writeControl: ResolvedWriteControl = {
     objectBurst: count('writeControl.objectBurst', control.objectBurst),
     objectRefillMs: positive('writeControl.objectRefillMs', control.objectRefillMs),
@@ -129,17 +114,17 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
   };
   return {
     reporter: { controller, instance: resolvedInstance },
-    timeout: positive('timeout', options!.timeout ?? DEFAULT_TIMEOUT_MS),
-    seriesWindow: positive('seriesWindow', options!.seriesWindow ?? SERIES_WINDOW_MS),
-    maxSeries: count('maxSeries', options!.maxSeries ?? DEFAULT_MAX_SERIES),
+    timeout: positive('timeout', given.timeout ?? DEFAULT_TIMEOUT_MS),
+    seriesWindow: positive('seriesWindow', given.seriesWindow ?? SERIES_WINDOW_MS),
+    maxSeries: count('maxSeries', given.maxSeries ?? DEFAULT_MAX_SERIES),
     writeControl,
-    resumeSeries: flag('resumeSeries', options!.resumeSeries ?? false),
+    resumeSeries: flag('resumeSeries', given.resumeSeries ?? false),
     tracing: {
-      traceContext: resolveTraceContext(options!.traceContext, fail),
-      writeSpans: flag('writeSpans', options!.writeSpans ?? true),
+      traceContext: resolveTraceContext(given.traceContext, fail),
+      writeSpans: flag('writeSpans', given.writeSpans ?? true),
     },
-    combineSimilarEvents: similarEventsLimit(options!.combineSimilarEvents, fail),
-    redactNote: noteRedactor(options!.redactNotes, fail),
+    combineSimilarEvents: similarEventsLimit(given.combineSimilarEvents, fail),
+    redactNote: noteRedactor(given.redactNotes, fail),
   };
 }
 
@@ -154,7 +139,16 @@ function resolveTraceContext(
     fail('traceContext', TRACE_CONTEXT_NOT_AN_OPTION(value));
   const prefix: unknown = (value as { prefix?: unknown }).prefix ?? DEFAULT_TRACE_CONTEXT_PREFIX;
   // The prefix of an annotation key, as the API server checks it.
-  if (typeof prefix !== 'string' || !prefix || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))
+  if (typeof prefix !== 'string' || !isDnsSubdomain(prefix))
     fail('traceContext.prefix', NOT_AN_ANNOTATION_PREFIX('traceContext.prefix', prefix));
-  return { prefix: prefix as string };
+  return { prefix: prefix };
+}
+
+/** Whether `value` works as a client-node KubeConfig (which another copy of client-node may have made). */
+function isKubeConfig(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { getCurrentCluster?: unknown }).getCurrentCluster === 'function'
+  );
 }

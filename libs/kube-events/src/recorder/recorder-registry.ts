@@ -1,7 +1,7 @@
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { EventRecorder } from '../recorder/event-recorder.js';
+import { EventRecorder } from './event-recorder.js';
 import { DUPLICATE_RECORDER } from '../kube-events.messages.js';
-import { recorderNameOf } from './kube-events.tokens.js';
+import { recorderNameOf } from './recorder-tokens.js';
 
 /** A recorder's name: `null` for the default one. */
 export type RecorderName = string | null;

@@ -1,0 +1,67 @@
+// Which folder may import which: `npm run depcruise` fails on a violation or a cycle.
+// The library's floors, from the bottom: the ground floor (the files directly in src/), api/, tracing/, recorder/,
+// then the features (sinks/, publishes-failures/, then metrics/), module/, and the entry points
+// (index.ts, testing/). A folder imports only from floors below it.
+const SRC = '^libs/kube-events/src/';
+const folder = (...names) => `${SRC}(${names.join('|')})/`;
+const FOLDERS = ['api', 'tracing', 'recorder', 'sinks', 'publishes-failures', 'metrics', 'module', 'testing'];
+const above = (name) => FOLDERS.slice(FOLDERS.indexOf(name) + 1);
+const layer = (name, forbidden, comment) => ({
+  name: `${name}-imports-only-lower-floors`,
+  comment,
+  severity: 'error',
+  from: { path: folder(name) },
+  to: { path: folder(...forbidden) },
+});
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No module imports itself through others, in the library, the sample operator, tests or tools.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'ground-floor-imports-no-folder',
+      comment: 'errors, constants, interfaces, messages and shared checks are what every folder builds on.',
+      severity: 'error',
+      from: { path: `${SRC}[^/]+$`, pathNot: `${SRC}index\\.ts$` },
+      to: { path: `${SRC}[^/]+/` },
+    },
+    layer('api', above('api'), 'HTTP to the API server knows nothing of series, sinks or the module.'),
+    layer('tracing', above('tracing'), 'OpenTelemetry glue knows the Event, not the recorder that writes it.'),
+    layer('recorder', above('recorder'), 'The recorder is built from parts handed to it; it never reaches up.'),
+    layer('sinks', ['publishes-failures', 'metrics', 'module', 'testing'], 'Sinks sit on the recorder alone.'),
+    layer('publishes-failures', ['sinks', 'metrics', 'module', 'testing'], 'The decorator sits on the recorder alone.'),
+    layer('metrics', above('metrics'), 'Metrics are a sink; the module wires them.'),
+    layer('module', above('module'), 'The module wires the library; the testing kit is built on it, not under it.'),
+    {
+      name: 'library-imports-no-test-code',
+      comment: 'The published package carries no test support, spec, benchmark or tool.',
+      severity: 'error',
+      from: { path: SRC, pathNot: '\\.spec\\.ts$' },
+      to: { path: ['^test/', '^bench/', '^tools/', '^apps/', '\\.(e2e-)?spec\\.ts$'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'Every import resolves to a file or an installed package.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['(^|/)dist/', '(^|/)node_modules/', '^\\.cache/'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.d.ts'],
+    },
+  },
+};

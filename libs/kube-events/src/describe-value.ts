@@ -1,0 +1,49 @@
+/** Text from the caller, cut to `max` characters for a message. */
+export function excerpt(text: string, max = 256): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
+
+/** `value` as a single-quoted JavaScript string, for a message that shows code to write. */
+export function quoted(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/**
+ * A short description of any value for a validation message; never throws,
+ * whatever it is given (BigInt, symbol, circular object).
+ */
+export function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return value.length > 80
+        ? `${JSON.stringify(value.slice(0, 80))}… (${value.length} characters)`
+        : JSON.stringify(value);
+    case 'bigint':
+      return `${value}n (a BigInt)`;
+    case 'symbol':
+      return `${String(value)} (a symbol)`;
+    case 'function':
+      return 'a function';
+    case 'undefined':
+      return 'undefined';
+    case 'object': {
+      if (value === null) return 'null';
+      try {
+        if (Array.isArray(value)) return 'an array';
+        const constructor = (Object.getPrototypeOf(value) as { constructor?: unknown } | null)?.constructor;
+        const name = typeof constructor === 'function' && constructor !== Object ? constructor.name : '';
+        return name ? `an instance of ${name}` : 'an object';
+      } catch {
+        // A revoked Proxy throws from both.
+        return 'an object that cannot be read';
+      }
+    }
+    default:
+      return `${String(value)} (a ${typeof value})`;
+  }
+}
+
+/** An error's message, or any other thrown value as `String()` gives it, for a message that reports it. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
