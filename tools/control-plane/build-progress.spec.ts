@@ -58,6 +58,17 @@ describe('build progress', () => {
     expect(lines).toHaveLength(3);
   });
 
+  it('says so when every package is in the build cache, rather than counting to zero', () => {
+    const lines: string[] = [];
+    const stream = new Stream(true);
+    const progress = new BuildProgress(stream, (line) => lines.push(line));
+    progress.compiling(0, false);
+    progress.compiledOne(); // a main package, printed by go build -v once it is linked
+    progress.finish();
+    expect(lines).toEqual(["control plane: every package is in Go's build cache; linking the binaries…"]);
+    expect(stream.written).toBe('');
+  });
+
   it('on a terminal, rewrites one line, cut to its width, and prints other lines above it', () => {
     jest.useFakeTimers();
     const lines: string[] = [];

@@ -146,6 +146,10 @@ export class BuildProgress {
     this.compiled = 0;
     this.lastTenth = -1;
     this.enter('compiling');
+    if (total === 0) {
+      this.log(`${this.prefix}every package is in Go's build cache; linking the binaries…`);
+      return;
+    }
     this.report(true);
   }
 
@@ -191,6 +195,8 @@ export class BuildProgress {
   }
 
   private report(force: boolean): void {
+    // Nothing to count: only linking is left, which compiling() said.
+    if (this.phase === 'compiling' && this.total === 0) return;
     if (this.tty) {
       const now = Date.now();
       if (!force && now - this.lastDraw < REDRAW_INTERVAL_MS && this.compiled < this.total) return;

@@ -173,7 +173,8 @@ async function packagesToBuild(go: string, progress: BuildProgress): Promise<{ s
   const errors: string[] = [];
   const code = await run(
     go,
-    ['list', '-deps', '-f', '{{if .Stale}}+{{else}}-{{end}}{{.ImportPath}}', ...PACKAGES],
+    // A main package is always stale (its binary is not installed) but is compiled only when its code changed.
+    ['list', '-deps', '-f', '{{if and .Stale (ne .Name "main")}}+{{else}}-{{end}}{{.ImportPath}}', ...PACKAGES],
     CONTROL_PLANE_MODULE_DIR,
     (line) => {
       if (line.startsWith('go: downloading ')) progress.downloadedOne();
