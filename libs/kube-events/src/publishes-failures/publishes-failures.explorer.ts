@@ -1,19 +1,19 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import type { PublishesFailuresOptions } from './publishes-failures.decorator.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
 import { withFailureEvents } from './failure-reporting.js';
-import { markWrapped, originalMethod, silenceGuard } from './unwrapped-method-guard.js';
+import { standInOf, type PublishesFailuresOptions } from './publishes-failures.decorator.js';
 import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
 import { NO_DEFAULT_RECORDER, REQUEST_SCOPED_SKIPPED, UNKNOWN_RECORDER } from '../kube-events.messages.js';
 import { findRecorders, type RecorderName } from '../recorder/recorder-registry.js';
 
 /**
  * Finds the provider methods decorated with `@PublishesFailures` when the
- * application starts and wraps each with its recorder. One explorer serves
- * every recorder of the process. It wraps the decorated method itself, past
- * the decorator's guard (which only warns when a method runs unwrapped), and
+ * application starts and wraps each, on every instance of the provider,
+ * with the recorder its options name. One explorer serves every recorder of
+ * the process. It wraps the decorated method itself, past the decorator's
+ * stand-in (which forwards references taken earlier to this wrapper), and
  * keeps the metadata of what is on the prototype.
  */
 @Injectable()
@@ -40,13 +40,15 @@ export class PublishesFailuresExplorer implements OnModuleInit {
         const label = `${prototype.constructor.name}.${methodName}`;
         if (!wrapper.isDependencyTreeStatic()) {
           this.logger.warn(REQUEST_SCOPED_SKIPPED(String(wrapper.name)));
-          silenceGuard(method);
+          const standIn = standInOf(method);
+          if (standIn) standIn.warned = true;
           continue;
         }
         const recorder = recorderFor(recorders, options, label);
+        // The decorated method itself, past its stand-in; or what a decorator above it made of it.
+        const target = standInOf(method)?.method ?? method;
         for (const each of instancesOf(wrapper)) {
-          markWrapped(each, methodName);
-          each[methodName] = withFailureEvents(originalMethod(method), label, recorder, options, this.logger, method);
+          each[methodName] = withFailureEvents(target, label, recorder, options, this.logger, method);
         }
       }
     }
