@@ -284,4 +284,26 @@ describe('trace context on Events', () => {
       await app.close();
     }
   });
+
+  it('keeps traceContext: false and writeSpans: false through KubeEventsModule', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({
+          reporter: { controller: 'widgets' },
+          kubeConfig: server.kubeConfig(),
+          traceContext: false,
+          writeSpans: false,
+        }),
+      ],
+    }).compile();
+    const app = await moduleRef.init();
+    try {
+      await inSpan('reconcile', () => app.get(EventRecorder).publish(configMap(), syncFailed));
+
+      expect(stored()[0].metadata.annotations).toBeUndefined();
+      expect(writeSpans()).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -240,7 +240,9 @@ export interface ResolvedRecorderOptions {
   maxSeries: number;
   writeControl: ResolvedWriteControl;
   resumeSeries: boolean;
-  tracing: ResolvedTracingOptions;
+  /** The annotations' prefix; `false`: no trace context on Events. Named as the option, so that resolving again changes nothing. */
+  traceContext: ResolvedTracingOptions['traceContext'];
+  writeSpans: boolean;
   /** Events with different notes before the rest are combined, or `false`. */
   combineSimilarEvents: number | false;
   /** What every note goes through before it is cut and written: `redactNotes` resolved. */

@@ -134,7 +134,7 @@ export class EventRecorder implements OnApplicationShutdown {
     const budget = new WriteBudget(writeControl, monotonicNow());
     this.scheduler = new WriteScheduler(budget, (series) => void this.write(series));
     this.api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
-    this.tracing = RecorderTracing.create(this.options.tracing);
+    this.tracing = RecorderTracing.create(this.options);
     this.writer = new SeriesWriter(this.api, this.options.reporter, timeout, this.tracing);
     this.deadlines = new PublishDeadlines((awaited) =>
       awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.lastError })),

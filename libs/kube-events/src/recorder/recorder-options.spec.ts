@@ -19,7 +19,8 @@ describe('resolveRecorderOptions', () => {
         maxPending: 10_000,
       },
       resumeSeries: false,
-      tracing: { traceContext: { prefix: 'tracing.k8s.io' }, writeSpans: true },
+      traceContext: { prefix: 'tracing.k8s.io' },
+      writeSpans: true,
       redactNote: expect.any(Function),
       combineSimilarEvents: 10,
     });
@@ -83,13 +84,20 @@ describe('resolveRecorderOptions', () => {
     expect(() => resolve(options)).toThrow(new RegExp(`invalid option ${field.replace('.', '\\.')}:`));
   });
 
+  it('keeps trace context and write spans off when resolved options are resolved again, as the module factory does', () => {
+    const off = resolve({ reporter: { controller: 'widgets' }, traceContext: false, writeSpans: false });
+    expect(resolve(off)).toEqual(off);
+    const prefixed = resolve({ reporter: { controller: 'widgets' }, traceContext: { prefix: 'tracing.example.com' } });
+    expect(resolve(prefixed)).toEqual(prefixed);
+  });
+
   it('turns trace context off, or writes it under another prefix', () => {
     const controller = { reporter: { controller: 'widgets' } };
-    expect(resolve({ ...controller, traceContext: false }).tracing).toEqual({ traceContext: false, writeSpans: true });
-    expect(resolve({ ...controller, traceContext: { prefix: 'tracing.example.com' } }).tracing.traceContext).toEqual({
+    expect(resolve({ ...controller, traceContext: false })).toMatchObject({ traceContext: false, writeSpans: true });
+    expect(resolve({ ...controller, traceContext: { prefix: 'tracing.example.com' } }).traceContext).toEqual({
       prefix: 'tracing.example.com',
     });
-    expect(resolve({ ...controller, traceContext: {}, writeSpans: false }).tracing).toEqual({
+    expect(resolve({ ...controller, traceContext: {}, writeSpans: false })).toMatchObject({
       traceContext: { prefix: 'tracing.k8s.io' },
       writeSpans: false,
     });

@@ -119,10 +119,8 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     maxSeries: count('maxSeries', given.maxSeries ?? DEFAULT_MAX_SERIES),
     writeControl,
     resumeSeries: flag('resumeSeries', given.resumeSeries ?? false),
-    tracing: {
-      traceContext: resolveTraceContext(given.traceContext, fail),
-      writeSpans: flag('writeSpans', given.writeSpans ?? true),
-    },
+    traceContext: resolveTraceContext(given.traceContext, fail),
+    writeSpans: flag('writeSpans', given.writeSpans ?? true),
     combineSimilarEvents: similarEventsLimit(given.combineSimilarEvents, fail),
     redactNote: noteRedactor(given.redactNotes, fail),
   };
