@@ -1,3 +1,5 @@
+import { PUBLISH_TIMED_OUT } from './kube-events.messages.js';
+
 /** What a {@link PublishError} may add to a standard `ErrorOptions`. */
 export interface PublishErrorOptions extends ErrorOptions {
   /** The occurrence is still queued and will be written later: see {@link PublishError.queued}. */
@@ -33,15 +35,7 @@ export class PublishTimeoutError extends PublishError {
     readonly timeoutMs: number,
     options?: PublishErrorOptions,
   ) {
-    super(
-      `Publishing the Event did not finish within ${timeoutMs} ms` +
-        (options?.queued
-          ? `; the occurrence stays queued and will be written when the API server answers` +
-            (options.cause instanceof Error ? ` (last write: ${options.cause.message})` : '') +
-            '.'
-          : '; the request was aborted.'),
-      options,
-    );
+    super(PUBLISH_TIMED_OUT(timeoutMs, options?.queued === true, options?.cause), options);
   }
 }
 

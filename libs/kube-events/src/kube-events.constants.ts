@@ -102,3 +102,6 @@ export const KUBE_EVENTS_METRICS = Object.freeze({
 
 /** Buckets of `kube_events_publish_duration_seconds`: prom-client's defaults, which span the 5 s default timeout. */
 export const PUBLISH_DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The oldest Node.js the package's dependencies load on (`major.minor`). */
+export const MINIMUM_NODE = '22.19';

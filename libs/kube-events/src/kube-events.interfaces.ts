@@ -254,3 +254,18 @@ export interface KubeEventsOptionsFactory {
   /** Returns the recorder's options; called once, when the module starts. */
   createKubeEventsOptions(): KubeEventsModuleOptions | Promise<KubeEventsModuleOptions>;
 }
+
+/** Why queued occurrences were given up. */
+export type DropCause = 'full' | 'evicted' | 'expired' | 'flush';
+
+/** Where the default KubeConfig was looked for, for the error that says none was found. */
+export interface KubeConfigSearch {
+  /** The service account token path of a pod. */
+  serviceAccountToken: string;
+  /** Whether `$KUBERNETES_SERVICE_HOST` is set, which in-cluster configuration also needs. */
+  serviceHostSet: boolean;
+  /** `$KUBECONFIG` as found, `undefined` when unset. */
+  kubeconfigEnv: string | undefined;
+  /** `~/.kube/config` resolved, `undefined` when there is no home directory. */
+  homeConfig: string | undefined;
+}

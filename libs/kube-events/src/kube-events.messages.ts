@@ -1,4 +1,5 @@
-import { MAX_FIELD_LENGTH } from './kube-events.constants.js';
+import { MAX_FIELD_LENGTH, MINIMUM_NODE } from './kube-events.constants.js';
+import type { DropCause, KubeConfigSearch } from './kube-events.interfaces.js';
 import { describeError, describeValue, excerpt, quoted } from './describe-value.js';
 
 export const REQUIRED_FIELD = (field: string) => `${field} is required and must be a non-empty string.`;
@@ -69,8 +70,6 @@ export const REQUEST_SCOPED_SKIPPED = (provider: string) =>
 export const FAILURE_NOT_PUBLISHED = (method: string) => `Could not publish the failure of ${method} as an Event`;
 export const NO_RESOURCE_ARGUMENT = (method: string) =>
   `@PublishesFailures on ${method}: the reconciled object is not an object with metadata; no Event was published.`;
-/** Why queued occurrences were given up. */
-export type DropCause = 'full' | 'evicted' | 'expired' | 'flush';
 const DROP_CAUSES: Record<DropCause, string> = {
   full: 'too many occurrences are waiting to be written (writeControl.maxPending)',
   evicted: 'their series holds 8 distinct events waiting to be written, and this was the oldest',
@@ -140,17 +139,6 @@ export const DEFAULT_INSTANCE_TOO_LONG = (bytes: number) =>
 export const INSTANCE_NOT_A_STRING = (value: unknown) =>
   `reporter.instance is optional, but must be a string when given, got ${describeValue(value)}: ` +
   `pass the pod name, or leave it out to use reporter.controller.`;
-/** Where the default KubeConfig was looked for, for {@link NO_KUBECONFIG}. */
-export interface KubeConfigSearch {
-  /** The service account token path of a pod. */
-  serviceAccountToken: string;
-  /** Whether `$KUBERNETES_SERVICE_HOST` is set, which in-cluster configuration also needs. */
-  serviceHostSet: boolean;
-  /** `$KUBECONFIG` as found, `undefined` when unset. */
-  kubeconfigEnv: string | undefined;
-  /** `~/.kube/config` resolved, `undefined` when there is no home directory. */
-  homeConfig: string | undefined;
-}
 export const NO_KUBECONFIG = (search: KubeConfigSearch) =>
   `No kubeconfig found: looked in ${search.serviceAccountToken} (in-cluster service account, ` +
   `$KUBERNETES_SERVICE_HOST ${search.serviceHostSet ? 'set' : 'unset'}), ` +
@@ -165,8 +153,25 @@ export const PUBLISHES_FAILURES_INACTIVE = (method: string) =>
 export const NOT_INITIALISED_HINT =
   'The application was not initialised: call `await app.init()` (explorers wrap @PublishesFailures methods ' +
   'and subscribe @KubeEventsSink providers on init).';
-export const MINIMUM_NODE = '22.19';
 export const UNSUPPORTED_NODE = (version: string) =>
   `nestjs-kube-events needs Node.js ${MINIMUM_NODE} or newer (this is ${version}): @kubernetes/client-node 2.x and ` +
   `undici 8 do not load on older versions. Upgrade Node.js (for example \`nvm install 22\`, or a node:22 or ` +
   `node:24 base image); npm's EBADENGINE warning said the same.`;
+export const NO_CURRENT_CLUSTER = () => 'The KubeConfig has no current cluster: set its current context.';
+export const EVENT_REFUSED = (status: number, message: string) =>
+  `The API server refused the Event (${status}): ${message}`;
+export const ANSWER_NOT_JSON = (contentType: string, bytes: number) =>
+  `its body (${contentType}, ${bytes} bytes) is not JSON`;
+export const ANSWER_UNREADABLE = (status: number, detail: string) =>
+  `The API server answered ${status} but its answer could not be read (${detail}); the write may have been applied.`;
+export const SERVER_NOT_REACHED = (detail: string) => `The API server could not be reached: ${detail}`;
+export const PUBLISH_TIMED_OUT = (timeoutMs: number, queued: boolean, lastError: unknown) =>
+  `Publishing the Event did not finish within ${timeoutMs} ms` +
+  (queued
+    ? `; the occurrence stays queued and will be written when the API server answers` +
+      (lastError instanceof Error ? ` (last write: ${lastError.message})` : '') +
+      '.'
+    : '; the request was aborted.');
+export const SINK_MAX_IN_FLIGHT_INVALID = (sink: string, problem: string) => `@KubeEventsSink on ${sink}: ${problem}`;
+export const RECONCILED_OBJECT_NOT_FOUND = (method: string, error: string) =>
+  `${method}: could not find the reconciled object: ${error}`;

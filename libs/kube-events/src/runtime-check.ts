@@ -1,4 +1,5 @@
-import { MINIMUM_NODE, UNSUPPORTED_NODE } from './kube-events.messages.js';
+import { MINIMUM_NODE } from './kube-events.constants.js';
+import { UNSUPPORTED_NODE } from './kube-events.messages.js';
 
 /**
  * Whether `version` (`process.versions.node`, e.g. `22.19.0`) is `minimum`

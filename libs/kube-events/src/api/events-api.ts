@@ -1,5 +1,12 @@
 import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
 import { PublishApiError, PublishError } from '../errors.js';
+import {
+  ANSWER_NOT_JSON,
+  ANSWER_UNREADABLE,
+  EVENT_REFUSED,
+  NO_CURRENT_CLUSTER,
+  SERVER_NOT_REACHED,
+} from '../kube-events.messages.js';
 import { redactCredentials } from './credential-redaction.js';
 import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
 import { truncateText } from './note-truncation.js';
@@ -84,7 +91,7 @@ export class EventsApi implements EventsWriter {
 
   constructor(kubeConfig: KubeConfig, options: PooledAuthenticationOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
-    if (!cluster) throw new Error('The KubeConfig has no current cluster: set its current context.');
+    if (!cluster) throw new Error(NO_CURRENT_CLUSTER());
     const url = new URL(cluster.server.replace(/\/+$/, ''));
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
@@ -229,7 +236,7 @@ function refusal(answer: JsonAnswer, secrets: readonly string[]): PublishApiErro
     typeof body?.reason === 'string' && /^[A-Za-z]+$/.test(body.reason)
       ? body.reason.slice(0, MAX_REASON_CHARS)
       : undefined;
-  return new PublishApiError(`The API server refused the Event (${status}): ${message}`, status, reason, {
+  return new PublishApiError(EVENT_REFUSED(status, message), status, reason, {
     retryAfterMs: retryAfterMs((Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) as string | undefined),
   });
 }
@@ -264,7 +271,7 @@ function parsedAnswer<T>(answer: JsonAnswer): T {
   try {
     return JSON.parse(answer.text) as T;
   } catch {
-    throw new Error(`its body (${contentTypeOf(answer)}, ${answer.bytes} bytes) is not JSON`);
+    throw new Error(ANSWER_NOT_JSON(contentTypeOf(answer), answer.bytes));
   }
 }
 
@@ -293,23 +300,16 @@ function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: num
   if (error instanceof PublishError) return error;
   const detail = error instanceof Error ? error.message : String(error);
   if (answeredStatus !== undefined) {
-    return new PublishApiError(
-      `The API server answered ${answeredStatus} but its answer could not be read (${detail}); the write may have been applied.`,
-      answeredStatus,
-      undefined,
-      { cause: error, mayHaveApplied: true },
-    );
+    return new PublishApiError(ANSWER_UNREADABLE(answeredStatus, detail), answeredStatus, undefined, {
+      cause: error,
+      mayHaveApplied: true,
+    });
   }
   // A connection that was never made carried no request; one lost on the way may have carried it.
-  return new PublishApiError(
-    `The API server could not be reached: ${describeUnreachable(error)}`,
-    undefined,
-    undefined,
-    {
-      cause: error,
-      mayHaveApplied: !isFailedConnectionAttempt(error),
-    },
-  );
+  return new PublishApiError(SERVER_NOT_REACHED(describeUnreachable(error)), undefined, undefined, {
+    cause: error,
+    mayHaveApplied: !isFailedConnectionAttempt(error),
+  });
 }
 
 function parseStatus(text: string): StatusBody | undefined {

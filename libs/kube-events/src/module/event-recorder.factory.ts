@@ -12,6 +12,6 @@ import { resolveRecorderOptions } from '../recorder/recorder-options.js';
  */
 export function createEventRecorder(options: KubeEventsModuleOptions): EventRecorder {
   const resolved = resolveRecorderOptions(options);
-  const writer = new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
-  return new EventRecorder(resolved, writer);
+  const eventsApi = new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
+  return new EventRecorder(resolved, eventsApi);
 }

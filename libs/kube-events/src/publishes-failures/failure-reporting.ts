@@ -3,7 +3,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { PublishesFailuresOptions } from './publishes-failures.decorator.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
 import { RECONCILE_ACTION, RECONCILE_FAILED_REASON } from '../kube-events.constants.js';
-import { FAILURE_NOT_PUBLISHED, NO_RESOURCE_ARGUMENT } from '../kube-events.messages.js';
+import { FAILURE_NOT_PUBLISHED, NO_RESOURCE_ARGUMENT, RECONCILED_OBJECT_NOT_FOUND } from '../kube-events.messages.js';
 import { PublishUnreachableError } from '../errors.js';
 import { describeError } from '../notes/describe-error.js';
 
@@ -60,7 +60,7 @@ export function withFailureEvents(
       const resource = resourceOf(args);
       if (resource) recorder.forgetFailures(resource);
     } catch (problem) {
-      logger.warn(`${label}: could not find the reconciled object: ${describeError(problem)}`);
+      logger.warn(RECONCILED_OBJECT_NOT_FOUND(label, describeError(problem)));
     }
   };
 

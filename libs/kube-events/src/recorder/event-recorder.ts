@@ -6,6 +6,7 @@ import { EventsApi, type EventsWriter } from '../api/events-api.js';
 import { validatePublish } from '../api/event-validation.js';
 import { PublishApiError, PublishError, PublishTimeoutError, PublishUnreachableError } from '../errors.js';
 import type {
+  DropCause,
   KubeEvent,
   KubeEventsModuleOptions,
   Reporter,
@@ -17,7 +18,6 @@ import {
   SERIES_END_NOT_RECORDED,
   SERIES_LOOKUP_REFUSED,
   SERVER_UNREACHABLE,
-  type DropCause,
 } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
 import { AwaitedPublish } from './awaited-publish.js';
@@ -97,7 +97,8 @@ export class EventRecorder implements OnApplicationShutdown {
   /** Combines the Events of notes that keep changing; unset with `combineSimilarEvents: false`. */
   private readonly similar?: SimilarEvents;
   private readonly scheduler: WriteScheduler;
-  private readonly api: EventsWriter;
+  /** Where Events go: the Events API of the API server, or what was given in its place. */
+  private readonly eventsApi: EventsWriter;
   private readonly writer: SeriesWriter;
   private readonly deadlines: PublishDeadlines;
   /** Unset without OpenTelemetry, or with `traceContext` and `writeSpans` off. */
@@ -108,17 +109,19 @@ export class EventRecorder implements OnApplicationShutdown {
   private readonly draining = new Set<Series>();
   /** Whether the server can be reached, since when not, and the probes meanwhile. */
   private readonly health = new ConnectionHealth();
+  /** The one shutdown, once begun. */
+  private shutdown: Promise<void> | undefined;
   /** Said once: every new series would say it again. */
   private lookupRefusalLogged = false;
   private readonly logger = new Logger('EventRecorder');
 
   /**
    * @param options checked and completed with the defaults; options already resolved come out unchanged
-   * @param writer where Events go, closed on shutdown; unless given, the API server of `options.kubeConfig`,
+   * @param eventsApi where Events go, closed on shutdown; unless given, the API server of `options.kubeConfig`,
    * else of the default KubeConfig (`KubeEventsModule` always gives one)
    * @throws Error naming the field when an option is invalid
    */
-  constructor(options: KubeEventsModuleOptions, writer?: EventsWriter) {
+  constructor(options: KubeEventsModuleOptions, eventsApi?: EventsWriter) {
     this.options = resolveRecorderOptions(options);
     this.reporter = Object.freeze({ ...this.options.reporter });
     const { seriesWindow, maxSeries, writeControl, timeout, resumeSeries } = this.options;
@@ -133,9 +136,9 @@ export class EventRecorder implements OnApplicationShutdown {
     if (limit) this.similar = new SimilarEvents(limit, seriesWindow, maxSeries);
     const budget = new WriteBudget(writeControl, monotonicNow());
     this.scheduler = new WriteScheduler(budget, (series) => void this.write(series));
-    this.api = writer ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
+    this.eventsApi = eventsApi ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.tracing = RecorderTracing.create(this.options);
-    this.writer = new SeriesWriter(this.api, this.options.reporter, timeout, this.tracing);
+    this.writer = new SeriesWriter(this.eventsApi, this.options.reporter, timeout, this.tracing);
     this.deadlines = new PublishDeadlines((awaited) =>
       awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.lastError })),
     );
@@ -194,11 +197,19 @@ export class EventRecorder implements OnApplicationShutdown {
     await Promise.all([...this.store.withWork].map((series) => this.drain(series, deadline)));
   }
 
-  /** Writes what is queued before the application exits, so that the counts on the server are exact. */
-  async onApplicationShutdown(): Promise<void> {
-    await this.flush();
-    this.outcomes.complete();
-    await this.api.close?.();
+  /**
+   * Shuts the recorder down, once: writes what is queued ({@link flush}), so
+   * that the counts on the server are exact, then completes `outcomes$` and
+   * closes the writer. A later call waits for the same shutdown: the
+   * module's sinks call it first, so that they see the final writes, and
+   * Nest's own call comes after.
+   */
+  onApplicationShutdown(): Promise<void> {
+    this.shutdown ??= this.flush().then(async () => {
+      this.outcomes.complete();
+      await this.eventsApi.close?.();
+    });
+    return this.shutdown;
   }
 
   /**

@@ -5,6 +5,7 @@ import type { EventSink } from './event-sink.js';
 import { KUBE_EVENTS_SINK_METADATA } from '../kube-events.constants.js';
 import {
   NOT_A_SINK,
+  SINK_MAX_IN_FLIGHT_INVALID,
   NOT_A_POSITIVE_INTEGER,
   REQUEST_SCOPED_SINK_SKIPPED,
   UNKNOWN_SINK_RECORDER,
@@ -47,7 +48,7 @@ export class EventSinksExplorer implements OnModuleInit {
       if (typeof sink?.handle !== 'function') throw new Error(NOT_A_SINK(label));
       const maxInFlight = options.maxInFlight;
       if (maxInFlight !== undefined && (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1)) {
-        throw new Error(`@KubeEventsSink on ${label}: ${NOT_A_POSITIVE_INTEGER('maxInFlight', maxInFlight)}`);
+        throw new Error(SINK_MAX_IN_FLIGHT_INVALID(label, NOT_A_POSITIVE_INTEGER('maxInFlight', maxInFlight)));
       }
       const sinks = sinksByRecorder.get(options.recorder ?? null);
       if (!sinks) throw new Error(UNKNOWN_SINK_RECORDER(label, options.recorder));
