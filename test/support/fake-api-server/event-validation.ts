@@ -1,6 +1,7 @@
 // Validation, as k8s.io/kubernetes/pkg/apis/core/validation/events.go does it
 // for events.k8s.io/v1 (core field names: involvedObject, message, source...)
 
+import { isDeepStrictEqual } from 'node:util';
 import type { EventMetadata, ObjectReference, StoredEvent } from './types.js';
 import { BadValue, FieldError, fieldInvalid, fieldRequired, goQuote } from './field-errors.js';
 import {
@@ -12,7 +13,6 @@ import {
   nameIsDnsSubdomain,
 } from './names.js';
 import { DecodedEvent } from './event-decoding.js';
-import { deepEqual } from './json.js';
 
 export function validateMetadataCommon(metadata: Partial<EventMetadata>): FieldError[] {
   const errors: FieldError[] = [];
@@ -122,10 +122,11 @@ export function validateEventUpdate(updated: StoredEvent, old: StoredEvent): Fie
     );
   }
   errors.push(...validateMetadataCommon(newMeta));
-  if (!deepEqual(updated.series, old.series)) errors.push(...validateSeries(updated));
+  if (!isDeepStrictEqual(updated.series, old.series)) errors.push(...validateSeries(updated));
 
   const immutable = (field: string, newValue: unknown, oldValue: unknown, bad: BadValue) => {
-    if (!deepEqual(newValue ?? null, oldValue ?? null)) errors.push(fieldInvalid(field, bad, 'field is immutable'));
+    if (!isDeepStrictEqual(newValue ?? null, oldValue ?? null))
+      errors.push(fieldInvalid(field, bad, 'field is immutable'));
   };
   immutable('involvedObject', updated.regarding, old.regarding, { go: goObjectReference(updated.regarding) });
   immutable('reason', updated.reason, old.reason, updated.reason ?? '');

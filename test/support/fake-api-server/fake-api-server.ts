@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { isDeepStrictEqual } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import type {
   AppliedWrite,
@@ -45,7 +46,7 @@ import {
 import { fieldInvalid } from './field-errors.js';
 import { validateEventCreate, validateEventUpdate } from './event-validation.js';
 import { canonicalEvent, decodeEvent, formatTime } from './event-decoding.js';
-import { deepEqual, isObject, jsonType, mergePatch } from './json.js';
+import { isObject, jsonType, mergePatch } from './json.js';
 
 /** The self-signed certificate (for 127.0.0.1) a TLS fake API server presents; `caData` in a kubeconfig trusts it. */
 export const TLS_CERTIFICATE = readFileSync(new URL('./tls/fake-api-server.crt', import.meta.url));
@@ -705,7 +706,7 @@ export class FakeApiServer {
     const updated = canonicalEvent(event as StoredEvent);
     const errors = validateEventUpdate(updated, current);
     if (errors.length > 0) return reply(422, invalid('Event', name, errors));
-    if (!deepEqual(updated, current)) {
+    if (!isDeepStrictEqual(updated, current)) {
       updated.metadata.resourceVersion = this.nextResourceVersion();
       this.store.set(key(namespace, name), updated);
     }

@@ -1,4 +1,4 @@
-// JSON helpers: type names as Go reports them, deep equality, RFC 7386 merge patch.
+// JSON helpers: type names as Go reports them, RFC 7386 merge patch.
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -24,15 +24,4 @@ export function mergeValue(target: unknown, patch: unknown): unknown {
     else result[field] = mergeValue(result[field], value);
   }
   return result;
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const aKeys = Object.keys(a).filter((k) => a[k] !== undefined);
-    const bKeys = Object.keys(b).filter((k) => b[k] !== undefined);
-    return aKeys.length === bKeys.length && aKeys.every((k) => deepEqual(a[k], b[k]));
-  }
-  return false;
 }
