@@ -166,6 +166,12 @@ export class FakeApiServer {
     return this.requests.filter((request) => request.aborted).length;
   }
 
+  /** Forgets the scripted scenarios no request has used yet, keeping the Events and the requests. */
+  dropScenarios(): this {
+    this.scenarios = [];
+    return this;
+  }
+
   /** Scripted scenarios no request has used yet. */
   get pendingScenarios(): number {
     return this.scenarios.length;

@@ -33,7 +33,7 @@ import {
   type PublishOutcomeKind,
 } from './publish-outcome.js';
 import { ConnectionHealth } from './connection-health.js';
-import { connectionVerdict, isThrottled, retryDelay } from './retry-backoff.js';
+import { connectionVerdict, isThrottled, mayHaveApplied, retryDelay } from './retry-backoff.js';
 import { SeriesStore, type Batch, type Series } from './series-store.js';
 import { heldWhileUnreachable, probe, retryNow } from './series-write-state.js';
 import { SimilarEvents } from './similar-events.js';
@@ -422,8 +422,11 @@ export class EventRecorder implements OnApplicationShutdown {
   }
 
   /** Gives up a batch: its occurrences are counted and logged, and its waiters told. */
-  private drop(batch: Batch, cause: DropCause, error: unknown = batch.lastError): void {
-    const { first, occurrences } = batch;
+  private drop(batch: Batch, cause: DropCause, lastError: unknown = batch.lastError): void {
+    const { first } = batch;
+    // What a read showed on the server already is not given up; what an earlier attempt may have put there, the error says.
+    const occurrences = batch.occurrences - batch.landed;
+    const error = batch.uncertainBy && !mayHaveApplied(lastError) ? batch.uncertainBy : lastError;
     this.logger.warn(OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error));
     this.emit('dropped', first, { count: occurrences, error, now: monotonicNow() });
     const dropped = new PublishError(OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error), {

@@ -72,6 +72,8 @@ export interface Batch {
    * name or precondition refuses the others), and a read tells which.
    */
   readonly mayHaveLanded: number[];
+  /** The failure of the latest of those attempts: what a drop of the batch reports, as it may be on the server. */
+  uncertainBy: PublishError | undefined;
   /** Attempts in a row that got no answer at all. */
   unanswered: number;
   /** Why its last attempt failed. */
@@ -300,6 +302,7 @@ export class SeriesStore {
       base: 0,
       landed: 0,
       mayHaveLanded: [],
+      uncertainBy: undefined,
       unanswered: 0,
       lastError: undefined,
     };
@@ -347,6 +350,7 @@ export class SeriesStore {
         const { name, namespace } = plan;
         batch.base = result.state.count;
         batch.mayHaveLanded.length = 0;
+        batch.uncertainBy = undefined;
         batch.plan = {
           kind: 'patch',
           namespace,
@@ -374,7 +378,10 @@ export class SeriesStore {
       return { kind: 'refused' };
     }
     const applied = mayHaveApplied(error);
-    if (applied && batch.plan && batch.plan.kind !== 'find') batch.mayHaveLanded.push(batch.plan.count);
+    if (applied && batch.plan && batch.plan.kind !== 'find') {
+      batch.mayHaveLanded.push(batch.plan.count);
+      batch.uncertainBy = error;
+    }
     if (now - batch.first.publishedAt > this.options.window) {
       this.removeBatch(series, 0, true);
       failedWrite(series, now, undefined, series.queue.length > 0);
@@ -401,7 +408,10 @@ export class SeriesStore {
   lost(batch: Batch, error: PublishError): void {
     batch.lastError = error;
     batch.unanswered++;
-    if (batch.plan && batch.plan.kind !== 'find') batch.mayHaveLanded.push(batch.plan.count);
+    if (batch.plan && batch.plan.kind !== 'find') {
+      batch.mayHaveLanded.push(batch.plan.count);
+      batch.uncertainBy = error;
+    }
   }
 
   /**
@@ -473,6 +483,7 @@ export class SeriesStore {
     }
     const last = series.event;
     batch.mayHaveLanded.length = 0;
+    batch.uncertainBy = undefined;
     if (last?.identity === batch.identity && this.isCurrent(last, now)) {
       batch.base = last.count;
       return {
