@@ -123,15 +123,7 @@ async function recovery(): Promise<void> {
   }
   printTable(
     `Recovery after the API server refused connections (${OBJECTS} objects publishing every ${PUBLISH_EVERY_MS} ms, median and worst of ${ROUNDS}; goal: first publish within 300 ms)`,
-    [
-      'outage ms',
-      'first resolved ms',
-      'worst',
-      'plain recorder ms',
-      'vs plain',
-      'queue empty ms',
-      'worst',
-    ],
+    ['outage ms', 'first resolved ms', 'worst', 'plain recorder ms', 'vs plain', 'queue empty ms', 'worst'],
     rows,
   );
 }
@@ -197,7 +189,14 @@ async function memory(): Promise<void> {
     'Heap held through an outage and by series with large annotations (after a full collection)',
     ['case', 'baseline', 'MB', 'case', 'MB', 'ratio'],
     [
-      ['outage', '10,000 publishes', mb(small), '400,000 publishes', mb(large), ratio(Math.max(large, 1), Math.max(small, 1))],
+      [
+        'outage',
+        '10,000 publishes',
+        mb(small),
+        '400,000 publishes',
+        mb(large),
+        ratio(Math.max(large, 1), Math.max(small, 1)),
+      ],
       [
         'series',
         '2,000, no annotations',

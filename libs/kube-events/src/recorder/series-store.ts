@@ -333,8 +333,13 @@ export class SeriesStore {
       return { kind: 'again', plan: batch.plan };
     }
     batch.unanswered = 0;
+    if (result.kind === 'gone' && plan.kind === 'create') {
+      // Refused as existing, then not found: created again under the same name, so that an earlier attempt of it
+      // still on its way (applied late) meets this one and one of the two is refused, not both kept.
+      return { kind: 'again', plan };
+    }
     if (result.kind === 'gone') {
-      // Expired on the server (or never there, after a 409 whose read found nothing): the occurrences start a new Event.
+      // Expired on the server: the occurrences start a new Event.
       series.event = undefined;
       batch.landed = 0;
       batch.plan = this.planFor(series, batch, now);
