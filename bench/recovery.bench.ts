@@ -95,7 +95,7 @@ async function recovery(): Promise<void> {
   const server = await FakeApiServer.start();
   const recorder = new EventRecorder({ reporter: { controller: CONTROLLER }, kubeConfig: server.kubeConfig() });
   const plain = new PlainRecorder(server.kubeConfig(), CONTROLLER);
-  const rows: Array<Array<string | number>> = [];
+  const rows: (string | number)[][] = [];
   try {
     for (const outageMs of OUTAGES_MS) {
       const ours: Recovery[] = [];

@@ -215,7 +215,7 @@ async function check(commands: readonly Command[]): Promise<void> {
 
   const serverCount = (object: number, note: number, withExpired = false): number =>
     [...server.events(), ...(withExpired ? expired : [])]
-      .filter((event) => event.regarding.uid === uids[object] && event.note === events[note]!.note)
+      .filter((event) => event.regarding.uid === uids[object] && event.note === events[note].note)
       .reduce((sum, event) => sum + (event.series?.count ?? 1), 0);
   const resolvedOf = (object: number, note: number) =>
     published.filter((p) => p.object === object && p.note === note && p.outcome === 'resolved').length;
@@ -226,7 +226,7 @@ async function check(commands: readonly Command[]): Promise<void> {
     lastNote.set(object, note);
     const entry: Published = { object, note, startedAt: performance.now() };
     published.push(entry);
-    const settled = recorder.publish(objects[object]!, events[note]!).then(
+    const settled = recorder.publish(objects[object], events[note]).then(
       () => {
         entry.settledAt = performance.now();
         entry.outcome = 'resolved';
@@ -253,7 +253,7 @@ async function check(commands: readonly Command[]): Promise<void> {
           else void publish(step.object, step.note);
           break;
         case 'forget':
-          recorder.forget(objects[step.object]!);
+          recorder.forget(objects[step.object]);
           lastNote.set(step.object, undefined);
           break;
         case 'flush':
@@ -288,16 +288,16 @@ async function check(commands: readonly Command[]): Promise<void> {
           (o) =>
             o.kind === 'dropped' &&
             o.regarding.uid === uids[object] &&
-            o.event.note === events[note]!.note &&
+            o.event.note === events[note].note &&
             (uncertain === undefined || mayHaveApplied(o.error) === uncertain),
         )
         .reduce((sum, o) => sum + o.count, 0);
     for (let object = 0; object < OBJECTS; object++) {
       for (let note = 0; note < NOTES; note++) {
         const mine = published.filter((p) => p.object === object && p.note === note);
-        const counted = mine.filter((p) => p.outcome === 'resolved' || (p.outcome as PublishError).queued).length;
+        const counted = mine.filter((p) => p.outcome === 'resolved' || p.outcome!.queued).length;
         const lostWithExpired = expired
-          .filter((event) => event.regarding.uid === uids[object] && event.note === events[note]!.note)
+          .filter((event) => event.regarding.uid === uids[object] && event.note === events[note].note)
           .reduce((sum, event) => sum + (event.series?.count ?? 1), 0);
         // An Event that expired took its count along; what its last write carried is written again to the next one.
         // A drop rejects the publishes still waiting: those were never reported queued.
@@ -313,16 +313,16 @@ async function check(commands: readonly Command[]): Promise<void> {
           );
         const theirs = server
           .events()
-          .filter((event) => event.regarding.uid === uids[object] && event.note === events[note]!.note);
+          .filter((event) => event.regarding.uid === uids[object] && event.note === events[note].note);
         const lost = expired.filter(
-          (event) => event.regarding.uid === uids[object] && event.note === events[note]!.note,
+          (event) => event.regarding.uid === uids[object] && event.note === events[note].note,
         ).length;
         const allowed = (runs.get(`${object}/${note}`) ?? 0) + lost;
         if (theirs.length > allowed)
           violations.push(`${object}/${note}: ${theirs.length} Events, at most ${allowed} expected`);
         for (const event of theirs) {
           const history = server.countHistory(event.metadata.namespace, event.metadata.name);
-          if (history.some((count, i) => i > 0 && count < history[i - 1]!))
+          if (history.some((count, i) => i > 0 && count < history[i - 1]))
             violations.push(`${object}/${note}: the count went backwards: ${history.join(' ')}`);
           if ((event.series?.count ?? 1) > mine.length)
             violations.push(`${object}/${note}: count ${event.series?.count} of ${mine.length} published`);
@@ -339,7 +339,7 @@ async function check(commands: readonly Command[]): Promise<void> {
     for (let object = 0; object < OBJECTS; object++) {
       const before = published.length;
       await publish(object, 0);
-      const result = published[before]!.outcome;
+      const result = published[before].outcome;
       if (result !== 'resolved')
         violations.push(`the first publish of ${object} after the faults: ${(result as Error).message}`);
     }
