@@ -1,10 +1,10 @@
 // Which folder may import which: `npm run depcruise` fails on a violation or a cycle.
-// The library's floors, from the bottom: the ground floor (the files directly in src/), api/, tracing/, recorder/,
+// The library's floors, from the bottom: the ground floor (the files directly in src/), api/, tracing/, notes/, recorder/,
 // then the features (sinks/, publishes-failures/, then metrics/), module/, and the entry points
 // (index.ts, testing/). A folder imports only from floors below it.
 const SRC = '^libs/kube-events/src/';
 const folder = (...names) => `${SRC}(${names.join('|')})/`;
-const FOLDERS = ['api', 'tracing', 'recorder', 'sinks', 'publishes-failures', 'metrics', 'module', 'testing'];
+const FOLDERS = ['api', 'tracing', 'notes', 'recorder', 'sinks', 'publishes-failures', 'metrics', 'module', 'testing'];
 const above = (name) => FOLDERS.slice(FOLDERS.indexOf(name) + 1);
 const layer = (name, forbidden, comment) => ({
   name: `${name}-imports-only-lower-floors`,
@@ -33,11 +33,19 @@ module.exports = {
     },
     layer('api', above('api'), 'HTTP to the API server knows nothing of series, sinks or the module.'),
     layer('tracing', above('tracing'), 'OpenTelemetry glue knows the Event, not the recorder that writes it.'),
+    layer('notes', above('notes'), 'Describing an error needs nothing of the recorder or what is built on it.'),
     layer('recorder', above('recorder'), 'The recorder is built from parts handed to it; it never reaches up.'),
     layer('sinks', ['publishes-failures', 'metrics', 'module', 'testing'], 'Sinks sit on the recorder alone.'),
     layer('publishes-failures', ['sinks', 'metrics', 'module', 'testing'], 'The decorator sits on the recorder alone.'),
     layer('metrics', above('metrics'), 'Metrics are a sink; the module wires them.'),
     layer('module', above('module'), 'The module wires the library; the testing kit is built on it, not under it.'),
+    {
+      name: 'every-folder-on-a-floor',
+      comment: 'A new folder of the library is placed among FOLDERS above before anything in it imports.',
+      severity: 'error',
+      from: { path: `${SRC}[^/]+/`, pathNot: folder(...FOLDERS) },
+      to: {},
+    },
     {
       name: 'library-imports-no-test-code',
       comment: 'The published package carries no test support, spec, benchmark or tool.',

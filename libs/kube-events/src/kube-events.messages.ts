@@ -175,3 +175,28 @@ export const PUBLISH_TIMED_OUT = (timeoutMs: number, queued: boolean, lastError:
 export const SINK_MAX_IN_FLIGHT_INVALID = (sink: string, problem: string) => `@KubeEventsSink on ${sink}: ${problem}`;
 export const RECONCILED_OBJECT_NOT_FOUND = (method: string, error: string) =>
   `${method}: could not find the reconciled object: ${error}`;
+export const EVENT_KEPT_CHANGING = (writes: number) =>
+  `The Event kept changing under the recorder's writes (${writes} tries).`;
+export const MAX_BYTES_TOO_SMALL = (minimum: number, got: number) =>
+  `describeError: maxBytes must be an integer of at least ${minimum}, got ${got}.`;
+export const CREDENTIAL_PLUGIN_ENDED = (plugin: string, ended: string) => `${plugin} ${ended}.`;
+export const CREDENTIAL_PLUGIN_FAILED = (plugin: string, code: string) =>
+  `${plugin} failed (${code}); its output is not shown, as it may hold credentials.`;
+export const AUTHENTICATION_FAILED = (authenticator: string | undefined, code: string) =>
+  `The kubeconfig's ${authenticator === undefined ? '' : `${authenticator} `}authentication failed (${code}); ` +
+  'its message is not shown, as it may hold credentials.';
+export const CREDENTIAL_PLUGIN_NAMED = (command: string) => `The kubeconfig's exec credential plugin \`${command}\``;
+/** How a credential plugin's run ended, for {@link CREDENTIAL_PLUGIN_ENDED}. */
+export const CREDENTIAL_PLUGIN_RUN = (run: {
+  startError?: string;
+  timedOut: boolean;
+  durationMs: number;
+  signal?: string;
+  exitCode?: number;
+}) => {
+  if (run.startError) return `could not be started (${run.startError})`;
+  if (run.timedOut) return `timed out and was stopped after ${Math.round(run.durationMs)} ms`;
+  if (run.signal) return `was ended by ${run.signal}`;
+  if (run.exitCode !== undefined && run.exitCode !== 0) return `failed with exit code ${run.exitCode}`;
+  return 'printed no credential that could be read (a client.authentication.k8s.io ExecCredential)';
+};

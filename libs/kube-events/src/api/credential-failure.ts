@@ -1,5 +1,12 @@
 import type { User } from '@kubernetes/client-node';
 import { PublishCredentialError, type CredentialPluginRun } from '../errors.js';
+import {
+  AUTHENTICATION_FAILED,
+  CREDENTIAL_PLUGIN_ENDED,
+  CREDENTIAL_PLUGIN_FAILED,
+  CREDENTIAL_PLUGIN_NAMED,
+  CREDENTIAL_PLUGIN_RUN,
+} from '../kube-events.messages.js';
 import { truncateText } from './note-truncation.js';
 
 /** The most of a plugin's command that a message shows, in UTF-8 bytes. */
@@ -17,31 +24,23 @@ export function credentialFailure(
   user: User | null,
   run: CredentialPluginRun | undefined,
 ): PublishCredentialError {
-  if (run) return new PublishCredentialError(`${pluginNamed(run.command)} ${howItEnded(run)}.`, run);
+  if (run)
+    return new PublishCredentialError(
+      CREDENTIAL_PLUGIN_ENDED(pluginNamed(run.command), CREDENTIAL_PLUGIN_RUN(run)),
+      run,
+    );
   const exec = execOf(user);
   if (exec) {
     // No run was seen: client-node refused the plugin before starting it (no command, say), or started it some other way.
-    return new PublishCredentialError(
-      `${pluginNamed(exec)} failed (${codeOf(error)}); its output is not shown, as it may hold credentials.`,
-    );
+    return new PublishCredentialError(CREDENTIAL_PLUGIN_FAILED(pluginNamed(exec), codeOf(error)));
   }
   const provider = user?.authProvider as { name?: unknown } | undefined;
-  const name = typeof provider?.name === 'string' ? `${provider.name} ` : '';
-  return new PublishCredentialError(
-    `The kubeconfig's ${name}authentication failed (${codeOf(error)}); its message is not shown, as it may hold credentials.`,
-  );
+  const name = typeof provider?.name === 'string' ? provider.name : undefined;
+  return new PublishCredentialError(AUTHENTICATION_FAILED(name, codeOf(error)));
 }
 
 function pluginNamed(command: string): string {
-  return `The kubeconfig's exec credential plugin \`${truncateText(command, MAX_COMMAND_BYTES)}\``;
-}
-
-function howItEnded(run: CredentialPluginRun): string {
-  if (run.startError) return `could not be started (${run.startError})`;
-  if (run.timedOut) return `timed out and was stopped after ${Math.round(run.durationMs)} ms`;
-  if (run.signal) return `was ended by ${run.signal}`;
-  if (run.exitCode !== undefined && run.exitCode !== 0) return `failed with exit code ${run.exitCode}`;
-  return 'printed no credential that could be read (a client.authentication.k8s.io ExecCredential)';
+  return CREDENTIAL_PLUGIN_NAMED(truncateText(command, MAX_COMMAND_BYTES));
 }
 
 function execOf(user: User | null): string | undefined {

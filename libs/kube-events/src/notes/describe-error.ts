@@ -3,6 +3,7 @@ import { inspect } from 'node:util';
 import { truncateText } from '../api/note-truncation.js';
 import { httpRefusalIn, httpRefusalOf, type HttpRefusal } from './api-status.js';
 import { readField } from './read-field.js';
+import { MAX_BYTES_TOO_SMALL } from '../kube-events.messages.js';
 
 /** How long a description is by default, in UTF-8 bytes: two or three lines of `kubectl describe`. */
 const DEFAULT_MAX_BYTES = 300;
@@ -67,7 +68,7 @@ export interface DescribeErrorOptions {
 export function describeError(error: unknown, options: DescribeErrorOptions = {}): string {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   if (!Number.isInteger(maxBytes) || maxBytes < MIN_MAX_BYTES) {
-    throw new RangeError(`describeError: maxBytes must be an integer of at least ${MIN_MAX_BYTES}, got ${maxBytes}.`);
+    throw new RangeError(MAX_BYTES_TOO_SMALL(MIN_MAX_BYTES, maxBytes));
   }
   let text: string;
   try {

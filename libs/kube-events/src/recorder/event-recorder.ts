@@ -14,6 +14,7 @@ import type {
 } from '../kube-events.interfaces.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import {
+  EVENT_KEPT_CHANGING,
   OCCURRENCES_DROPPED,
   SERIES_END_NOT_RECORDED,
   SERIES_LOOKUP_REFUSED,
@@ -338,15 +339,7 @@ export class EventRecorder implements OnApplicationShutdown {
         return;
       }
       if (writes >= MAX_WRITES_PER_ATTEMPT) {
-        this.failed(
-          series,
-          batch,
-          new PublishApiError(
-            `The Event kept changing under the recorder's writes (${writes} tries).`,
-            409,
-            'Conflict',
-          ),
-        );
+        this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(writes), 409, 'Conflict'));
         return;
       }
       plan = settled.plan;

@@ -1,6 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { PublishApiError } from '../errors.js';
+import { EVENT_REFUSED } from '../kube-events.messages.js';
 import type { EventsWriter, SeriesPatch, StoredEventState } from '../api/events-api.js';
 
 /** k8s.io/apimachinery's alphabet for generated name suffixes. */
@@ -29,7 +30,7 @@ export class InMemoryEventsWriter implements EventsWriter {
     const key = `${namespace}/${name}`;
     if (this.stored.has(key)) {
       throw new PublishApiError(
-        `The API server refused the Event (409): events.events.k8s.io "${name}" already exists`,
+        EVENT_REFUSED(409, `events.events.k8s.io "${name}" already exists`),
         409,
         'AlreadyExists',
       );
@@ -58,7 +59,10 @@ export class InMemoryEventsWriter implements EventsWriter {
     const { resourceVersion, annotations, ...series } = patch;
     if (resourceVersion !== undefined && resourceVersion !== event.metadata!.resourceVersion) {
       throw new PublishApiError(
-        `The API server refused the Event (409): Operation cannot be fulfilled on events.events.k8s.io "${name}": the object has been modified`,
+        EVENT_REFUSED(
+          409,
+          `Operation cannot be fulfilled on events.events.k8s.io "${name}": the object has been modified`,
+        ),
         409,
         'Conflict',
       );
@@ -72,11 +76,7 @@ export class InMemoryEventsWriter implements EventsWriter {
   private find(namespace: string, name: string): EventsV1Event {
     const event = this.stored.get(`${namespace}/${name}`);
     if (!event) {
-      throw new PublishApiError(
-        `The API server refused the Event (404): events.events.k8s.io "${name}" not found`,
-        404,
-        'NotFound',
-      );
+      throw new PublishApiError(EVENT_REFUSED(404, `events.events.k8s.io "${name}" not found`), 404, 'NotFound');
     }
     return event;
   }
