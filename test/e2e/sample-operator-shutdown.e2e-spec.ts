@@ -5,19 +5,8 @@
 // shutdown timeout. This is the path a Deployment's pod takes on every
 // rollout; the in-process e2e (sample-operator.e2e-spec.ts) never goes
 // through main.ts and its signal handling.
-import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { exitOf, ProcessLog } from './support/child-process.js';
-import {
-  createFailingConfigMirror,
-  deleteConfigMirror,
-  ensureOperatorBuilt,
-  installConfigMirrorCrd,
-  removeConfigMirrorCrd,
-  spawnOperator,
-} from './support/operator-fixtures.js';
+import { createFailingConfigMirror, operatorProcessSuite } from './support/operator-fixtures.js';
 
 /** The operator's SHUTDOWN_TIMEOUT_MS. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -30,46 +19,21 @@ const STOPPED_LINE = /stopped \(\d+ reconcile\(s\) were in flight\)/;
 const GAVE_UP_LINE = 'gave up waiting for';
 
 describe('sample operator process: SIGTERM while reconciles are failing', () => {
-  let cp: ControlPlane;
-  let core: CoreV1Api;
-  let customObjects: CustomObjectsApi;
-  let installedCrd = false;
-  const namespace = `mirror-shutdown-${randomBytes(3).toString('hex')}`;
   const name = 'failing';
-  let child: ChildProcess | undefined;
-  let log: ProcessLog;
-
-  beforeAll(async () => {
-    await ensureOperatorBuilt();
-    cp = sharedControlPlane();
-    const admin = cp.kubeConfig();
-    core = admin.makeApiClient(CoreV1Api);
-    customObjects = admin.makeApiClient(CustomObjectsApi);
-    installedCrd = await installConfigMirrorCrd(cp);
-    await core.createNamespace({ body: { metadata: { name: namespace } } });
-  }, 180_000);
-
-  afterAll(async () => {
-    if (child?.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exitOf(child, 10_000);
-    }
-    if (customObjects) await deleteConfigMirror(customObjects, namespace, name);
-    await core?.deleteNamespace({ name: namespace }).catch(() => {});
-    await removeConfigMirrorCrd(cp, installedCrd);
-  });
+  const suite = operatorProcessSuite('mirror-shutdown', name);
 
   test('stops the watches, drains the reconciles in flight and exits 0 within the shutdown timeout', async () => {
-    child = spawnOperator(cp, {
+    const { namespace } = suite;
+    const child = suite.start({
       POD_NAME: 'e2e-shutdown',
       WORKERS: '2',
       SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
     });
-    log = new ProcessLog(child);
+    const log = new ProcessLog(child);
 
     await log.waitFor(READY_LINE);
 
-    await createFailingConfigMirror(customObjects, namespace, name);
+    await createFailingConfigMirror(suite.customObjects, namespace, name);
     await log.waitFor(`${namespace}/${name} failed (attempt 3)`);
 
     expect(child.kill('SIGTERM')).toBe(true);

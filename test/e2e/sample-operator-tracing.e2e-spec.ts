@@ -2,57 +2,22 @@
 // through the standard OTEL_* environment (sdk-node, console exporter): its
 // failing reconciles run in spans, and the ReconcileFailed Event they raise
 // names one of those spans' traces, which the operator exported.
-import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CoreV1Api, CustomObjectsApi, EventsV1Api, type EventsV1Event } from '@kubernetes/client-node';
-import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
+import { EventsV1Api, type EventsV1Event } from '@kubernetes/client-node';
 import { exitOf, ProcessLog } from './support/child-process.js';
-import {
-  createFailingConfigMirror,
-  deleteConfigMirror,
-  ensureOperatorBuilt,
-  installConfigMirrorCrd,
-  removeConfigMirrorCrd,
-  spawnOperator,
-} from './support/operator-fixtures.js';
+import { createFailingConfigMirror, operatorProcessSuite } from './support/operator-fixtures.js';
 
 const READY_LINE = 'ConfigMirror controller ready';
 const TRACEPARENT = 'tracing.k8s.io/traceparent';
 
 describe('sample operator process with OpenTelemetry configured', () => {
-  let cp: ControlPlane;
-  let core: CoreV1Api;
-  let events: EventsV1Api;
-  let customObjects: CustomObjectsApi;
-  let installedCrd = false;
-  const namespace = `mirror-tracing-${randomBytes(3).toString('hex')}`;
   const name = 'failing';
-  let child: ChildProcess | undefined;
-
-  beforeAll(async () => {
-    await ensureOperatorBuilt();
-    cp = sharedControlPlane();
-    const admin = cp.kubeConfig();
-    core = admin.makeApiClient(CoreV1Api);
-    events = admin.makeApiClient(EventsV1Api);
-    customObjects = admin.makeApiClient(CustomObjectsApi);
-    installedCrd = await installConfigMirrorCrd(cp);
-    await core.createNamespace({ body: { metadata: { name: namespace } } });
-  }, 180_000);
-
-  afterAll(async () => {
-    if (child?.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exitOf(child, 10_000);
-    }
-    if (customObjects) await deleteConfigMirror(customObjects, namespace, name);
-    await core?.deleteNamespace({ name: namespace }).catch(() => {});
-    await removeConfigMirrorCrd(cp, installedCrd);
-  });
+  const suite = operatorProcessSuite('mirror-tracing', name);
 
   test('runs each reconcile in a span, and the ReconcileFailed Event names the trace of one it exported', async () => {
-    child = spawnOperator(cp, {
+    const { namespace } = suite;
+    const events = suite.cp.kubeConfig().makeApiClient(EventsV1Api);
+    const child = suite.start({
       POD_NAME: 'e2e-tracing',
       OTEL_TRACES_EXPORTER: 'console',
       OTEL_METRICS_EXPORTER: 'none',
@@ -62,7 +27,7 @@ describe('sample operator process with OpenTelemetry configured', () => {
     const log = new ProcessLog(child);
     await log.waitFor(READY_LINE);
 
-    await createFailingConfigMirror(customObjects, namespace, name);
+    await createFailingConfigMirror(suite.customObjects, namespace, name);
     let failure: EventsV1Event | undefined;
     for (const deadline = Date.now() + 30_000; !failure && Date.now() < deadline;) {
       const { items } = await events.listNamespacedEvent({ namespace, fieldSelector: 'reason=ReconcileFailed' });

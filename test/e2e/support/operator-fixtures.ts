@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiException, type CustomObjectsApi } from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import {
   CONFIG_MIRROR_API_VERSION,
   CONFIG_MIRROR_CRD_NAME,
@@ -14,7 +15,8 @@ import {
   CONFIG_MIRROR_PLURAL,
   CONFIG_MIRROR_VERSION,
 } from '../../../apps/sample-operator/src/config-mirror/config-mirror.constants.js';
-import type { ControlPlane } from '../../../tools/control-plane/control-plane.js';
+import { type ControlPlane, sharedControlPlane } from '../../../tools/control-plane/control-plane.js';
+import { exitOf } from './child-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -105,4 +107,70 @@ export async function deleteConfigMirror(
     }
     await sleep(100);
   }
+}
+
+/** What {@link operatorProcessSuite} sets up for the tests of one describe block. */
+export interface OperatorProcessSuite {
+  readonly cp: ControlPlane;
+  readonly core: CoreV1Api;
+  readonly customObjects: CustomObjectsApi;
+  /** A fresh namespace of this suite's own. */
+  readonly namespace: string;
+  /** Starts the built operator (see {@link spawnOperator}); the suite kills it afterwards if it is still running. */
+  start(env: Record<string, string>): ChildProcess;
+}
+
+/**
+ * Registers the `beforeAll`/`afterAll` that tests of the operator's process share: the operator built, its CRD and
+ * a fresh namespace on the shared control plane, and afterwards the process killed and the mirror, the namespace
+ * and the CRD removed.
+ */
+export function operatorProcessSuite(namespacePrefix: string, mirrorName: string): OperatorProcessSuite {
+  const namespace = `${namespacePrefix}-${randomBytes(3).toString('hex')}`;
+  let cp: ControlPlane | undefined;
+  let core: CoreV1Api | undefined;
+  let customObjects: CustomObjectsApi | undefined;
+  let installedCrd = false;
+  let child: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    await ensureOperatorBuilt();
+    cp = sharedControlPlane();
+    const admin = cp.kubeConfig();
+    core = admin.makeApiClient(CoreV1Api);
+    customObjects = admin.makeApiClient(CustomObjectsApi);
+    installedCrd = await installConfigMirrorCrd(cp);
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+  }, 180_000);
+
+  afterAll(async () => {
+    if (child?.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exitOf(child, 10_000);
+    }
+    if (customObjects) await deleteConfigMirror(customObjects, namespace, mirrorName);
+    await core?.deleteNamespace({ name: namespace }).catch(() => {});
+    if (cp) await removeConfigMirrorCrd(cp, installedCrd);
+  });
+
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('operatorProcessSuite: used before its beforeAll ran');
+    return value;
+  };
+  return {
+    get cp() {
+      return ready(cp);
+    },
+    get core() {
+      return ready(core);
+    },
+    get customObjects() {
+      return ready(customObjects);
+    },
+    namespace,
+    start(env) {
+      child = spawnOperator(ready(cp), env);
+      return child;
+    },
+  };
 }
