@@ -35,7 +35,8 @@ import {
 } from './publish-outcome.js';
 import { ConnectionHealth } from './connection-health.js';
 import { connectionVerdict, isThrottled, mayHaveApplied, retryDelay } from './retry-backoff.js';
-import { SeriesStore, type Batch, type Series } from './series-store.js';
+import type { Batch, Series } from './series.js';
+import { SeriesStore } from './series-store.js';
 import { heldWhileUnreachable, probe, retryNow } from './series-write-state.js';
 import { SimilarEvents } from './similar-events.js';
 import { SeriesWriter } from './series-writer.js';
@@ -136,7 +137,8 @@ export class EventRecorder implements OnApplicationShutdown {
     const { combineSimilarEvents: limit } = this.options;
     if (limit) this.similar = new SimilarEvents(limit, seriesWindow, maxSeries);
     const budget = new WriteBudget(writeControl, monotonicNow());
-    this.scheduler = new WriteScheduler(budget, (series) => void this.write(series));
+    this.scheduler = new WriteScheduler(budget);
+    this.scheduler.due$.subscribe((series) => void this.write(series));
     this.eventsApi = eventsApi ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.tracing = RecorderTracing.create(this.options);
     this.writer = new SeriesWriter(this.eventsApi, this.options.reporter, timeout, this.tracing);

@@ -2,7 +2,8 @@ import type { ListedEvent } from '../api/events-api.js';
 import { PublishApiError, PublishTimeoutError } from '../errors.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import type { Occurrence } from './occurrence.js';
-import { SeriesStore, type Series } from './series-store.js';
+import type { Series } from './series.js';
+import { SeriesStore } from './series-store.js';
 import { TokenBucket } from './token-bucket.js';
 
 const WINDOW = 1_000;

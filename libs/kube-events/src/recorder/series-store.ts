@@ -1,128 +1,17 @@
-import { eventNamespace } from '../api/event-body.js';
-import { eventName } from '../api/event-name.js';
 import { PublishApiError, type PublishError } from '../errors.js';
 import type { AwaitedPublish } from './awaited-publish.js';
-import type { ListedEvent } from '../api/events-api.js';
-import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
+import { EndedEvents } from './ended-events.js';
 import { InsertionOrder } from './insertion-order.js';
 import { identityDigest, type Occurrence } from './occurrence.js';
+import type { Batch, Series, SeriesEvent, TrackedObject } from './series.js';
 import { connectionVerdict, isThrottled, isTransient, mayHaveApplied, retryDelay } from './retry-backoff.js';
-import {
-  failedWrite,
-  idleState,
-  queued,
-  serverBack,
-  writing,
-  written,
-  type RetryCause,
-  type SeriesWriteState,
-} from './series-write-state.js';
+import { failedWrite, idleState, queued, serverBack, writing, written, type RetryCause } from './series-write-state.js';
 import { StringPool } from './string-pool.js';
-import type { TokenBucket } from './token-bucket.js';
-import type { TraceContext } from '../tracing/trace-context.js';
 import type { CreatePlan, PatchPlan, StoredEvent, WritePlan, WriteResult } from './write-plan.js';
+import { countOf, withCount, WritePlanner } from './write-planner.js';
 
 /** Queued writes one series may hold; past it the oldest waiting one is given up, so one noisy object cannot use up `maxPending`. */
 const MAX_BATCHES_PER_SERIES = 8;
-
-/** The Event a series last wrote, which repeats patch. */
-export interface SeriesEvent {
-  readonly name: string;
-  readonly namespace: string;
-  /** What a repeat must match to raise it: a digest of fixed size (see `identityDigest`), however large the note and annotations. */
-  readonly identity: string;
-  /** The count on the server, as last seen. */
-  count: number;
-  /** The precondition of the next patch. */
-  resourceVersion: string | undefined;
-  /** When it was last written (created or patched), on the monotonic clock. */
-  publishedAt: number;
-}
-
-/**
- * Occurrences of one event in one series, written together by one write:
- * the one object that describes them on their way. It counts them, and
- * holds only the publishes still awaiting them: one that settles (timed
- * out, or rejected while the server is unreachable) leaves at once, so an
- * outage of many publishes holds one count, not a list.
- */
-export interface Batch {
-  /** The digest of what the Event says (see `identityDigest`). */
-  readonly identity: string;
-  /** The first of them: what the Event says. */
-  readonly first: Occurrence;
-  occurrences: number;
-  /** The trace context of the latest of them, which the write puts on the Event. */
-  trace: TraceContext | undefined;
-  /** The publishes still awaiting this write; each leaves as it settles. */
-  readonly waiters: Set<AwaitedPublish>;
-  /**
-   * The write it goes out as, fixed at its first attempt so that a retry is
-   * the same write (name, precondition); its count follows `occurrences`,
-   * which a publish joining a batch that waits to retry raises.
-   */
-  plan: WritePlan | undefined;
-  /** The count the plan builds on: 0 for a create, the Event's count as last read for a patch. */
-  base: number;
-  /** Occurrences of this batch an earlier attempt put on the server already, as a read showed. */
-  landed: number;
-  /**
-   * The counts sent under the plan's name or precondition by attempts that
-   * got no answer that could be read: at most one of them applied (the
-   * name or precondition refuses the others), and a read tells which.
-   */
-  readonly mayHaveLanded: number[];
-  /** The failure of the latest of those attempts: what a drop of the batch reports, as it may be on the server. */
-  uncertainBy: PublishError | undefined;
-  /** Attempts in a row that got no answer at all. */
-  unanswered: number;
-  /** Why its last attempt failed. */
-  lastError: PublishError | undefined;
-}
-
-/**
- * What is tracked about one object: its series, and its write budget. An
- * object whose series are all gone stays while its budget is spent, linked
- * in the store's order of spent budgets, so that it gets that budget back.
- */
-export interface TrackedObject {
-  readonly uid: string;
-  readonly series: Series[];
-  /** The writes the object may still send, made on its first write. */
-  budget: TokenBucket | undefined;
-  /** Its neighbours among the objects kept only for their spent budget, which the store owns. */
-  previous: TrackedObject | undefined;
-  next: TrackedObject | undefined;
-}
-
-/**
- * One series: repeats of one Event about one object, written one at a time.
- * A series is (failure?, object uid, reason, action).
- */
-export interface Series extends SeriesWriteState {
-  /** `undefined` for the Event of an object without a uid, which no later publish repeats. */
-  readonly object: TrackedObject | undefined;
-  readonly failure: boolean;
-  readonly reason: string;
-  readonly action: string;
-  event: SeriesEvent | undefined;
-  /** Occurrences waiting to be written, oldest first; the first may be in flight. */
-  readonly queue: Batch[];
-  /** A previous process may have left its Event on the server (`resumeSeries`): look before the first write. */
-  unexplored: boolean;
-  /** Used again since it last took its place in the store's order: it gets a second chance before it is dropped. */
-  referenced: boolean;
-  /** Its neighbours in the store's order, which the store owns. */
-  previous: Series | undefined;
-  next: Series | undefined;
-}
-
-/** An Event whose series this process ended, by namespace and name, in the order they ended. */
-interface EndedEvent {
-  readonly key: string;
-  previous: EndedEvent | undefined;
-  next: EndedEvent | undefined;
-}
 
 /** What became of an occurrence given to {@link SeriesStore.enqueue}. */
 export interface Enqueued {
@@ -198,25 +87,25 @@ export class SeriesStore {
    */
   private readonly spentOrder = new InsertionOrder<TrackedObject>();
   private spent = 0;
-  /**
-   * With `resume`, the Events whose series `forget` ended, until the server
-   * shows the end: a new series never continues one, even while the
-   * annotation that marks it is on its way or failed. Bounded like the
-   * series, oldest dropped first.
-   */
-  private readonly endedEvents = new Map<string, EndedEvent>();
-  private readonly endedOrder = new InsertionOrder<EndedEvent>();
+  /** With `resume`, the Events whose series `forget` ended (see {@link EndedEvents}). */
+  private readonly ended: EndedEvents;
   /** Batches waiting for a write (not in flight), which `maxPending` bounds. */
   private waitingBatches = 0;
   /** Identities and namespaces, which series keep for their whole life and mostly share. */
   private readonly shared = new StringPool();
 
-  private readonly wallClock: () => number;
-  private readonly namer: (objectName: string | undefined, controller: string, at: number) => string;
+  private readonly planner: WritePlanner;
 
   constructor(private readonly options: SeriesStoreOptions) {
-    this.wallClock = options.wallClock ?? Date.now;
-    this.namer = options.namer ?? eventName;
+    this.ended = new EndedEvents(options.maxSeries);
+    this.planner = new WritePlanner({
+      window: options.window,
+      controller: options.controller,
+      ended: this.ended,
+      intern: (value) => this.shared.intern(value),
+      wallClock: options.wallClock,
+      namer: options.namer,
+    });
   }
 
   /** Series tracked for their next repeat. */
@@ -317,7 +206,7 @@ export class SeriesStore {
   startWrite(series: Series, now: number): { batch: Batch; plan: WritePlan } | undefined {
     const batch = series.queue[0];
     if (series.state === 'writing' || !batch) return undefined;
-    batch.plan = batch.plan ? withCount(batch.plan, countOf(batch)) : this.planFor(series, batch, now);
+    batch.plan = batch.plan ? withCount(batch.plan, countOf(batch)) : this.planner.plan(series, batch, now);
     writing(series);
     this.waitingBatches--;
     return { batch, plan: batch.plan };
@@ -328,8 +217,9 @@ export class SeriesStore {
     const plan = batch.plan!;
     if (result.kind === 'found') {
       series.unexplored = false;
-      if (result.latest && this.continues(result.latest, batch)) series.event = this.resumed(result.latest, batch, now);
-      batch.plan = this.planFor(series, batch, now);
+      if (result.latest && this.planner.continues(result.latest, batch))
+        series.event = this.planner.resumed(result.latest, batch, now);
+      batch.plan = this.planner.plan(series, batch, now);
       return { kind: 'again', plan: batch.plan };
     }
     batch.unanswered = 0;
@@ -342,7 +232,7 @@ export class SeriesStore {
       // Expired on the server: the occurrences start a new Event.
       series.event = undefined;
       batch.landed = 0;
-      batch.plan = this.planFor(series, batch, now);
+      batch.plan = this.planner.plan(series, batch, now);
       return { kind: 'again', plan: batch.plan };
     }
     if ((result.kind === 'conflict' && plan.kind === 'patch') || (result.kind === 'exists' && plan.kind === 'create')) {
@@ -453,93 +343,13 @@ export class SeriesStore {
       this.remove(series, now);
       if (series.event) ended.push(series.event);
     }
-    if (this.options.resume) for (const event of ended) this.markEnded(event);
+    if (this.options.resume) for (const event of ended) this.ended.add(event.namespace, event.name);
     return ended;
   }
 
   /** The server now shows that the Event's series ended (`resume`): its annotation says so. */
   endShown(event: Pick<SeriesEvent, 'namespace' | 'name'>): void {
-    const key = endedKey(event.namespace, event.name);
-    const ended = this.endedEvents.get(key);
-    if (!ended) return;
-    this.endedEvents.delete(key);
-    this.endedOrder.remove(ended);
-  }
-
-  private markEnded(event: SeriesEvent): void {
-    const key = endedKey(event.namespace, event.name);
-    if (this.endedEvents.has(key)) return;
-    const ended: EndedEvent = { key, previous: undefined, next: undefined };
-    this.endedEvents.set(key, ended);
-    this.endedOrder.push(ended);
-    if (this.endedEvents.size > this.options.maxSeries) {
-      const oldest = this.endedOrder.first!;
-      this.endedOrder.remove(oldest);
-      this.endedEvents.delete(oldest.key);
-    }
-  }
-
-  /** The write for a batch about to go out for the first time: a patch of the series' Event when it repeats it, else a create. */
-  private planFor(series: Series, batch: Batch, now: number): WritePlan {
-    const { resource, event } = batch.first;
-    if (series.unexplored && !series.event) {
-      const uid = resource.metadata!.uid!;
-      return { kind: 'find', namespace: eventNamespace(resource), uid, reason: event.reason, action: event.action };
-    }
-    const last = series.event;
-    batch.mayHaveLanded.length = 0;
-    batch.uncertainBy = undefined;
-    if (last?.identity === batch.identity && this.isCurrent(last, now)) {
-      batch.base = last.count;
-      return {
-        kind: 'patch',
-        namespace: last.namespace,
-        name: last.name,
-        resourceVersion: last.resourceVersion,
-        count: countOf(batch),
-      };
-    }
-    batch.base = 0;
-    const at = this.wallClock();
-    return {
-      kind: 'create',
-      namespace: this.shared.intern(eventNamespace(resource)),
-      name: this.namer(resource.metadata?.name, this.options.controller, at),
-      eventTime: at,
-      count: countOf(batch),
-    };
-  }
-
-  /** Whether a series may continue the Event a previous process left: the same event, not ended, within the window. */
-  private continues(latest: ListedEvent, batch: Batch): boolean {
-    const { event } = latest;
-    const annotations = event.metadata?.annotations;
-    if (annotations?.[SERIES_ENDED_ANNOTATION] !== undefined) return false;
-    // Ended by this process, its annotation maybe not on the server yet.
-    if (this.endedEvents.has(endedKey(latest.namespace, latest.name))) return false;
-    if (this.wallClock() - latest.lastObservedAt > this.options.window) return false;
-    const identity = identityDigest({
-      type: event.type as 'Normal' | 'Warning',
-      reason: '',
-      action: '',
-      note: event.note,
-      related: event.related,
-      annotations,
-    });
-    return identity === batch.identity;
-  }
-
-  /** The series' Event as a previous process left it, last written as long ago as its last occurrence was seen. */
-  private resumed(latest: ListedEvent, batch: Batch, now: number): SeriesEvent {
-    const age = Math.max(0, this.wallClock() - latest.lastObservedAt);
-    return {
-      name: latest.name,
-      namespace: latest.namespace,
-      identity: batch.identity,
-      count: latest.count,
-      resourceVersion: latest.resourceVersion,
-      publishedAt: now - age,
-    };
+    this.ended.shown(event.namespace, event.name);
   }
 
   private written(series: Series, batch: Batch, state: StoredEvent, now: number): SeriesEvent {
@@ -560,10 +370,6 @@ export class SeriesStore {
     event.publishedAt = now;
     series.event = event;
     return event;
-  }
-
-  private isCurrent(event: SeriesEvent, now: number): boolean {
-    return now - event.publishedAt <= this.options.window;
   }
 
   /** Removes a batch from its series; `wasInFlight` when its write just settled, so it took no waiting room. */
@@ -587,7 +393,7 @@ export class SeriesStore {
       next = series.next;
       if (series === using) continue;
       if (series.queue.length) break;
-      if (series.event && this.isCurrent(series.event, now)) {
+      if (series.event && this.planner.isCurrent(series.event, now)) {
         if (!series.referenced) break;
         this.moveToEnd(series);
         continue;
@@ -637,17 +443,6 @@ export class SeriesStore {
   }
 }
 
-/** The count a batch's write sets: what the Event held when planned, plus what of the batch is not on it yet. */
-function countOf(batch: Batch): number {
-  return batch.base + batch.occurrences - batch.landed;
-}
-
-/** The plan with its count set to `count`: the same object when it already is, so that a retry sends the same write. */
-function withCount(plan: WritePlan, count: number): WritePlan {
-  if (plan.kind === 'find' || plan.count === count) return plan;
-  return { ...plan, count };
-}
-
 const max = (a: number, b: number) => Math.max(a, b);
 
 /** Removes `item` from `items`, whose order does not matter, without the array `splice` returns. */
@@ -655,10 +450,6 @@ function removeItem<T>(items: T[], item: T): void {
   const last = items.pop()!;
   if (last === item) return;
   items[items.indexOf(item)] = last;
-}
-
-function endedKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
 }
 
 /** What tells the series of one object apart. */

@@ -1,5 +1,5 @@
 import type { ResolvedWriteControl } from '../kube-events.interfaces.js';
-import type { TrackedObject } from './series-store.js';
+import type { TrackedObject } from './series.js';
 import { TokenBucket } from './token-bucket.js';
 
 /**

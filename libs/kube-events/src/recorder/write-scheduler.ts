@@ -1,5 +1,6 @@
+import { Subject, type Observable } from 'rxjs';
 import { monotonicNow } from './monotonic-clock.js';
-import type { Series } from './series-store.js';
+import type { Series } from './series.js';
 import type { WriteBudget } from './write-budget.js';
 
 /**
@@ -18,19 +19,20 @@ const LINE_SERVICE_INTERVAL_MS = 100;
  * holds it back; else on a timer of its own while its backoff or its
  * object's budget holds it, then in one first-in-first-out line, served by
  * one timer, for the recorder-wide budget, served in batches (see
- * {@link LINE_SERVICE_INTERVAL_MS}). Owns every timer of the write path;
- * `send` starts the write.
+ * {@link LINE_SERVICE_INTERVAL_MS}). Owns every timer of the write path.
+ * It only says when: each series whose write may go now comes out of
+ * `due$`, and whoever writes subscribes; it knows nothing of the writer.
  */
 export class WriteScheduler {
   private readonly timers = new Map<Series, NodeJS.Timeout>();
   /** Series waiting only for the recorder-wide budget, in order. */
   private readonly line = new Set<Series>();
   private lineTimer: NodeJS.Timeout | undefined;
+  private readonly due = new Subject<Series>();
+  /** Series whose next write may go now, each as soon as it may (synchronously, within `schedule` or a timer). */
+  readonly due$: Observable<Series> = this.due.asObservable();
 
-  constructor(
-    private readonly budget: WriteBudget,
-    private readonly send: (series: Series) => void,
-  ) {}
+  constructor(private readonly budget: WriteBudget) {}
 
   /** Sends the series' next write as soon as its backoff and the budgets allow; does nothing while one is in flight or planned. */
   schedule(series: Series, atHeadOfLine = false): void {
@@ -49,7 +51,7 @@ export class WriteScheduler {
       timer.unref();
       this.timers.set(series, timer);
     } else if ((atHeadOfLine || !this.line.size) && this.budget.tryTakeFolded(series.object, waited, now)) {
-      this.send(series);
+      this.due.next(series);
     } else {
       this.line.add(series);
       this.armLineTimer();

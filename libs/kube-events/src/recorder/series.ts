@@ -1,0 +1,99 @@
+import type { PublishError } from '../errors.js';
+import type { TraceContext } from '../tracing/trace-context.js';
+import type { AwaitedPublish } from './awaited-publish.js';
+import type { Occurrence } from './occurrence.js';
+import type { SeriesWriteState } from './series-write-state.js';
+import type { TokenBucket } from './token-bucket.js';
+import type { WritePlan } from './write-plan.js';
+
+/** The Event a series last wrote, which repeats patch. */
+export interface SeriesEvent {
+  readonly name: string;
+  readonly namespace: string;
+  /** What a repeat must match to raise it: a digest of fixed size (see `identityDigest`), however large the note and annotations. */
+  readonly identity: string;
+  /** The count on the server, as last seen. */
+  count: number;
+  /** The precondition of the next patch. */
+  resourceVersion: string | undefined;
+  /** When it was last written (created or patched), on the monotonic clock. */
+  publishedAt: number;
+}
+
+/**
+ * Occurrences of one event in one series, written together by one write:
+ * the one object that describes them on their way. It counts them, and
+ * holds only the publishes still awaiting them: one that settles (timed
+ * out, or rejected while the server is unreachable) leaves at once, so an
+ * outage of many publishes holds one count, not a list.
+ */
+export interface Batch {
+  /** The digest of what the Event says (see `identityDigest`). */
+  readonly identity: string;
+  /** The first of them: what the Event says. */
+  readonly first: Occurrence;
+  occurrences: number;
+  /** The trace context of the latest of them, which the write puts on the Event. */
+  trace: TraceContext | undefined;
+  /** The publishes still awaiting this write; each leaves as it settles. */
+  readonly waiters: Set<AwaitedPublish>;
+  /**
+   * The write it goes out as, fixed at its first attempt so that a retry is
+   * the same write (name, precondition); its count follows `occurrences`,
+   * which a publish joining a batch that waits to retry raises.
+   */
+  plan: WritePlan | undefined;
+  /** The count the plan builds on: 0 for a create, the Event's count as last read for a patch. */
+  base: number;
+  /** Occurrences of this batch an earlier attempt put on the server already, as a read showed. */
+  landed: number;
+  /**
+   * The counts sent under the plan's name or precondition by attempts that
+   * got no answer that could be read: at most one of them applied (the
+   * name or precondition refuses the others), and a read tells which.
+   */
+  readonly mayHaveLanded: number[];
+  /** The failure of the latest of those attempts: what a drop of the batch reports, as it may be on the server. */
+  uncertainBy: PublishError | undefined;
+  /** Attempts in a row that got no answer at all. */
+  unanswered: number;
+  /** Why its last attempt failed. */
+  lastError: PublishError | undefined;
+}
+
+/**
+ * What is tracked about one object: its series, and its write budget. An
+ * object whose series are all gone stays while its budget is spent, linked
+ * in the store's order of spent budgets, so that it gets that budget back.
+ */
+export interface TrackedObject {
+  readonly uid: string;
+  readonly series: Series[];
+  /** The writes the object may still send, made on its first write. */
+  budget: TokenBucket | undefined;
+  /** Its neighbours among the objects kept only for their spent budget, which the store owns. */
+  previous: TrackedObject | undefined;
+  next: TrackedObject | undefined;
+}
+
+/**
+ * One series: repeats of one Event about one object, written one at a time.
+ * A series is (failure?, object uid, reason, action).
+ */
+export interface Series extends SeriesWriteState {
+  /** `undefined` for the Event of an object without a uid, which no later publish repeats. */
+  readonly object: TrackedObject | undefined;
+  readonly failure: boolean;
+  readonly reason: string;
+  readonly action: string;
+  event: SeriesEvent | undefined;
+  /** Occurrences waiting to be written, oldest first; the first may be in flight. */
+  readonly queue: Batch[];
+  /** A previous process may have left its Event on the server (`resumeSeries`): look before the first write. */
+  unexplored: boolean;
+  /** Used again since it last took its place in the store's order: it gets a second chance before it is dropped. */
+  referenced: boolean;
+  /** Its neighbours in the store's order, which the store owns. */
+  previous: Series | undefined;
+  next: Series | undefined;
+}

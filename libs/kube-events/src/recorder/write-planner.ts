@@ -1,0 +1,120 @@
+import { eventNamespace } from '../api/event-body.js';
+import { eventName } from '../api/event-name.js';
+import type { ListedEvent } from '../api/events-api.js';
+import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
+import type { EndedEvents } from './ended-events.js';
+import { identityDigest } from './occurrence.js';
+import type { Batch, Series, SeriesEvent } from './series.js';
+import type { WritePlan } from './write-plan.js';
+
+/** What a {@link WritePlanner} needs: the series window, the names, and its clock. */
+export interface WritePlannerOptions {
+  /** How long repeats fold into one series, from its last write (ms). */
+  readonly window: number;
+  /** Names Events about objects without a name. */
+  readonly controller: string;
+  /** The Events whose series this process ended, which no series continues. */
+  readonly ended: EndedEvents;
+  /** One copy of strings many plans hold (namespaces). */
+  readonly intern: (value: string) => string;
+  /** The wall clock that Event times and names read (epoch ms). @default Date.now */
+  readonly wallClock?: () => number;
+  /** Names a new Event. @default eventName */
+  readonly namer?: (objectName: string | undefined, controller: string, at: number) => string;
+}
+
+/**
+ * Decides which write a batch goes out as: a patch of its series' Event
+ * when it repeats it within the window, else a create under a name chosen
+ * now; and whether a series continues the Event a previous process left.
+ * Its clock and its namer are given, so that what it decides depends on
+ * nothing else.
+ */
+export class WritePlanner {
+  private readonly wallClock: () => number;
+  private readonly namer: (objectName: string | undefined, controller: string, at: number) => string;
+
+  constructor(private readonly options: WritePlannerOptions) {
+    this.wallClock = options.wallClock ?? Date.now;
+    this.namer = options.namer ?? eventName;
+  }
+
+  /** The write for a batch about to go out for the first time: a patch of the series' Event when it repeats it, else a create. */
+  plan(series: Series, batch: Batch, now: number): WritePlan {
+    const { resource, event } = batch.first;
+    if (series.unexplored && !series.event) {
+      const uid = resource.metadata!.uid!;
+      return { kind: 'find', namespace: eventNamespace(resource), uid, reason: event.reason, action: event.action };
+    }
+    const last = series.event;
+    batch.mayHaveLanded.length = 0;
+    batch.uncertainBy = undefined;
+    if (last?.identity === batch.identity && this.isCurrent(last, now)) {
+      batch.base = last.count;
+      return {
+        kind: 'patch',
+        namespace: last.namespace,
+        name: last.name,
+        resourceVersion: last.resourceVersion,
+        count: countOf(batch),
+      };
+    }
+    batch.base = 0;
+    const at = this.wallClock();
+    return {
+      kind: 'create',
+      namespace: this.options.intern(eventNamespace(resource)),
+      name: this.namer(resource.metadata?.name, this.options.controller, at),
+      eventTime: at,
+      count: countOf(batch),
+    };
+  }
+
+  /** Whether a series may continue the Event a previous process left: the same event, not ended, within the window. */
+  continues(latest: ListedEvent, batch: Batch): boolean {
+    const { event } = latest;
+    const annotations = event.metadata?.annotations;
+    if (annotations?.[SERIES_ENDED_ANNOTATION] !== undefined) return false;
+    // Ended by this process, its annotation maybe not on the server yet.
+    if (this.options.ended.has(latest.namespace, latest.name)) return false;
+    if (this.wallClock() - latest.lastObservedAt > this.options.window) return false;
+    const identity = identityDigest({
+      type: event.type as 'Normal' | 'Warning',
+      reason: '',
+      action: '',
+      note: event.note,
+      related: event.related,
+      annotations,
+    });
+    return identity === batch.identity;
+  }
+
+  /** The series' Event as a previous process left it, last written as long ago as its last occurrence was seen. */
+  resumed(latest: ListedEvent, batch: Batch, now: number): SeriesEvent {
+    const age = Math.max(0, this.wallClock() - latest.lastObservedAt);
+    return {
+      name: latest.name,
+      namespace: latest.namespace,
+      identity: batch.identity,
+      count: latest.count,
+      resourceVersion: latest.resourceVersion,
+      publishedAt: now - age,
+    };
+  }
+
+  /** Whether an Event last written at its `publishedAt` still takes repeats at `now`. */
+  isCurrent(event: SeriesEvent, now: number): boolean {
+    return now - event.publishedAt <= this.options.window;
+  }
+}
+
+/** The count a batch's write sets: what the Event held when planned, plus what of the batch is not on it yet. */
+export function countOf(batch: Batch): number {
+  return batch.base + batch.occurrences - batch.landed;
+}
+
+/** The plan with its count set to `count`: the same object when it already is, so that a retry sends the same write. */
+export function withCount(plan: WritePlan, count: number): WritePlan {
+  if (plan.kind === 'find' || plan.count === count) return plan;
+  return { ...plan, count };
+}
