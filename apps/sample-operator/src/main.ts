@@ -31,23 +31,18 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  let exiting = false;
-  const exit = async (code: number): Promise<void> => {
-    if (exiting) return; // a second signal while stopping: the first one's stop goes on
-    exiting = true;
-    try {
-      await operator.stop();
-    } catch (error) {
-      logger.error(`error while stopping: ${describe(error)}`);
-      code = 1;
-    }
-    await telemetry?.shutdown().catch((error: unknown) => logger.warn(`telemetry: ${describe(error)}`));
-    process.exit(code);
-  };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void exit(0));
-  void operator.leaderElection?.whenLost().then((reason) => {
+  // SIGTERM and SIGINT close the application (see OperatorShutdown for the order), then the process exits 0.
+  operator.app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+  const tracing = telemetry;
+  if (tracing) {
+    operator.afterShutdown(() =>
+      tracing.shutdown().catch((error: unknown) => logger.warn(`telemetry: ${describe(error)}`)),
+    );
+  }
+  void operator.leaderElection?.whenLost().then(async (reason) => {
     logger.error(`leader election lost (${reason}): exiting`);
-    void exit(1);
+    await operator.stop().catch((error: unknown) => logger.error(`error while stopping: ${describe(error)}`));
+    process.exit(1);
   });
 }
 

@@ -4,6 +4,7 @@ import { KubeEventsModule } from 'nestjs-kube-events';
 import { ConfigMirrorModule } from './config-mirror/config-mirror.module.js';
 import { CONFIG_MIRROR_CONTROLLER } from './config-mirror/config-mirror.constants.js';
 import { KubeModule } from './kube/kube.module.js';
+import { OperatorShutdown } from './operator-shutdown.js';
 import { resolveOperatorOptions, type OperatorOptions } from './operator.options.js';
 
 /**
@@ -32,6 +33,7 @@ export class OperatorModule {
         }),
         ConfigMirrorModule.forRoot(resolved),
       ],
+      providers: [OperatorShutdown],
     };
   }
 }

@@ -7,6 +7,7 @@ import { HealthServer } from './health/health-server.js';
 import { LeaderElector } from './leader-election/leader-elector.js';
 import { LeaseLock } from './leader-election/lease-lock.js';
 import { OperatorModule } from './operator.module.js';
+import { OperatorShutdown } from './operator-shutdown.js';
 import { resolveOperatorOptions, type OperatorOptions, type ResolvedOperatorOptions } from './operator.options.js';
 
 /** How long past its lease duration a leader that has not renewed still counts as alive (client-go's healthz adaptor uses 20 s). */
@@ -33,9 +34,12 @@ export interface RunningOperator {
    * Stops the watches, drains the reconciles in flight and closes the
    * application; then, with leader election, releases the Lease if this
    * replica holds it (it keeps renewing it until then), so that another
-   * replica takes over at once.
+   * replica takes over at once: what `app.close()` does, and Nest's shutdown
+   * hooks on a signal. A second call waits for the first.
    */
   stop(): Promise<void>;
+  /** Runs `step` at the end of the shutdown, once the Lease is released and the health server closed. */
+  afterShutdown(step: () => Promise<void>): void;
 }
 
 /** This replica's view of the election. */
@@ -96,8 +100,10 @@ export async function startOperator(
     ...(nest.logger !== undefined ? { logger: nest.logger } : {}),
   });
   const controller = app.get(ConfigMirrorController);
+  const shutdown = app.get(OperatorShutdown);
   const logger = new Logger('Operator');
   let closing = false;
+  shutdown.whenBeginning(() => (closing = true));
 
   let election: ReturnType<typeof campaign> | undefined;
   const status = (): OperatorStatus => ({
@@ -137,18 +143,10 @@ export async function startOperator(
     await app.close();
     throw error;
   }
-
+  // The controllers drain and the Events are written while the Lease is still renewed; released only then.
+  if (election) shutdown.afterEventsWritten(() => election.elector.stop());
+  if (health) shutdown.afterEventsWritten(() => health.close());
   let stopping: Promise<void> | undefined;
-  const stop = async (): Promise<void> => {
-    closing = true;
-    try {
-      // The controllers drain and the Events are flushed while the Lease is still renewed; released only then.
-      await app.close();
-    } finally {
-      await election?.elector.stop();
-      await health?.close();
-    }
-  };
 
   return {
     app,
@@ -158,7 +156,8 @@ export async function startOperator(
     ...(healthProbePort !== undefined ? { healthProbePort } : {}),
     whenReady: () => controller.whenReady(),
     status,
-    stop: () => (stopping ??= stop()),
+    stop: () => (stopping ??= app.close()),
+    afterShutdown: (step) => shutdown.afterEventsWritten(step),
   };
 }
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Subject, type Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
@@ -88,7 +88,7 @@ const MAX_WRITES_PER_ATTEMPT = 4;
  * const recorder = new EventRecorder({ reporter: { controller: 'example.com/widget-controller' } });
  * await recorder.publish(widget, { type: 'Normal', reason: 'Scaled', action: 'Scale', note: 'scaled to 3' });
  */
-export class EventRecorder implements OnApplicationShutdown {
+export class EventRecorder implements BeforeApplicationShutdown, OnApplicationShutdown {
   /** Who publishes, as written to `reportingController` and `reportingInstance`. */
   readonly reporter: Readonly<Required<Reporter>>;
   /** Every publish outcome, for sinks and metrics. */
@@ -201,11 +201,21 @@ export class EventRecorder implements OnApplicationShutdown {
   }
 
   /**
+   * In an application, the recorder shuts down here: once every module is
+   * destroyed (controllers have drained their reconciles), and before the
+   * application-shutdown hooks, so that what those release (a Lease, a
+   * tracer) outlives the last write.
+   */
+  beforeApplicationShutdown(): Promise<void> {
+    return this.onApplicationShutdown();
+  }
+
+  /**
    * Shuts the recorder down, once: writes what is queued ({@link flush}), so
    * that the counts on the server are exact, then completes `outcomes$` and
    * closes the writer. A later call waits for the same shutdown: the
    * module's sinks call it first, so that they see the final writes, and
-   * Nest's own call comes after.
+   * Nest's own calls come after.
    */
   onApplicationShutdown(): Promise<void> {
     this.shutdown ??= this.flush().then(async () => {

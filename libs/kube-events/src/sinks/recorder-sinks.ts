@@ -1,4 +1,4 @@
-import { Logger, type FactoryProvider, type InjectionToken, type OnApplicationShutdown } from '@nestjs/common';
+import { Logger, type BeforeApplicationShutdown, type FactoryProvider, type InjectionToken } from '@nestjs/common';
 import type { EventRecorder } from '../recorder/event-recorder.js';
 import type { EventSink } from './event-sink.js';
 import { DEFAULT_SINK_MAX_IN_FLIGHT } from '../kube-events.constants.js';
@@ -47,12 +47,12 @@ export interface BuiltInSinks {
  * (see {@link SinkSubscription}): the built-in ones from construction, the
  * `@KubeEventsSink` providers once the explorer has found them.
  *
- * On application shutdown it has the recorder shut down (which writes what
+ * Before application shutdown it has the recorder shut down (which writes what
  * the recorder has folded, so that sinks see the final counts), waits for
  * the sinks' unsettled calls for at most the recorder's timeout, and
  * unsubscribes them.
  */
-export class RecorderSinks implements OnApplicationShutdown {
+export class RecorderSinks implements BeforeApplicationShutdown {
   private readonly subscriptions: SinkSubscription[] = [];
   private readonly logger = new Logger('KubeEventsSinks');
 
@@ -80,7 +80,7 @@ export class RecorderSinks implements OnApplicationShutdown {
   }
 
   /** Shuts the recorder down first (Nest calls this before the recorder's own hook, which then waits for the same). */
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     await this.recorder.onApplicationShutdown();
     await Promise.all(this.subscriptions.map((subscription) => subscription.settle(this.recorder.timeout)));
     for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
