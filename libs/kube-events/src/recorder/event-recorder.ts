@@ -48,8 +48,8 @@ import { WriteScheduler } from './write-scheduler.js';
 /** How soon `flush()` tries a failed write again, unless the server said when. */
 const FLUSH_RETRY_MS = 100;
 
-/** Writes one publish may take when an Event changed or expired under it (read, then write again), before it counts as a failure. */
-const MAX_WRITES_PER_ATTEMPT = 4;
+/** Requests one attempt may send when an Event changed or expired under it (read, then write again), before it counts as a failure. */
+const MAX_REQUESTS_PER_ATTEMPT = 4;
 
 /**
  * Publishes `events.k8s.io/v1` Events on behalf of one controller.
@@ -320,7 +320,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
 
   private async attempt(series: Series, batch: Batch, plan: WritePlan): Promise<void> {
     let resent = false;
-    for (let writes = 1; ; writes++) {
+    for (let requests = 1; ; requests++) {
       let result: WriteResult;
       try {
         result = await this.writer.send(batch.first, plan, batch.trace);
@@ -350,8 +350,8 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
         for (const waiter of [...batch.waiters]) waiter.resolve();
         return;
       }
-      if (writes >= MAX_WRITES_PER_ATTEMPT) {
-        this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(writes), 409, 'Conflict'));
+      if (requests >= MAX_REQUESTS_PER_ATTEMPT) {
+        this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict'));
         return;
       }
       plan = settled.plan;

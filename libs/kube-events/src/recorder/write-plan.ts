@@ -3,9 +3,11 @@ import type { ListedEvent, StoredEventState as StoredEvent } from '../api/events
 import type { PublishApiError } from '../errors.js';
 
 /**
- * One write of a series, fixed when first sent so that a retry sends the
- * same write: a create keeps its client-chosen name (a second attempt of a
- * create that landed answers 409 AlreadyExists), a patch its precondition.
+ * One request of a series: a write (create, patch) or, before its first
+ * write, the lookup of an Event to resume. Fixed when first sent so that a
+ * retry sends the same request: a create keeps its client-chosen name (a
+ * second attempt of a create that landed answers 409 AlreadyExists), a patch
+ * its precondition.
  */
 export type WritePlan = CreatePlan | PatchPlan | FindPlan;
 
@@ -24,8 +26,9 @@ export interface PatchPlan {
 }
 
 /**
- * Not a write: look for the Event a previous process left for this series
- * (`resumeSeries`), before the series' first write.
+ * The lookup, which changes nothing on the server: look for the Event a
+ * previous process left for this series (`resumeSeries`), before the
+ * series' first write. An attempt counts it among its requests.
  */
 export interface FindPlan {
   readonly kind: 'find';
