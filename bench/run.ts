@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: prints each benchmark's table, with ratios against the
  * baseline measured in the same run. Pass names to run some only:
- * `npm run bench -- scaling heap http storms tracing`.
+ * `npm run bench -- scaling heap http storms tracing recovery`.
  */
 import { httpOverhead } from './http-overhead.bench.js';
 import { heapPerSeries, seriesScaling } from './series-scaling.bench.js';
+import { recoveryBench } from './recovery.bench.js';
 import { storms } from './storm.bench.js';
 import { tracingCost } from './tracing.bench.js';
 
@@ -13,6 +14,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   heap: heapPerSeries,
   http: httpOverhead,
   storms,
+  recovery: recoveryBench,
   tracing: tracingCost,
 };
 
