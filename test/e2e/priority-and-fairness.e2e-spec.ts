@@ -5,8 +5,6 @@
 // Once the load stops, what is queued drains as fast as the server admits
 // it: within 15 s, the server counts every occurrence that resolved or was
 // reported queued, one Event per object.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
@@ -18,12 +16,7 @@ import {
   sharedControlPlane,
 } from '../../tools/control-plane/control-plane.js';
 import { Scratch, retrying } from './support/library-fixtures.js';
-
-const SHIPPED_ROLE = readFileSync(
-  fileURLToPath(new URL('../../libs/kube-events/rbac/role.yaml', import.meta.url)),
-  'utf8',
-);
-const ROLE_NAME = /^ {2}name: (\S+)$/m.exec(SHIPPED_ROLE)![1];
+import { publisherRbac } from './support/publisher-rbac.js';
 
 const OBJECTS = 200;
 const PUBLISHES = 25;
@@ -32,22 +25,11 @@ const DRAINED_WITHIN_MS = 15_000;
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
 
 /** The publisher's RBAC, and a priority level of one share that rejects, which only its ServiceAccount's requests meet. */
-const setup = (namespace: string, serviceAccount: string, level: string) => `${SHIPPED_ROLE}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  name: ${ROLE_NAME}
-  namespace: ${namespace}
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: Role
-  name: ${ROLE_NAME}
-subjects:
-  - kind: ServiceAccount
-    name: ${serviceAccount}
-    namespace: ${namespace}
----
+const setup = (
+  namespace: string,
+  serviceAccount: string,
+  level: string,
+) => `${publisherRbac(namespace, serviceAccount)}---
 apiVersion: flowcontrol.apiserver.k8s.io/v1
 kind: PriorityLevelConfiguration
 metadata:

@@ -16,29 +16,7 @@ import {
   sharedControlPlane,
 } from '../../tools/control-plane/control-plane.js';
 import { Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
-
-/** The Role the library ships (libs/kube-events/rbac/role.yaml), applied as it is into `namespace` and bound to a ServiceAccount. */
-const SHIPPED_ROLE = readFileSync(
-  fileURLToPath(new URL('../../libs/kube-events/rbac/role.yaml', import.meta.url)),
-  'utf8',
-);
-const ROLE_NAME = /^ {2}name: (\S+)$/m.exec(SHIPPED_ROLE)![1];
-const publisherRbac = (namespace: string, serviceAccount: string) => `${SHIPPED_ROLE}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  name: ${ROLE_NAME}
-  namespace: ${namespace}
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: Role
-  name: ${ROLE_NAME}
-subjects:
-  - kind: ServiceAccount
-    name: ${serviceAccount}
-    namespace: ${namespace}
-`;
+import { ROLE_NAME, SHIPPED_ROLE, publisherRbac } from './support/publisher-rbac.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
 

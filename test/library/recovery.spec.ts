@@ -7,6 +7,7 @@ import {
 } from 'nestjs-kube-events';
 import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { settle } from '../support/settled.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
 
 /**
@@ -20,16 +21,6 @@ import { recordersOf } from '../support/fake-server-recorders.js';
 
 const failed = syncFailed;
 const object = configMap;
-
-/** What became of one publish: it resolved, or the error it rejected with. */
-type Settled = 'resolved' | PublishError;
-
-const settle = (publish: Promise<void>): Promise<Settled> =>
-  publish.then(
-    () => 'resolved' as const,
-    (error: unknown) =>
-      error instanceof PublishError ? error : new PublishError(`not a PublishError: ${String(error)}`),
-  );
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

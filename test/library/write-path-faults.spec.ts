@@ -1,6 +1,7 @@
 import { PublishApiError, PublishError, PublishTimeoutError, type PublishOutcome } from 'nestjs-kube-events';
 import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { settle, type Settled } from '../support/settled.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
 
 /**
@@ -15,16 +16,6 @@ import { recordersOf } from '../support/fake-server-recorders.js';
 
 const failed = syncFailed;
 const object = configMap;
-
-/** What became of one publish: it resolved, or the error it rejected with. */
-type Settled = 'resolved' | PublishError;
-
-const settle = (publish: Promise<void>): Promise<Settled> =>
-  publish.then(
-    () => 'resolved' as const,
-    (error: unknown) =>
-      error instanceof PublishError ? error : new PublishError(`not a PublishError: ${String(error)}`),
-  );
 
 /** Occurrences the caller was told are (or will be) on the server: resolved, or rejected with `queued: true`. */
 const counted = (results: readonly Settled[]): number =>
