@@ -20,7 +20,7 @@ import {
   UNREADABLE_FIELD,
 } from '../kube-events.messages.js';
 import { isQualifiedName } from '../qualified-name.js';
-import { truncateNote } from './note-truncation.js';
+import { redactedNote } from './note-truncation.js';
 
 /** The API server's limit on an object's annotations: keys and values, in UTF-8 bytes. */
 const MAX_ANNOTATIONS_BYTES = 256 * 1024;
@@ -81,9 +81,9 @@ export function validatePublish(
 
 /** The note as it will be written; a redaction that fails refuses the event rather than let the note through. */
 function preparedNote(note: string, redactNote: (note: string) => string): string {
-  const redacted = checkAs('note', redactNote, note);
-  if (typeof redacted !== 'string') throw new InvalidEventError('note', NOTE_REDACTOR_RETURNED(redacted));
-  return truncateNote(redacted);
+  const prepared = checkAs('note', (value: string) => redactedNote(value, redactNote), note);
+  if (typeof prepared !== 'string') throw new InvalidEventError('note', NOTE_REDACTOR_RETURNED(prepared));
+  return prepared;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { MAX_NOTE_BYTES } from '../kube-events.constants.js';
-import { truncateNote } from './note-truncation.js';
+import { redactedNote, truncateNote } from './note-truncation.js';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 
@@ -31,5 +31,34 @@ describe('truncateNote', () => {
   it('cuts a note one byte over the limit', () => {
     const note = 'a'.repeat(MAX_NOTE_BYTES + 1);
     expect(truncateNote(note)).toBe(`${'a'.repeat(MAX_NOTE_BYTES - 3)}...`);
+  });
+});
+
+describe('redactedNote', () => {
+  const redactPasswords = (note: string) => note.replace(/password=\S+/g, 'password=[redacted]');
+
+  test('redacts a note within the limit and leaves it otherwise unchanged', () => {
+    expect(redactedNote('login failed: password=hunter2', redactPasswords)).toBe('login failed: password=[redacted]');
+  });
+
+  test('redacts only the start of a huge note, which is cut anyway', () => {
+    const seen: number[] = [];
+    const note = `password=hunter2 ${'x'.repeat(10 * 1024 * 1024)}`;
+    const written = redactedNote(note, (text) => {
+      seen.push(text.length);
+      return redactPasswords(text);
+    });
+    expect(seen).toEqual([8 * MAX_NOTE_BYTES]);
+    expect(written).toMatch(/^password=\[redacted\] x+\.\.\.$/);
+    expect(Buffer.byteLength(written as string)).toBeLessThanOrEqual(MAX_NOTE_BYTES);
+  });
+
+  test('marks a huge note cut even when redaction leaves its start within the limit', () => {
+    const note = `password=${'s'.repeat(20_000)}`;
+    expect(redactedNote(note, redactPasswords)).toBe('password=[redacted]...');
+  });
+
+  test('returns what the redaction returned when it is not a string', () => {
+    expect(redactedNote('a note', () => 42 as unknown as string)).toBe(42);
   });
 });

@@ -1,5 +1,5 @@
 import type { KubernetesObject, V1ObjectReference } from '@kubernetes/client-node';
-import { truncateNote, truncateText } from '../api/note-truncation.js';
+import { redactedNote, truncateText } from '../api/note-truncation.js';
 import { PublishError } from '../errors.js';
 import { MAX_NOTE_BYTES } from '../kube-events.constants.js';
 import type { KubeEvent, Reporter } from '../kube-events.interfaces.js';
@@ -73,9 +73,6 @@ export interface PublishOutcome {
  * cut, as a note is.
  */
 const MAX_OUTCOME_FIELD_BYTES = 512;
-
-/** Of a refused note, the characters redacted before it is cut: enough for what survives the cut and any credential it starts. */
-const REFUSED_NOTE_READ_CHARS = 8 * MAX_NOTE_BYTES;
 
 /** What an outcome adds to the occurrence it is about. */
 export interface OutcomeDetails {
@@ -184,8 +181,8 @@ export function refusedOccurrence(
 function refusedNote(note: string | undefined, redactNote: (note: string) => string): string | undefined {
   if (note === undefined) return undefined;
   try {
-    const redacted = redactNote(note.length > REFUSED_NOTE_READ_CHARS ? note.slice(0, REFUSED_NOTE_READ_CHARS) : note);
-    return typeof redacted === 'string' ? truncateNote(redacted) : undefined;
+    const redacted = redactedNote(note, redactNote);
+    return typeof redacted === 'string' ? redacted : undefined;
   } catch {
     return undefined;
   }
