@@ -1,10 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Subject, type Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
 import { validatePublish } from '../api/event-validation.js';
-import { PublishApiError, PublishError, PublishTimeoutError, PublishUnreachableError } from '../errors.js';
+import { PublishError, PublishTimeoutError } from '../errors.js';
 import type {
   DropCause,
   KubeEvent,
@@ -13,15 +12,10 @@ import type {
   ResolvedRecorderOptions,
 } from '../kube-events.interfaces.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
-import {
-  EVENT_KEPT_CHANGING,
-  OCCURRENCES_DROPPED,
-  SERIES_END_NOT_RECORDED,
-  SERIES_LOOKUP_REFUSED,
-  SERVER_UNREACHABLE,
-} from '../kube-events.messages.js';
+import { OCCURRENCES_DROPPED, SERIES_END_NOT_RECORDED } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
 import { AwaitedPublish } from './awaited-publish.js';
+import { EndedEvents } from './ended-events.js';
 import { monotonicNow } from './monotonic-clock.js';
 import { PublishDeadlines } from './publish-deadlines.js';
 import { resolveRecorderOptions } from './recorder-options.js';
@@ -33,23 +27,16 @@ import {
   type PublishOutcome,
   type PublishOutcomeKind,
 } from './publish-outcome.js';
-import { ConnectionHealth } from './connection-health.js';
-import { connectionVerdict, isThrottled, mayHaveApplied, retryDelay } from './retry-backoff.js';
-import type { Batch, Series } from './series.js';
-import { SeriesStore } from './series-store.js';
-import { heldWhileUnreachable, probe, retryNow } from './series-write-state.js';
+import { SeriesIndex } from './series-index.js';
 import { SimilarEvents } from './similar-events.js';
 import { SeriesWriter } from './series-writer.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
+import { WriteAccounting } from './write-accounting.js';
 import { WriteBudget } from './write-budget.js';
-import type { WritePlan, WriteResult } from './write-plan.js';
+import { WriteLoop } from './write-loop.js';
+import { WritePlanner } from './write-planner.js';
+import { WriteQueue } from './write-queue.js';
 import { WriteScheduler } from './write-scheduler.js';
-
-/** How soon `flush()` tries a failed write again, unless the server said when. */
-const FLUSH_RETRY_MS = 100;
-
-/** Requests one attempt may send when an Event changed or expired under it (read, then write again), before it counts as a failure. */
-const MAX_REQUESTS_PER_ATTEMPT = 4;
 
 /**
  * Publishes `events.k8s.io/v1` Events on behalf of one controller.
@@ -95,26 +82,22 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   readonly outcomes$: Observable<PublishOutcome>;
   private readonly outcomes = new Subject<PublishOutcome>();
   private readonly options: ResolvedRecorderOptions;
-  private readonly store: SeriesStore;
+  /** The series of each publish, bounded in time and number. */
+  private readonly series: SeriesIndex;
+  /** What waits to be written, in batches per series. */
+  private readonly queue: WriteQueue;
+  /** With `resumeSeries`, the Events whose series `forget` ended, which no series continues. */
+  private readonly ended: EndedEvents;
   /** Combines the Events of notes that keep changing; unset with `combineSimilarEvents: false`. */
   private readonly similar?: SimilarEvents;
-  private readonly scheduler: WriteScheduler;
   /** Where Events go: the Events API of the API server, or what was given in its place. */
   private readonly eventsApi: EventsWriter;
   private readonly writer: SeriesWriter;
-  private readonly deadlines: PublishDeadlines;
+  private readonly loop: WriteLoop;
   /** Unset without OpenTelemetry, or with `traceContext` and `writeSpans` off. */
   private readonly tracing: RecorderTracing | undefined;
-  /** The write in flight of each series that has one. */
-  private readonly inFlight = new Map<Series, Promise<void>>();
-  /** Series that `flush()` is writing itself, whatever the budgets. */
-  private readonly draining = new Set<Series>();
-  /** Whether the server can be reached, since when not, and the probes meanwhile. */
-  private readonly health = new ConnectionHealth();
   /** The one shutdown, once begun. */
   private shutdown: Promise<void> | undefined;
-  /** Said once: every new series would say it again. */
-  private lookupRefusalLogged = false;
   private readonly logger = new Logger('EventRecorder');
 
   /**
@@ -126,25 +109,26 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   constructor(options: KubeEventsModuleOptions, eventsApi?: EventsWriter) {
     this.options = resolveRecorderOptions(options);
     this.reporter = Object.freeze({ ...this.options.reporter });
-    const { seriesWindow, maxSeries, writeControl, timeout, resumeSeries } = this.options;
-    this.store = new SeriesStore({
-      window: seriesWindow,
-      maxSeries,
-      maxPending: writeControl.maxPending,
-      controller: this.reporter.controller,
-      resume: resumeSeries,
-    });
+    const { seriesWindow: window, maxSeries, writeControl, timeout, resumeSeries: resume } = this.options;
+    this.series = new SeriesIndex({ window, maxSeries, resume });
+    this.queue = new WriteQueue(writeControl.maxPending);
+    this.ended = new EndedEvents(maxSeries);
     const { combineSimilarEvents: limit } = this.options;
-    if (limit) this.similar = new SimilarEvents(limit, seriesWindow, maxSeries);
-    const budget = new WriteBudget(writeControl, monotonicNow());
-    this.scheduler = new WriteScheduler(budget);
-    this.scheduler.due$.subscribe((series) => void this.write(series));
+    if (limit) this.similar = new SimilarEvents(limit, window, maxSeries);
     this.eventsApi = eventsApi ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.tracing = RecorderTracing.create(this.options);
     this.writer = new SeriesWriter(this.eventsApi, this.options.reporter, timeout, this.tracing);
-    this.deadlines = new PublishDeadlines((awaited) =>
-      awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.lastError })),
-    );
+    const planner = new WritePlanner({ window, controller: this.reporter.controller, ended: this.ended });
+    this.loop = new WriteLoop({
+      queue: this.queue,
+      accounting: new WriteAccounting(this.queue, planner, window),
+      scheduler: new WriteScheduler(new WriteBudget(writeControl, monotonicNow())),
+      writer: this.writer,
+      deadlines: new PublishDeadlines((awaited) =>
+        awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.lastError })),
+      ),
+      report: (kind, occurrence, details) => this.emit(kind, occurrence, details),
+    });
     this.outcomes$ = this.outcomes.asObservable();
   }
 
@@ -155,7 +139,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
 
   /** How many series the recorder tracks now. */
   get trackedSeries(): number {
-    return this.store.size;
+    return this.series.size;
   }
 
   /**
@@ -196,8 +180,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * shutdown: an awaited publish is on the server already.
    */
   async flush(): Promise<void> {
-    const deadline = monotonicNow() + this.options.timeout;
-    await Promise.all([...this.store.withWork].map((series) => this.drain(series, deadline)));
+    await this.loop.flush(monotonicNow() + this.options.timeout);
   }
 
   /**
@@ -234,12 +217,13 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     const uid = resource?.metadata?.uid;
     if (typeof uid !== 'string' || !uid) return;
     this.similar?.forget(uid, failure);
-    const ended = this.store.forget(uid, failure, monotonicNow());
+    const ended = this.series.forget(uid, failure, monotonicNow());
     if (!this.options.resumeSeries) return;
+    for (const event of ended) this.ended.add(event.namespace, event.name);
     const annotations = { [SERIES_ENDED_ANNOTATION]: new Date().toISOString() };
     for (const event of ended) {
       this.writer.annotate(event.namespace, event.name, annotations).then(
-        () => this.store.endShown(event),
+        () => this.ended.shown(event.namespace, event.name),
         (error: unknown) => this.logger.warn(SERIES_END_NOT_RECORDED(event.namespace, event.name, error)),
       );
     }
@@ -271,173 +255,20 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     // An object without a uid gets an Event of its own every time.
     const uid = occurrence.resource.metadata?.uid;
     const { reason, action } = occurrence.event;
-    const series = uid ? this.store.acquire(uid, failure, reason, action, publishedAt) : this.store.untracked(failure);
+    const series = uid
+      ? this.series.acquire(uid, failure, reason, action, publishedAt)
+      : this.series.untracked(failure);
     const awaited = new AwaitedPublish(publishedAt + this.options.timeout);
-    const { batch, joined, evicted } = this.store.enqueue(series, occurrence, awaited);
-    if (evicted) this.drop(evicted, 'evicted');
+    const { batch, joined, evicted } = this.queue.enqueue(series, occurrence, awaited);
+    if (evicted) this.loop.drop(evicted, 'evicted');
     if (!batch) {
       this.dropOccurrence(occurrence, awaited, 'full');
       return awaited.promise;
     }
     awaited.carrier = batch;
     if (joined) this.emit('coalesced', occurrence, { count: batch.occurrences, now: publishedAt });
-    if (!this.health.unreachable) {
-      this.deadlines.watch(awaited);
-      // A write that timed out or lost its answer holds nothing that delays this one: its retry goes now, with both.
-      if (retryNow(series)) this.scheduler.cancel(series);
-    } else if (
-      series.state !== 'writing' &&
-      !this.draining.has(series) &&
-      this.health.tryProbe(publishedAt) &&
-      probe(series)
-    ) {
-      // While the server is down, one publish now and then tries it itself, whatever the budgets (one write a
-      // probe interval at most): the first publish after the server is back resolves.
-      this.deadlines.watch(awaited);
-      this.scheduler.cancel(series);
-      void this.write(series);
-    } else {
-      heldWhileUnreachable(series, publishedAt + retryDelay(1));
-      awaited.reject(this.unreachableError());
-    }
-    if (!this.draining.has(series)) this.scheduler.schedule(series);
+    this.loop.queued(series, awaited, publishedAt);
     return awaited.promise;
-  }
-
-  /** Sends the series' next write, and any the server's answer calls for, then schedules the next one. */
-  private async write(series: Series): Promise<void> {
-    const now = monotonicNow();
-    const started = this.store.startWrite(series, now);
-    if (!started) return;
-    this.health.attemptStarted(now);
-    const run = this.attempt(series, started.batch, started.plan);
-    this.inFlight.set(series, run);
-    await run;
-    this.health.attemptEnded(monotonicNow());
-    this.inFlight.delete(series);
-    if (!this.draining.has(series)) this.scheduler.schedule(series);
-  }
-
-  private async attempt(series: Series, batch: Batch, plan: WritePlan): Promise<void> {
-    let resent = false;
-    for (let requests = 1; ; requests++) {
-      let result: WriteResult;
-      try {
-        result = await this.writer.send(batch.first, plan, batch.trace);
-      } catch (error) {
-        const failure = error instanceof PublishError ? error : new PublishError(String(error), { cause: error });
-        // A connection lost once (an idle timeout, a graceful shutdown) says nothing of the next: send again, on a fresh one.
-        if (!resent && connectionVerdict(failure) === 'lost') {
-          resent = true;
-          this.store.lost(batch, failure);
-          continue;
-        }
-        this.failed(series, batch, failure);
-        return;
-      }
-      this.answered();
-      if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
-      const settled = this.store.settle(series, batch, result, monotonicNow());
-      if (settled.kind === 'written') {
-        const uid = 'state' in result ? result.state.uid : undefined;
-        const written = { name: settled.event.name, namespace: settled.event.namespace, uid };
-        this.emit(settled.created ? 'created' : 'patched', batch.first, {
-          count: settled.count,
-          written,
-          trace: batch.trace,
-          now: monotonicNow(),
-        });
-        for (const waiter of [...batch.waiters]) waiter.resolve();
-        return;
-      }
-      if (requests >= MAX_REQUESTS_PER_ATTEMPT) {
-        this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict'));
-        return;
-      }
-      plan = settled.plan;
-    }
-  }
-
-  private failed(series: Series, batch: Batch, error: PublishError): void {
-    const now = monotonicNow();
-    this.emit('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
-    const verdict = this.store.fail(series, batch, error, now);
-    this.judgeConnection(batch, error);
-    if (verdict.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
-    else if (verdict.kind === 'expired') this.drop(batch, 'expired', error);
-    else if (this.health.unreachable) for (const waiter of [...batch.waiters]) waiter.reject(this.unreachableError());
-  }
-
-  /**
-   * What a failed write says of the server: a failed connection attempt
-   * makes it unreachable, and so does a write that lost its connection
-   * again on its retry (the server keeps closing connections unanswered);
-   * a connection lost once, or a timeout, concerns that write alone; an
-   * answer, of any status, makes it reachable.
-   */
-  private judgeConnection(batch: Batch, error: PublishError): void {
-    const verdict = connectionVerdict(error);
-    if (verdict === 'answered') this.answered();
-    else if (verdict === 'unconnected' || (verdict === 'lost' && batch.unanswered >= 2))
-      this.health.unreachableNow(error as PublishApiError);
-  }
-
-  private warnLookupRefused(error: PublishApiError): void {
-    if (this.lookupRefusalLogged) return;
-    this.lookupRefusalLogged = true;
-    this.logger.warn(SERIES_LOOKUP_REFUSED(error));
-  }
-
-  /** The server answered: if it was unreachable, the series backing off may write at once. */
-  private answered(): void {
-    if (!this.health.answered()) return;
-    for (const series of this.store.endBackoffs()) {
-      if (this.draining.has(series)) continue;
-      this.scheduler.cancel(series);
-      this.scheduler.schedule(series);
-    }
-  }
-
-  /** Writes what the series has queued, whatever the budgets, until `deadline`; drops what is left then. */
-  private async drain(series: Series, deadline: number): Promise<void> {
-    this.draining.add(series);
-    this.scheduler.cancel(series);
-    try {
-      while (series.queue.length) {
-        const inFlight = this.inFlight.get(series);
-        const now = monotonicNow();
-        if (inFlight) await inFlight;
-        else if (now >= deadline) for (const batch of this.store.dropQueued(series)) this.drop(batch, 'flush');
-        else if (this.retryAtWhileDraining(series) > now)
-          await sleep(Math.min(this.retryAtWhileDraining(series), deadline) - now);
-        else await this.write(series);
-      }
-    } finally {
-      this.draining.delete(series);
-    }
-  }
-
-  /**
-   * When `flush()` tries a failed write again: soon, since its time is
-   * short, but no sooner than the server's `Retry-After`.
-   */
-  private retryAtWhileDraining(series: Series): number {
-    if (series.state === 'throttled' || isThrottled(series.queue[0]?.lastError)) return series.retryAt;
-    return Math.min(series.retryAt, series.lastFailureAt + FLUSH_RETRY_MS);
-  }
-
-  /** Gives up a batch: its occurrences are counted and logged, and its waiters told. */
-  private drop(batch: Batch, cause: DropCause, lastError: unknown = batch.lastError): void {
-    const { first } = batch;
-    // What a read showed on the server already is not given up; what an earlier attempt may have put there, the error says.
-    const occurrences = batch.occurrences - batch.landed;
-    const error = batch.uncertainBy && !mayHaveApplied(lastError) ? batch.uncertainBy : lastError;
-    this.logger.warn(OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error));
-    this.emit('dropped', first, { count: occurrences, error, now: monotonicNow() });
-    const dropped = new PublishError(OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error), {
-      cause: error,
-    });
-    for (const waiter of [...batch.waiters]) waiter.reject(dropped);
   }
 
   private dropOccurrence(occurrence: Occurrence, awaited: AwaitedPublish, cause: DropCause): void {
@@ -445,13 +276,6 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.logger.warn(message);
     this.emit('dropped', occurrence, { count: 1, now: occurrence.publishedAt });
     awaited.reject(new PublishError(message));
-  }
-
-  private unreachableError(): PublishUnreachableError {
-    const { since, why } = this.health.unreachable!;
-    return new PublishUnreachableError(SERVER_UNREACHABLE(new Date(since), why.message), new Date(since), {
-      cause: why,
-    });
   }
 
   private emit(kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails): void {

@@ -1,8 +1,8 @@
 /**
  * Where a series' writes stand, and every move between states: the one
- * place that changes them. The series store applies these as writes start
- * and come back; the scheduler only reads `state` and `retryAt` to know
- * when the next write may go.
+ * place that changes them. The write queue, the write accounting and the
+ * write loop apply these as writes start and come back; the scheduler only
+ * reads `state` and `retryAt` to know when the next write may go.
  *
  * | state            | means                                                          | left by                                                     |
  * |------------------|----------------------------------------------------------------|-------------------------------------------------------------|

@@ -64,14 +64,14 @@ export interface Batch {
 /**
  * What is tracked about one object: its series, and its write budget. An
  * object whose series are all gone stays while its budget is spent, linked
- * in the store's order of spent budgets, so that it gets that budget back.
+ * among the spent budgets (`SpentBudgets`), so that it gets that budget back.
  */
 export interface TrackedObject {
   readonly uid: string;
   readonly series: Series[];
   /** The writes the object may still send, made on its first write. */
   budget: TokenBucket | undefined;
-  /** Its neighbours among the objects kept only for their spent budget, which the store owns. */
+  /** Its neighbours among the objects kept only for their spent budget, which `SpentBudgets` owns. */
   previous: TrackedObject | undefined;
   next: TrackedObject | undefined;
 }
@@ -91,9 +91,9 @@ export interface Series extends SeriesWriteState {
   readonly queue: Batch[];
   /** A previous process may have left its Event on the server (`resumeSeries`): look before the first write. */
   unexplored: boolean;
-  /** Used again since it last took its place in the store's order: it gets a second chance before it is dropped. */
+  /** Used again since it last took its place in the index's order: it gets a second chance before it is dropped. */
   referenced: boolean;
-  /** Its neighbours in the store's order, which the store owns. */
+  /** Its neighbours in the index's order, which the index owns. */
   previous: Series | undefined;
   next: Series | undefined;
 }

@@ -5,6 +5,7 @@ import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import type { EndedEvents } from './ended-events.js';
 import { identityDigest } from './occurrence.js';
 import type { Batch, Series, SeriesEvent } from './series.js';
+import { StringPool } from './string-pool.js';
 import type { WritePlan } from './write-plan.js';
 
 /** What a {@link WritePlanner} needs: the series window, the names, and its clock. */
@@ -15,8 +16,6 @@ export interface WritePlannerOptions {
   readonly controller: string;
   /** The Events whose series this process ended, which no series continues. */
   readonly ended: EndedEvents;
-  /** One copy of strings many plans hold (namespaces). */
-  readonly intern: (value: string) => string;
   /** The wall clock that Event times and names read (epoch ms). @default Date.now */
   readonly wallClock?: () => number;
   /** Names a new Event. @default eventName */
@@ -33,6 +32,8 @@ export interface WritePlannerOptions {
 export class WritePlanner {
   private readonly wallClock: () => number;
   private readonly namer: (objectName: string | undefined, controller: string, at: number) => string;
+  /** Namespaces, which the Events of many series share. */
+  private readonly namespaces = new StringPool();
 
   constructor(private readonly options: WritePlannerOptions) {
     this.wallClock = options.wallClock ?? Date.now;
@@ -63,7 +64,7 @@ export class WritePlanner {
     const at = this.wallClock();
     return {
       kind: 'create',
-      namespace: this.options.intern(eventNamespace(resource)),
+      namespace: this.namespaces.intern(eventNamespace(resource)),
       name: this.namer(resource.metadata?.name, this.options.controller, at),
       eventTime: at,
       count: countOf(batch),

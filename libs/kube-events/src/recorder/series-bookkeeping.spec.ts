@@ -3,14 +3,43 @@ import { PublishApiError, PublishTimeoutError } from '../errors.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import type { Occurrence } from './occurrence.js';
 import type { Series } from './series.js';
-import { SeriesStore } from './series-store.js';
+import { EndedEvents } from './ended-events.js';
+import { SeriesIndex } from './series-index.js';
 import { TokenBucket } from './token-bucket.js';
+import { WriteAccounting } from './write-accounting.js';
+import { WritePlanner } from './write-planner.js';
+import { WriteQueue } from './write-queue.js';
 
 const WINDOW = 1_000;
 
-function storeOf(maxSeries = 10, maxPending = 100, resume = false): SeriesStore {
-  return new SeriesStore({ window: WINDOW, maxSeries, maxPending, controller: 'widgets', resume });
+/** The series, their queue and their accounting, put together as the recorder does. */
+function storeOf(maxSeries = 10, maxPending = 100, resume = false) {
+  const index = new SeriesIndex({ window: WINDOW, maxSeries, resume });
+  const queue = new WriteQueue(maxPending);
+  const ended = new EndedEvents(maxSeries);
+  const accounting = new WriteAccounting(
+    queue,
+    new WritePlanner({ window: WINDOW, controller: 'widgets', ended }),
+    WINDOW,
+  );
+  return {
+    get size() {
+      return index.size;
+    },
+    withWork: queue.withWork,
+    acquire: index.acquire.bind(index),
+    enqueue: queue.enqueue.bind(queue),
+    startWrite: accounting.start.bind(accounting),
+    settle: accounting.settle.bind(accounting),
+    fail: accounting.fail.bind(accounting),
+    forget(uid: string, failure: boolean | undefined, now: number) {
+      const forgotten = index.forget(uid, failure, now);
+      if (resume) for (const event of forgotten) ended.add(event.namespace, event.name);
+      return forgotten;
+    },
+  };
 }
+type SeriesStore = ReturnType<typeof storeOf>;
 
 function occurrence(uid: string, now: number, note = 'n'): Occurrence {
   return {
@@ -45,7 +74,7 @@ function publish(store: SeriesStore, uid: string, now: number, failure = false):
   return series;
 }
 
-describe('SeriesStore', () => {
+describe('series bookkeeping: the index, the write queue and the accounting of writes', () => {
   describe('bounds', () => {
     it('returns the same series for the same key while it is current', () => {
       const store = storeOf();

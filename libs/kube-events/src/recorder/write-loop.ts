@@ -1,0 +1,250 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger } from '@nestjs/common';
+import { PublishApiError, PublishError, PublishUnreachableError } from '../errors.js';
+import type { DropCause } from '../kube-events.interfaces.js';
+import {
+  EVENT_KEPT_CHANGING,
+  OCCURRENCES_DROPPED,
+  SERIES_LOOKUP_REFUSED,
+  SERVER_UNREACHABLE,
+} from '../kube-events.messages.js';
+import type { AwaitedPublish } from './awaited-publish.js';
+import { ConnectionHealth } from './connection-health.js';
+import { monotonicNow } from './monotonic-clock.js';
+import type { Occurrence } from './occurrence.js';
+import type { PublishDeadlines } from './publish-deadlines.js';
+import type { OutcomeDetails, PublishOutcomeKind } from './publish-outcome.js';
+import { connectionVerdict, isThrottled, mayHaveApplied, retryDelay } from './retry-backoff.js';
+import type { Batch, Series } from './series.js';
+import { heldWhileUnreachable, probe, retryNow, serverBack } from './series-write-state.js';
+import type { SeriesWriter } from './series-writer.js';
+import type { WriteAccounting } from './write-accounting.js';
+import type { WritePlan, WriteResult } from './write-plan.js';
+import type { WriteQueue } from './write-queue.js';
+import type { WriteScheduler } from './write-scheduler.js';
+
+/** How soon `flush()` tries a failed write again, unless the server said when. */
+const FLUSH_RETRY_MS = 100;
+
+/** Requests one attempt may send when an Event changed or expired under it (read, then write again), before it counts as a failure. */
+const MAX_REQUESTS_PER_ATTEMPT = 4;
+
+/** Where the write loop tells what became of occurrences: the recorder's `outcomes$`. */
+export type OutcomeReport = (kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails) => void;
+
+/** What a {@link WriteLoop} works with. */
+export interface WriteLoopParts {
+  readonly queue: WriteQueue;
+  readonly accounting: WriteAccounting;
+  readonly scheduler: WriteScheduler;
+  readonly writer: SeriesWriter;
+  readonly deadlines: PublishDeadlines;
+  readonly report: OutcomeReport;
+}
+
+/**
+ * Writes what is queued: takes each series the scheduler says is due,
+ * sends its write and what the answer calls for, settles the publishes it
+ * carried, and judges from every answer whether the server can be reached
+ * (it owns the {@link ConnectionHealth}). Data comes in as queued series
+ * and leaves as writes and outcomes; nothing calls back into it but the
+ * scheduler's `due$`.
+ */
+export class WriteLoop {
+  /** Whether the server can be reached, since when not, and the probes meanwhile. */
+  private readonly health = new ConnectionHealth();
+  /** What `flush()` is doing for each series it writes itself, whatever the budgets: one drain per series. */
+  private readonly drains = new Map<Series, Promise<void>>();
+  /** A drain waiting for the series' write in flight to end. */
+  private readonly writeEnded = new Map<Series, () => void>();
+  /** Said once: every new series would say it again. */
+  private lookupRefusalLogged = false;
+  private readonly logger = new Logger('EventRecorder');
+
+  constructor(private readonly parts: WriteLoopParts) {
+    parts.scheduler.due$.subscribe((series) => void this.write(series));
+  }
+
+  /**
+   * An occurrence was queued in `series`, awaited by `awaited`: its
+   * deadline is watched and its write scheduled; while the server is
+   * unreachable, it is rejected at once as queued, unless it probes the
+   * server with its series' write.
+   */
+  queued(series: Series, awaited: AwaitedPublish, now: number): void {
+    const { deadlines, scheduler } = this.parts;
+    const draining = this.drains.has(series);
+    if (!this.health.unreachable) {
+      deadlines.watch(awaited);
+      // A write that timed out or lost its answer holds nothing that delays this one: its retry goes now, with both.
+      if (retryNow(series)) scheduler.cancel(series);
+    } else if (series.state !== 'writing' && !draining && this.health.tryProbe(now) && probe(series)) {
+      // While the server is down, one publish now and then tries it itself, whatever the budgets (one write a
+      // probe interval at most): the first publish after the server is back resolves.
+      deadlines.watch(awaited);
+      scheduler.cancel(series);
+      void this.write(series);
+    } else {
+      heldWhileUnreachable(series, now + retryDelay(1));
+      awaited.reject(this.unreachableError());
+    }
+    if (!draining) scheduler.schedule(series);
+  }
+
+  /**
+   * Writes every queued occurrence now, whatever the budgets, retrying
+   * failed writes (soon, or after the server's `Retry-After`) until
+   * `deadline`, and waits for the writes in flight; drops what is left then.
+   */
+  async flush(deadline: number): Promise<void> {
+    await Promise.all(
+      [...this.parts.queue.withWork].map((series) => {
+        const running = this.drains.get(series);
+        if (running) return running;
+        const drain = this.drain(series, deadline).finally(() => this.drains.delete(series));
+        this.drains.set(series, drain);
+        return drain;
+      }),
+    );
+  }
+
+  /** Gives up a batch: its occurrences are counted and logged, and its waiters told. */
+  drop(batch: Batch, cause: DropCause, lastError: unknown = batch.lastError): void {
+    const { first } = batch;
+    // What a read showed on the server already is not given up; what an earlier attempt may have put there, the error says.
+    const occurrences = batch.occurrences - batch.landed;
+    const error = batch.uncertainBy && !mayHaveApplied(lastError) ? batch.uncertainBy : lastError;
+    const message = OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error);
+    this.logger.warn(message);
+    this.parts.report('dropped', first, { count: occurrences, error, now: monotonicNow() });
+    const dropped = new PublishError(message, { cause: error });
+    for (const waiter of [...batch.waiters]) waiter.reject(dropped);
+  }
+
+  /** Sends the series' next write, and any the server's answer calls for, then schedules the next one. */
+  private async write(series: Series): Promise<void> {
+    const now = monotonicNow();
+    const started = this.parts.accounting.start(series, now);
+    if (!started) return;
+    this.health.attemptStarted(now);
+    await this.attempt(series, started.batch, started.plan);
+    this.health.attemptEnded(monotonicNow());
+    const drain = this.writeEnded.get(series);
+    if (drain) {
+      this.writeEnded.delete(series);
+      drain();
+    }
+    if (!this.drains.has(series)) this.parts.scheduler.schedule(series);
+  }
+
+  private async attempt(series: Series, batch: Batch, plan: WritePlan): Promise<void> {
+    const { writer, accounting, report } = this.parts;
+    let resent = false;
+    for (let requests = 1; ; requests++) {
+      let result: WriteResult;
+      try {
+        result = await writer.send(batch.first, plan, batch.trace);
+      } catch (error) {
+        const failure = error instanceof PublishError ? error : new PublishError(String(error), { cause: error });
+        // A connection lost once (an idle timeout, a graceful shutdown) says nothing of the next: send again, on a fresh one.
+        if (!resent && connectionVerdict(failure) === 'lost') {
+          resent = true;
+          accounting.lost(batch, failure);
+          continue;
+        }
+        this.failed(series, batch, failure);
+        return;
+      }
+      this.answered();
+      if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
+      const settled = accounting.settle(series, batch, result, monotonicNow());
+      if (settled.kind === 'written') {
+        const uid = 'state' in result ? result.state.uid : undefined;
+        const written = { name: settled.event.name, namespace: settled.event.namespace, uid };
+        report(settled.created ? 'created' : 'patched', batch.first, {
+          count: settled.count,
+          written,
+          trace: batch.trace,
+          now: monotonicNow(),
+        });
+        for (const waiter of [...batch.waiters]) waiter.resolve();
+        return;
+      }
+      if (requests >= MAX_REQUESTS_PER_ATTEMPT) {
+        this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict'));
+        return;
+      }
+      plan = settled.plan;
+    }
+  }
+
+  private failed(series: Series, batch: Batch, error: PublishError): void {
+    const now = monotonicNow();
+    this.parts.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
+    const verdict = this.parts.accounting.fail(series, batch, error, now);
+    this.judgeConnection(batch, error);
+    if (verdict.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
+    else if (verdict.kind === 'expired') this.drop(batch, 'expired', error);
+    else if (this.health.unreachable) for (const waiter of [...batch.waiters]) waiter.reject(this.unreachableError());
+  }
+
+  /**
+   * What a failed write says of the server: a failed connection attempt
+   * makes it unreachable, and so does a write that lost its connection
+   * again on its retry (the server keeps closing connections unanswered);
+   * a connection lost once, or a timeout, concerns that write alone; an
+   * answer, of any status, makes it reachable.
+   */
+  private judgeConnection(batch: Batch, error: PublishError): void {
+    const verdict = connectionVerdict(error);
+    if (verdict === 'answered') this.answered();
+    else if (verdict === 'unconnected' || (verdict === 'lost' && batch.unanswered >= 2))
+      this.health.unreachableNow(error as PublishApiError);
+  }
+
+  /** The server answered: if it was unreachable, the series backing off may write at once. */
+  private answered(): void {
+    if (!this.health.answered()) return;
+    const { queue, scheduler } = this.parts;
+    for (const series of queue.withWork) {
+      if (!serverBack(series) || this.drains.has(series)) continue;
+      scheduler.cancel(series);
+      scheduler.schedule(series);
+    }
+  }
+
+  private warnLookupRefused(error: PublishApiError): void {
+    if (this.lookupRefusalLogged) return;
+    this.lookupRefusalLogged = true;
+    this.logger.warn(SERIES_LOOKUP_REFUSED(error));
+  }
+
+  /** Writes what the series has queued, whatever the budgets, until `deadline`; drops what is left then. */
+  private async drain(series: Series, deadline: number): Promise<void> {
+    this.parts.scheduler.cancel(series);
+    while (series.queue.length) {
+      const now = monotonicNow();
+      if (series.state === 'writing') await new Promise<void>((ended) => this.writeEnded.set(series, ended));
+      else if (now >= deadline) for (const batch of this.parts.queue.dropQueued(series)) this.drop(batch, 'flush');
+      else if (this.retryAtWhileDraining(series) > now)
+        await sleep(Math.min(this.retryAtWhileDraining(series), deadline) - now);
+      else await this.write(series);
+    }
+  }
+
+  /**
+   * When `flush()` tries a failed write again: soon, since its time is
+   * short, but no sooner than the server's `Retry-After`.
+   */
+  private retryAtWhileDraining(series: Series): number {
+    if (series.state === 'throttled' || isThrottled(series.queue[0]?.lastError)) return series.retryAt;
+    return Math.min(series.retryAt, series.lastFailureAt + FLUSH_RETRY_MS);
+  }
+
+  private unreachableError(): PublishUnreachableError {
+    const { since, why } = this.health.unreachable!;
+    return new PublishUnreachableError(SERVER_UNREACHABLE(new Date(since), why.message), new Date(since), {
+      cause: why,
+    });
+  }
+}

@@ -1,0 +1,109 @@
+import type { AwaitedPublish } from './awaited-publish.js';
+import { identityDigest, type Occurrence } from './occurrence.js';
+import type { Batch, Series } from './series.js';
+import { queued, writing, written } from './series-write-state.js';
+import { StringPool } from './string-pool.js';
+
+/** Queued writes one series may hold; past it the oldest waiting one is given up, so one noisy object cannot use up `maxPending`. */
+const MAX_BATCHES_PER_SERIES = 8;
+
+/** What became of an occurrence given to {@link WriteQueue.enqueue}. */
+export interface Enqueued {
+  /** The batch that carries it; `undefined` when there was no room (`maxPending`). */
+  readonly batch: Batch | undefined;
+  /** It joined occurrences already waiting: one write carries them all. */
+  readonly joined: boolean;
+  /** A batch given up to make room in its series (its waiters are not settled yet). */
+  readonly evicted?: Batch;
+}
+
+/**
+ * The occurrences waiting to be written, in batches per series, and the
+ * bound on them: `maxPending` batches waiting (not in flight) across every
+ * series. A repeat joins the last batch of its series while that one is
+ * not on its way, so one write carries them all.
+ */
+export class WriteQueue {
+  /** Series with occurrences queued, forgotten ones and those of objects without a uid included. */
+  readonly withWork = new Set<Series>();
+  /** Batches waiting for a write (not in flight), which `maxPending` bounds. */
+  private waiting = 0;
+  /** Identities, which many batches and series hold alike. */
+  private readonly identities = new StringPool();
+
+  constructor(private readonly maxPending: number) {}
+
+  /** Queues an occurrence in its series: with the last batch when it repeats it and is not sent yet, else in a batch of its own. */
+  enqueue(series: Series, occurrence: Occurrence, waiter: AwaitedPublish): Enqueued {
+    const identity = this.identities.intern(identityDigest(occurrence.event));
+    const last = series.queue.at(-1);
+    // Joins the last batch unless that one is in flight: one waiting to retry takes it along (its count follows).
+    if (last?.identity === identity && !(series.state === 'writing' && last === series.queue[0])) {
+      last.occurrences++;
+      last.trace = occurrence.trace;
+      last.waiters.add(waiter);
+      return { batch: last, joined: true };
+    }
+    // A series' first write gets in while others back up, so that a new object is heard, but only up to
+    // twice the room: a flood of new objects held back by the recorder-wide budget would queue without bound.
+    const room = series.queue.length ? this.maxPending : 2 * this.maxPending;
+    if (this.waiting >= room) return { batch: undefined, joined: false };
+    const evicted = series.queue.length >= MAX_BATCHES_PER_SERIES ? this.remove(series, 1) : undefined;
+    const batch: Batch = {
+      identity,
+      first: occurrence,
+      occurrences: 1,
+      trace: occurrence.trace,
+      waiters: new Set([waiter]),
+      plan: undefined,
+      base: 0,
+      landed: 0,
+      mayHaveLanded: [],
+      uncertainBy: undefined,
+      unanswered: 0,
+      lastError: undefined,
+    };
+    series.queue.push(batch);
+    this.waiting++;
+    this.withWork.add(series);
+    queued(series);
+    return { batch, joined: false, evicted };
+  }
+
+  /** Takes the series' next batch for a write, unless one is in flight or nothing is queued. */
+  take(series: Series): Batch | undefined {
+    const batch = series.queue[0];
+    if (series.state === 'writing' || !batch) return undefined;
+    writing(series);
+    this.waiting--;
+    return batch;
+  }
+
+  /** The batch in flight failed and waits for a retry: it takes its room again. */
+  putBack(): void {
+    this.waiting++;
+  }
+
+  /** The batch in flight is done with (written, refused, or past its window): it leaves its series. */
+  done(series: Series): void {
+    this.remove(series, 0, true);
+  }
+
+  /** Gives up every batch of the series that is not in flight, as when `flush()` runs out of time. */
+  dropQueued(series: Series): Batch[] {
+    const dropped: Batch[] = [];
+    while (series.queue.length > (series.state === 'writing' ? 1 : 0))
+      dropped.push(this.remove(series, series.queue.length - 1)!);
+    if (!series.queue.length) written(series, false);
+    return dropped.reverse();
+  }
+
+  /** Removes a batch from its series; `wasInFlight` when its write just settled, so it took no waiting room. */
+  private remove(series: Series, index: number, wasInFlight = false): Batch | undefined {
+    const [batch] = series.queue.splice(index, 1);
+    if (!batch) return undefined;
+    if (!wasInFlight) this.waiting--;
+    if (!series.queue.length) this.withWork.delete(series);
+    return batch;
+  }
+}
