@@ -1,7 +1,8 @@
 // A kubeconfig's exec credential plugin that hangs, fails or cannot be
 // started: it runs once for all the writes waiting for it, its failure is a
-// credential failure (not an unreachable server), and what it printed stays
-// out of every message.
+// credential failure (not an unreachable server) that holds every write back
+// for a while and loses nothing, and what it printed stays out of every
+// message.
 import 'reflect-metadata';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,11 +23,14 @@ import { LogEventSink } from '../../libs/kube-events/src/sinks/log-event.sink.js
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 
-/** Writes its pid to RUNS_FILE, then hangs, fails as a refresh that went wrong, or prints a token, as PLUGIN_MODE says. */
+/**
+ * Writes its pid to RUNS_FILE, then hangs, fails as a refresh that went wrong, or prints a token, as PLUGIN_MODE
+ * says; once FIXED_FILE exists, it prints a token whatever the mode.
+ */
 const PLUGIN = `
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 appendFileSync(process.env.RUNS_FILE, process.pid + '\\n');
-const mode = process.env.PLUGIN_MODE;
+const mode = existsSync(process.env.FIXED_FILE) ? 'token' : process.env.PLUGIN_MODE;
 if (mode === 'hang') setInterval(() => undefined, 60_000);
 if (mode === 'fail') {
   process.stderr.write('refresh failed for exec-secret-refresh-token=RT123\\n');
@@ -66,6 +70,7 @@ describe('exec credential plugins', () => {
   let server: FakeApiServer;
   let dir: string;
   let runsFile: string;
+  let fixedFile: string;
   let plugin: string;
   const recorders: EventRecorder[] = [];
   let outcomes: PublishOutcome[];
@@ -80,6 +85,7 @@ describe('exec credential plugins', () => {
         args: [plugin],
         env: [
           { name: 'RUNS_FILE', value: runsFile },
+          { name: 'FIXED_FILE', value: fixedFile },
           { name: 'PLUGIN_MODE', value: mode },
         ],
         interactiveMode: 'Never',
@@ -109,6 +115,7 @@ describe('exec credential plugins', () => {
     server = await FakeApiServer.start({ token: 'plugin-token' });
     dir = await mkdtemp(join(tmpdir(), 'kube-events-exec-'));
     runsFile = join(dir, 'runs');
+    fixedFile = join(dir, 'fixed');
     plugin = join(dir, 'credential-plugin.mjs');
     await writeFile(plugin, PLUGIN);
     outcomes = [];
@@ -156,7 +163,7 @@ describe('exec credential plugins', () => {
     ).toBe(false);
   });
 
-  it('reports a failing plugin as a credential failure, without its output', async () => {
+  it('reports a failing plugin as a credential failure, without its output, and keeps the occurrence queued', async () => {
     const recorder = recorderWith(kubeConfigWith('fail'), 5_000);
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
@@ -166,16 +173,66 @@ describe('exec credential plugins', () => {
     expect(error).toMatchObject({
       message: `The kubeconfig's exec credential plugin \`${process.execPath}\` failed with exit code 3.`,
       plugin: { command: process.execPath, exitCode: 3, timedOut: false },
-      queued: false,
+      queued: true,
     });
     expect(server.requests).toHaveLength(0);
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(['failed']);
     expect(logged.some((line) => line.startsWith('outcome=failed'))).toBe(true);
     for (const text of texts([error])) for (const secret of SECRETS) expect(text).not.toContain(secret);
 
-    // The next publish runs the plugin again: a failure is not kept.
-    await expect(recorder.publish(configMap(), syncFailed)).rejects.toBeInstanceOf(PublishCredentialError);
-    expect(await runs()).toHaveLength(2);
+    // The next publish is told at once, without running the plugin again.
+    const next = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+    expect(next).toBeInstanceOf(PublishCredentialError);
+    expect(next).toMatchObject({ queued: true, plugin: { exitCode: 3 } });
+    expect(await runs()).toHaveLength(1);
+  });
+
+  it('tries failing credentials again on a doubling backoff for the whole recorder, not once per write', async () => {
+    const recorder = recorderWith(kubeConfigWith('fail'), 300);
+    const started = Date.now();
+
+    // 40 objects, each published every 100 ms for 2.5 s: each series retries on its own backoff meanwhile.
+    const errors: unknown[] = [];
+    while (Date.now() - started < 2_500) {
+      const round = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          recorder.publish(configMap(`object-${i}`), syncFailed).catch((e: unknown) => e),
+        ),
+      );
+      errors.push(...round);
+      await sleep(100);
+    }
+
+    for (const error of errors) expect(error).toBeInstanceOf(PublishCredentialError);
+    // Tried at once, then after 0.5 s and 1 s more (the next try would be 2 s later): not thousands of runs.
+    const tries = (await runs()).length;
+    expect(tries).toBeGreaterThanOrEqual(2);
+    expect(tries).toBeLessThanOrEqual(4);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('writes every queued occurrence, counted once, when the credentials work again', async () => {
+    const recorder = recorderWith(kubeConfigWith('fail'), 5_000);
+    const failed: unknown[] = [];
+    for (let i = 0; i < 5; i++)
+      failed.push(await recorder.publish(configMap('widget'), syncFailed).catch((e: unknown) => e));
+    for (const error of failed) {
+      expect(error).toBeInstanceOf(PublishCredentialError);
+      expect(error).toMatchObject({ queued: true });
+    }
+
+    await writeFile(fixedFile, '');
+    const written = await eventually(
+      () => server.events(),
+      (events) => events.length > 0,
+    );
+    expect(written).toHaveLength(1);
+    expect(written[0].series?.count ?? 1).toBe(5);
+
+    await recorder.publish(configMap('widget'), syncFailed);
+    expect(server.events()).toHaveLength(1);
+    expect(server.events()[0].series?.count).toBe(6);
+    expect(server.requests.every((request) => request.headers.authorization === 'Bearer plugin-token')).toBe(true);
   });
 
   it('says a plugin printed no credential, without quoting what it printed', async () => {

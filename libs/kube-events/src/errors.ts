@@ -111,7 +111,10 @@ export interface CredentialPluginRun {
  * unreachable. The message names the plugin's command and how it ended,
  * never what it printed, since a plugin's output often quotes a token.
  * Concurrent writes share one run of the plugin, so a failure reaches all
- * the writes that waited for it.
+ * the writes that waited for it. The occurrence stays queued
+ * ({@link PublishError.queued}); no write of the recorder tries the
+ * credentials again for a backoff (0.5 s, doubling up to 10 s), and
+ * publishes meanwhile reject at once with this.
  *
  * @example
  * catch (error) {

@@ -1,4 +1,4 @@
-import type { PublishApiError } from '../errors.js';
+import type { PublishApiError, PublishCredentialError } from '../errors.js';
 
 /**
  * How long after the last attempt, at least, a publish made while the
@@ -9,12 +9,38 @@ import type { PublishApiError } from '../errors.js';
 const PROBE_INTERVAL_MS = 100;
 
 /**
+ * How long no write tries the credentials again after they failed,
+ * doubling from `initialMs` up to `maxMs` while they keep failing. Each try
+ * may start the kubeconfig's exec plugin (a process, often a call to a
+ * cloud's identity service): a failing one costs a run every `maxMs` at
+ * most, and a fixed one is used within `maxMs`.
+ */
+export const CREDENTIAL_BACKOFF = Object.freeze({ initialMs: 500, factor: 2, maxMs: 10_000 });
+
+/** Why writes cannot reach the server now, and since when (epoch ms). */
+export type ConnectionDown =
+  /** No connection could be made, or connections keep closing unanswered. */
+  | { readonly kind: 'unreachable'; readonly since: number; readonly why: PublishApiError }
+  /** No credentials could be had from the kubeconfig: nothing is sent before `retryAt` (monotonic ms). */
+  | {
+      readonly kind: 'unauthenticated';
+      readonly since: number;
+      readonly why: PublishCredentialError;
+      readonly failures: number;
+      readonly retryAt: number;
+    };
+
+/**
  * The recorder's view of its connection to the API server, and its only
  * owner:
- * - `reachable`: writes go out as their series and budgets allow;
- * - `unreachable`: since `since`, `why`: publishes are rejected at once as
+ * - reachable: writes go out as their series and budgets allow;
+ * - `unreachable` since `since`, `why`: publishes are rejected at once as
  *   queued, except one probe at a time, a {@link PROBE_INTERVAL_MS} after
- *   the last attempt, which tries the server with its own write.
+ *   the last attempt, which tries the server with its own write;
+ * - `unauthenticated` since `since`, `why`: the credentials failed, and no
+ *   write tries them again before `retryAt` ({@link CREDENTIAL_BACKOFF}),
+ *   recorder-wide; publishes meanwhile are rejected at once as queued,
+ *   and the first one after `retryAt` tries them.
  *
  * Only a failed connection attempt makes the server unreachable, or a
  * write whose retry on a fresh connection lost its answer again (the
@@ -22,15 +48,15 @@ const PROBE_INTERVAL_MS = 100;
  * connection concerns its write alone. Any answer makes it reachable.
  */
 export class ConnectionHealth {
-  private down: { readonly since: number; readonly why: PublishApiError } | undefined;
+  private state: ConnectionDown | undefined;
   /** Writes in flight, each an attempt to reach the server. */
   private attempts = 0;
   /** When the last attempt started or ended, or a probe was granted (monotonic ms). */
   private lastAttemptAt = -Infinity;
 
-  /** Since when (epoch ms) and why the server cannot be reached; undefined while it is reachable. */
-  get unreachable(): { readonly since: number; readonly why: PublishApiError } | undefined {
-    return this.down;
+  /** Why and since when writes cannot reach the server; undefined while they can. */
+  get down(): ConnectionDown | undefined {
+    return this.state;
   }
 
   /** A write goes out. */
@@ -45,26 +71,49 @@ export class ConnectionHealth {
     this.lastAttemptAt = now;
   }
 
-  /** The server answered: returns whether it had been unreachable, so that what waits for it may go now. */
+  /** The server answered: returns whether it had been down, so that what waits for it may go now. */
   answered(): boolean {
-    const wasDown = this.down !== undefined;
-    this.down = undefined;
+    const wasDown = this.state !== undefined;
+    this.state = undefined;
     return wasDown;
   }
 
   /** No server could be reached: unreachable from now, or still since it first was. */
   unreachableNow(why: PublishApiError): void {
-    this.down ??= { since: Date.now(), why };
+    if (this.state?.kind !== 'unreachable') this.state = { kind: 'unreachable', since: Date.now(), why };
+  }
+
+  /** The credentials failed again: no write tries them before the next, longer backoff has passed. */
+  credentialsFailed(why: PublishCredentialError, now: number): void {
+    const previous = this.state?.kind === 'unauthenticated' ? this.state : undefined;
+    // Writes sent before the backoff began shared the run that failed (one authentication at a time): one failure.
+    if (previous && now < previous.retryAt) return;
+    const failures = (previous?.failures ?? 0) + 1;
+    const { initialMs, factor, maxMs } = CREDENTIAL_BACKOFF;
+    const retryAt = now + Math.min(maxMs, initialMs * factor ** (failures - 1));
+    this.state = { kind: 'unauthenticated', since: previous?.since ?? Date.now(), why, failures, retryAt };
   }
 
   /**
-   * Whether a publish made now, while the server is unreachable, tries it
-   * itself: no attempt in flight and none for a probe interval. Granting
-   * one counts as an attempt, so that the publishes right behind it do not
-   * probe too.
+   * Until when no write may go (monotonic ms), whatever its series: the
+   * credentials' backoff; undefined when nothing holds writes back.
+   */
+  heldUntil(now: number): number | undefined {
+    const state = this.state;
+    return state?.kind === 'unauthenticated' && now < state.retryAt ? state.retryAt : undefined;
+  }
+
+  /**
+   * Whether a publish made now, while the server is down, tries it itself:
+   * no attempt in flight, and none for a probe interval (unreachable) or
+   * the credentials' backoff passed (unauthenticated). Granting one counts
+   * as an attempt, so that the publishes right behind it do not probe too.
    */
   tryProbe(now: number): boolean {
-    if (!this.down || this.attempts > 0 || now - this.lastAttemptAt < PROBE_INTERVAL_MS) return false;
+    const state = this.state;
+    if (!state || this.attempts > 0) return false;
+    if (state.kind === 'unauthenticated' ? now < state.retryAt : now - this.lastAttemptAt < PROBE_INTERVAL_MS)
+      return false;
     this.lastAttemptAt = now;
     return true;
   }

@@ -19,9 +19,13 @@ export function retryDelay(failures: number, retryAfterMs = 0): number {
   return Math.max(retryAfterMs, base) * (1 + Math.random() * jitter);
 }
 
-/** Whether a failed write may succeed later: server errors, throttling, timeouts and unreachable servers; not refusals. */
+/**
+ * Whether a failed write may succeed later: server errors, throttling,
+ * timeouts, unreachable servers and credentials that failed (a token
+ * expires and is renewed, an identity service comes back); not refusals.
+ */
 export function isTransient(error: unknown): boolean {
-  if (error instanceof PublishTimeoutError) return true;
+  if (error instanceof PublishTimeoutError || error instanceof PublishCredentialError) return true;
   if (!(error instanceof PublishApiError)) return false;
   const status = error.statusCode;
   return status === undefined || error.mayHaveApplied || status === 429 || status >= 500;
@@ -39,7 +43,7 @@ export function mayHaveApplied(error: unknown): boolean {
  * - `lost`: an established connection broke before any answer (a reset, a close): this write alone;
  * - `answered`: the server answered (a status, even one whose body could not be read);
  * - `timed-out`: no answer within the timeout: this write alone;
- * - `unsent`: no credentials to send it with: nothing was learnt of the server.
+ * - `unsent`: no credentials to send it with: nothing was learnt of the server, and the credentials back off.
  */
 export type ConnectionVerdict = 'unconnected' | 'lost' | 'answered' | 'timed-out' | 'unsent';
 

@@ -9,7 +9,7 @@
  * | `idle`           | nothing queued                                                 | {@link queued}                                              |
  * | `queued`         | occurrences wait for the budgets                               | {@link writing}                                             |
  * | `writing`        | one write in flight (never two per series)                     | {@link written}, {@link failedWrite}                        |
- * | `backing-off`    | until `retryAt`: the last write failed (5xx, no server), or the server is unreachable ({@link heldWhileUnreachable}) | its time, {@link serverBack}, {@link probe} |
+ * | `backing-off`    | until `retryAt`: the last write failed (5xx, no server, no credentials), or the connection holds it ({@link heldByConnection}) | its time, {@link serverBack}, {@link probe} |
  * | `awaiting-retry` | until `retryAt`: the last write may have applied (timed out, answer lost) | its time, {@link retryNow} (a new publish), {@link serverBack}, {@link probe} |
  * | `throttled`      | until `retryAt`: the server said `Retry-After`                 | its time only                                               |
  *
@@ -116,13 +116,15 @@ export function probe(series: SeriesWriteState): boolean {
 }
 
 /**
- * Occurrences were queued while the server is unreachable, and this publish
- * does not probe it: the series waits like one whose write failed, until
- * `until` or the server answers again, rather than send a write that would
- * find no server.
+ * The connection holds the series' write until `until`: the server is
+ * unreachable and this publish does not probe it, or the credentials
+ * failed and their backoff has not passed. The series waits like one whose
+ * write failed, until `until` or the server answers again, rather than
+ * send a write that would find no server, or start the credentials again.
+ * A `Retry-After` later than `until` still holds.
  */
-export function heldWhileUnreachable(series: SeriesWriteState, until: number): void {
-  if (series.state !== 'queued') return;
-  series.state = 'backing-off';
-  series.retryAt = until;
+export function heldByConnection(series: SeriesWriteState, until: number): void {
+  if (series.state === 'idle' || series.state === 'writing') return;
+  if (series.state !== 'throttled') series.state = 'backing-off';
+  series.retryAt = Math.max(series.retryAt, until);
 }

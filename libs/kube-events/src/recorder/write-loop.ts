@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
-import { PublishApiError, PublishError, PublishUnreachableError } from '../errors.js';
+import { PublishApiError, PublishCredentialError, PublishError, PublishUnreachableError } from '../errors.js';
 import type { DropCause } from '../kube-events.interfaces.js';
 import {
   EVENT_KEPT_CHANGING,
@@ -16,7 +16,7 @@ import type { PublishDeadlines } from './publish-deadlines.js';
 import type { OutcomeDetails, PublishOutcomeKind } from './publish-outcome.js';
 import { connectionVerdict, isThrottled, mayHaveApplied, retryDelay } from './retry-backoff.js';
 import type { Batch, Series } from './series.js';
-import { heldWhileUnreachable, probe, retryNow, serverBack } from './series-write-state.js';
+import { heldByConnection, probe, retryNow, serverBack } from './series-write-state.js';
 import type { SeriesWriter } from './series-writer.js';
 import type { WriteAccounting } from './write-accounting.js';
 import type { WritePlan, WriteResult } from './write-plan.js';
@@ -67,26 +67,27 @@ export class WriteLoop {
 
   /**
    * An occurrence was queued in `series`, awaited by `awaited`: its
-   * deadline is watched and its write scheduled; while the server is
-   * unreachable, it is rejected at once as queued, unless it probes the
-   * server with its series' write.
+   * deadline is watched and its write scheduled. While the server is
+   * unreachable or the credentials fail, it is rejected at once as queued,
+   * unless it probes the server with its series' write.
    */
   queued(series: Series, awaited: AwaitedPublish, now: number): void {
     const { deadlines, scheduler } = this.parts;
     const draining = this.drains.has(series);
-    if (!this.health.unreachable) {
+    const down = this.health.down;
+    if (!down) {
       deadlines.watch(awaited);
       // A write that timed out or lost its answer holds nothing that delays this one: its retry goes now, with both.
       if (retryNow(series)) scheduler.cancel(series);
     } else if (series.state !== 'writing' && !draining && this.health.tryProbe(now) && probe(series)) {
       // While the server is down, one publish now and then tries it itself, whatever the budgets (one write a
-      // probe interval at most): the first publish after the server is back resolves.
+      // probe interval, or a credentials' backoff, at most): the first publish after the fault ends resolves.
       deadlines.watch(awaited);
       scheduler.cancel(series);
       void this.write(series);
     } else {
-      heldWhileUnreachable(series, now + retryDelay(1));
-      awaited.reject(this.unreachableError());
+      heldByConnection(series, this.health.heldUntil(now) ?? now + retryDelay(1));
+      awaited.reject(this.downError());
     }
     if (!draining) scheduler.schedule(series);
   }
@@ -124,6 +125,13 @@ export class WriteLoop {
   /** Sends the series' next write, and any the server's answer calls for, then schedules the next one. */
   private async write(series: Series): Promise<void> {
     const now = monotonicNow();
+    const heldUntil = this.health.heldUntil(now);
+    if (heldUntil !== undefined) {
+      // The credentials failed: none of the recorder's writes tries them again before their backoff has passed.
+      heldByConnection(series, heldUntil);
+      if (!this.drains.has(series)) this.parts.scheduler.schedule(series);
+      return;
+    }
     const started = this.parts.accounting.start(series, now);
     if (!started) return;
     this.health.attemptStarted(now);
@@ -182,10 +190,10 @@ export class WriteLoop {
     const now = monotonicNow();
     this.parts.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
     const verdict = this.parts.accounting.fail(series, batch, error, now);
-    this.judgeConnection(batch, error);
+    this.judgeConnection(batch, error, now);
     if (verdict.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
     else if (verdict.kind === 'expired') this.drop(batch, 'expired', error);
-    else if (this.health.unreachable) for (const waiter of [...batch.waiters]) waiter.reject(this.unreachableError());
+    else if (this.health.down) for (const waiter of [...batch.waiters]) waiter.reject(this.downError());
   }
 
   /**
@@ -193,13 +201,28 @@ export class WriteLoop {
    * makes it unreachable, and so does a write that lost its connection
    * again on its retry (the server keeps closing connections unanswered);
    * a connection lost once, or a timeout, concerns that write alone; an
-   * answer, of any status, makes it reachable.
+   * answer, of any status, makes it reachable. Credentials that failed hold
+   * every write back for a while.
    */
-  private judgeConnection(batch: Batch, error: PublishError): void {
+  private judgeConnection(batch: Batch, error: PublishError, now: number): void {
     const verdict = connectionVerdict(error);
     if (verdict === 'answered') this.answered();
+    else if (verdict === 'unsent') this.credentialsFailed(error as PublishCredentialError, now);
     else if (verdict === 'unconnected' || (verdict === 'lost' && batch.unanswered >= 2))
       this.health.unreachableNow(error as PublishApiError);
+  }
+
+  /** The credentials failed: every series with work waits out their backoff, rather than start them again. */
+  private credentialsFailed(error: PublishCredentialError, now: number): void {
+    this.health.credentialsFailed(error, now);
+    const until = this.health.heldUntil(now)!;
+    const { queue, scheduler } = this.parts;
+    for (const series of queue.withWork) {
+      heldByConnection(series, until);
+      if (this.drains.has(series) || series.state === 'writing') continue;
+      scheduler.cancel(series);
+      scheduler.schedule(series);
+    }
   }
 
   /** The server answered: if it was unreachable, the series backing off may write at once. */
@@ -234,17 +257,26 @@ export class WriteLoop {
 
   /**
    * When `flush()` tries a failed write again: soon, since its time is
-   * short, but no sooner than the server's `Retry-After`.
+   * short, but no sooner than the server's `Retry-After` or the
+   * credentials' backoff.
    */
   private retryAtWhileDraining(series: Series): number {
-    if (series.state === 'throttled' || isThrottled(series.queue[0]?.lastError)) return series.retryAt;
-    return Math.min(series.retryAt, series.lastFailureAt + FLUSH_RETRY_MS);
+    const held = this.health.heldUntil(monotonicNow()) ?? 0;
+    if (series.state === 'throttled' || isThrottled(series.queue[0]?.lastError)) return Math.max(series.retryAt, held);
+    return Math.max(Math.min(series.retryAt, series.lastFailureAt + FLUSH_RETRY_MS), held);
   }
 
-  private unreachableError(): PublishUnreachableError {
-    const { since, why } = this.health.unreachable!;
-    return new PublishUnreachableError(SERVER_UNREACHABLE(new Date(since), why.message), new Date(since), {
-      cause: why,
-    });
+  /** What a publish is rejected with at once while writes cannot reach the server: it stays queued. */
+  private downError(): PublishError {
+    const down = this.health.down!;
+    if (down.kind === 'unauthenticated')
+      return new PublishCredentialError(down.why.message, down.why.plugin, { queued: true, cause: down.why });
+    return new PublishUnreachableError(
+      SERVER_UNREACHABLE(new Date(down.since), down.why.message),
+      new Date(down.since),
+      {
+        cause: down.why,
+      },
+    );
   }
 }
