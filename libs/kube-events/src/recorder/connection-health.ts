@@ -15,7 +15,7 @@ const PROBE_INTERVAL_MS = 100;
  * cloud's identity service): a failing one costs a run every `maxMs` at
  * most, and a fixed one is used within `maxMs`.
  */
-export const CREDENTIAL_BACKOFF = Object.freeze({ initialMs: 500, factor: 2, maxMs: 10_000 });
+const CREDENTIAL_BACKOFF = Object.freeze({ initialMs: 500, factor: 2, maxMs: 10_000 });
 
 /** Why writes cannot reach the server now, and since when (epoch ms). */
 export type ConnectionDown =

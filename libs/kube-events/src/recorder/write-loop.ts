@@ -207,7 +207,7 @@ export class WriteLoop {
   private judgeConnection(batch: Batch, error: PublishError, now: number): void {
     const verdict = connectionVerdict(error);
     if (verdict === 'answered') this.answered();
-    else if (verdict === 'unsent') this.credentialsFailed(error as PublishCredentialError, now);
+    else if (verdict === 'unsent') this.credentialsFailed(error, now);
     else if (verdict === 'unconnected' || (verdict === 'lost' && batch.unanswered >= 2))
       this.health.unreachableNow(error as PublishApiError);
   }
