@@ -251,9 +251,23 @@ describe('series bookkeeping: the index, the write queue and the accounting of w
       const first = store.startWrite(series, 10)!;
       store.enqueue(series, occurrence('a', 11), waiter());
       expect(series.queue).toHaveLength(2);
-      expect(store.fail(series, first.batch, new PublishTimeoutError(100), 20)).toEqual({ kind: 'retry' });
+      expect(store.fail(series, first.batch, new PublishApiError('unavailable', 503), 20)).toEqual({ kind: 'retry' });
       expect(series.retryAt).toBeGreaterThan(20);
       expect(store.startWrite(series, 30)!.plan).toBe(first.plan);
+    });
+
+    it('lets a repeat that came during a write that timed out join its retry, which goes at once with the same precondition', () => {
+      const store = storeOf();
+      const series = publish(store, 'a', 0);
+      store.enqueue(series, occurrence('a', 10), waiter());
+      const first = store.startWrite(series, 10)!;
+      const late = waiter();
+      store.enqueue(series, occurrence('a', 11), late);
+      expect(store.fail(series, first.batch, new PublishTimeoutError(100), 20)).toEqual({ kind: 'retry' });
+      expect(series).toMatchObject({ state: 'queued', retryAt: 0 });
+      expect(series.queue).toEqual([first.batch]);
+      expect(late.carrier).toBe(first.batch);
+      expect(store.startWrite(series, 21)!.plan).toEqual({ ...first.plan, count: 3 });
     });
 
     it('after a write that may have applied, counts a conflict whose count includes it as landed', () => {

@@ -79,8 +79,9 @@ export function failedWrite(
 
 /**
  * A new publish came while the series awaits a retry of a write that may
- * have applied: a timeout or a lost answer holds nothing that delays it,
- * so the retry goes now, carrying both. Returns whether it moved.
+ * have applied, or while that write was on its way: a timeout or a lost
+ * answer holds nothing that delays it, so the retry goes now, carrying
+ * both. Returns whether it moved.
  */
 export function retryNow(series: SeriesWriteState): boolean {
   if (series.state !== 'awaiting-retry') return false;

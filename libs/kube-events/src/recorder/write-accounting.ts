@@ -1,7 +1,7 @@
 import { PublishApiError, type PublishError } from '../errors.js';
 import type { Batch, Series, SeriesEvent } from './series.js';
 import { connectionVerdict, isThrottled, isTransient, mayHaveApplied, retryDelay } from './retry-backoff.js';
-import { failedWrite, written, type RetryCause } from './series-write-state.js';
+import { failedWrite, retryNow, written, type RetryCause } from './series-write-state.js';
 import type { CreatePlan, PatchPlan, StoredEvent, WritePlan, WriteResult } from './write-plan.js';
 import { countOf, withCount, type WritePlanner } from './write-planner.js';
 import type { WriteQueue } from './write-queue.js';
@@ -122,6 +122,8 @@ export class WriteAccounting {
     const cause: RetryCause = isThrottled(error) ? 'throttled' : lostAnswer ? 'may-have-applied' : 'failed';
     const at = now + retryDelay(series.failures + 1, error instanceof PublishApiError ? error.retryAfterMs : undefined);
     failedWrite(series, now, { at, cause }, true);
+    // A publish that came while the write was on its way is new: the retry goes now, and carries it.
+    if (cause === 'may-have-applied' && this.queue.joinRetry(series)) retryNow(series);
     return { kind: 'retry' };
   }
 

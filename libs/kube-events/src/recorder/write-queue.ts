@@ -84,6 +84,25 @@ export class WriteQueue {
     this.waiting++;
   }
 
+  /**
+   * The batch in flight failed and is retried: a repeat queued behind it
+   * meanwhile joins it, so that its retry carries both. Returns whether
+   * anything was queued behind it.
+   */
+  joinRetry(series: Series): boolean {
+    const [retried, next] = series.queue;
+    if (!retried || !next) return false;
+    if (next.identity !== retried.identity) return true;
+    retried.occurrences += next.occurrences;
+    retried.trace = next.trace;
+    for (const waiter of next.waiters) {
+      waiter.carrier = retried;
+      retried.waiters.add(waiter);
+    }
+    this.remove(series, 1);
+    return true;
+  }
+
   /** The batch in flight is done with (written, refused, or past its window): it leaves its series. */
   done(series: Series): void {
     this.remove(series, 0, true);
