@@ -143,6 +143,15 @@ describe('exec credential plugins', () => {
       ),
     );
     for (const result of results) expect(result).toBeInstanceOf(PublishTimeoutError);
+    // Each write's timeout names what it waited for: no request was sent.
+    const timedOut = outcomes.filter((outcome) => outcome.kind === 'failed');
+    expect(timedOut).not.toHaveLength(0);
+    for (const { error } of timedOut) {
+      expect(error).toBeInstanceOf(PublishTimeoutError);
+      expect(error!.message).toMatch(
+        /^Publishing the Event did not finish within 300 ms: The kubeconfig's exec credential plugin `.*` was still running \(for \d+ ms\), so no request was sent\.$/,
+      );
+    }
     // The queued writes retry on their backoff (200 ms, doubling) meanwhile; new publishes come in too.
     await sleep(1_500);
     await Promise.all(

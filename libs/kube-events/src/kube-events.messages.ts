@@ -171,7 +171,9 @@ export const PUBLISH_TIMED_OUT = (timeoutMs: number, queued: boolean, lastError:
     ? `; the occurrence stays queued and will be written when the API server answers` +
       (lastError instanceof Error ? ` (last write: ${lastError.message})` : '') +
       '.'
-    : '; the request was aborted.');
+    : lastError instanceof Error
+      ? `: ${lastError.message}`
+      : '; the request was aborted.');
 export const SINK_MAX_IN_FLIGHT_INVALID = (sink: string, problem: string) => `@KubeEventsSink on ${sink}: ${problem}`;
 export const RECONCILED_OBJECT_NOT_FOUND = (method: string, error: string) =>
   `${method}: could not find the reconciled object: ${error}`;
@@ -185,6 +187,8 @@ export const CREDENTIAL_PLUGIN_FAILED = (plugin: string, code: string) =>
 export const AUTHENTICATION_FAILED = (authenticator: string | undefined, code: string) =>
   `The kubeconfig's ${authenticator === undefined ? '' : `${authenticator} `}authentication failed (${code}); ` +
   'its message is not shown, as it may hold credentials.';
+export const CREDENTIAL_PLUGIN_STILL_RUNNING = (plugin: string, runningMs: number) =>
+  `${plugin} was still running (for ${Math.round(runningMs)} ms), so no request was sent.`;
 export const CREDENTIAL_PLUGIN_NAMED = (command: string) => `The kubeconfig's exec credential plugin \`${command}\``;
 /** How a credential plugin's run ended, for {@link CREDENTIAL_PLUGIN_ENDED}. */
 export const CREDENTIAL_PLUGIN_RUN = (run: {

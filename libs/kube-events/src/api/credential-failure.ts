@@ -1,11 +1,12 @@
 import type { User } from '@kubernetes/client-node';
-import { PublishCredentialError, type CredentialPluginRun } from '../errors.js';
+import { PublishCredentialError, PublishTimeoutError, type CredentialPluginRun } from '../errors.js';
 import {
   AUTHENTICATION_FAILED,
   CREDENTIAL_PLUGIN_ENDED,
   CREDENTIAL_PLUGIN_FAILED,
   CREDENTIAL_PLUGIN_NAMED,
   CREDENTIAL_PLUGIN_RUN,
+  CREDENTIAL_PLUGIN_STILL_RUNNING,
 } from '../kube-events.messages.js';
 import { truncateText } from './note-truncation.js';
 
@@ -37,6 +38,19 @@ export function credentialFailure(
   const provider = user?.authProvider as { name?: unknown } | undefined;
   const name = typeof provider?.name === 'string' ? provider.name : undefined;
   return new PublishCredentialError(AUTHENTICATION_FAILED(name, codeOf(error)));
+}
+
+/**
+ * The recorder's timeout passed while a request waited for its credentials
+ * from a plugin still running: the timeout says so, naming the plugin,
+ * rather than call it an aborted request.
+ */
+export function timedOutWaitingFor(run: CredentialPluginRun, timeout: PublishTimeoutError): PublishTimeoutError {
+  const waited = new PublishCredentialError(
+    CREDENTIAL_PLUGIN_STILL_RUNNING(pluginNamed(run.command), run.durationMs),
+    run,
+  );
+  return new PublishTimeoutError(timeout.timeoutMs, { cause: waited });
 }
 
 function pluginNamed(command: string): string {

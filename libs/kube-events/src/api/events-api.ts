@@ -1,5 +1,5 @@
 import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
-import { PublishApiError, PublishError } from '../errors.js';
+import { PublishApiError, PublishError, PublishTimeoutError } from '../errors.js';
 import {
   ANSWER_NOT_JSON,
   ANSWER_UNREADABLE,
@@ -294,8 +294,8 @@ function credentialsOf(headers: Record<string, string>): string[] {
 }
 
 function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: number | undefined): unknown {
-  // Aborted by the recorder's timeout: the reason is its PublishTimeoutError.
-  if (signal.aborted) return signal.reason ?? error;
+  // Aborted by the recorder's timeout: the reason is its PublishTimeoutError, or one that says what it waited for.
+  if (signal.aborted) return error instanceof PublishTimeoutError ? error : (signal.reason ?? error);
   // A refusal, or a credential failure: no request was sent.
   if (error instanceof PublishError) return error;
   const detail = error instanceof Error ? error.message : String(error);

@@ -68,6 +68,13 @@ export class ExecPluginRuns {
     return { command, exitCode, signal, timedOut, startError, durationMs: (endedAt ?? performance.now()) - startedAt };
   }
 
+  /** The latest run, while it is still going: what a request waiting for credentials waits for. */
+  runningNow(): CredentialPluginRun | undefined {
+    const run = this.latest;
+    if (!run || !this.running.has(run) || run.endedAt !== undefined) return undefined;
+    return { command: run.command, timedOut: false, durationMs: performance.now() - run.startedAt };
+  }
+
   /** The latest run so far, for {@link endedSince}. */
   mark(): object | undefined {
     return this.latest;

@@ -1,7 +1,8 @@
 import type { AgentOptions } from 'node:https';
 import { RequestContext, type Cluster, type KubeConfig } from '@kubernetes/client-node';
 import { Agent, type Dispatcher } from 'undici';
-import { credentialFailure } from './credential-failure.js';
+import { PublishTimeoutError } from '../errors.js';
+import { credentialFailure, timedOutWaitingFor } from './credential-failure.js';
 import { ExecPluginRuns } from './exec-plugin-runs.js';
 
 /** Connections one recorder keeps open to its API server, at most. */
@@ -111,7 +112,8 @@ export class PooledAuthentication {
   /**
    * The headers and dispatcher for a request, from the authentication
    * running now or a new one. Rejects with the signal's reason once it
-   * aborts (the authentication goes on for the others), and with
+   * aborts (the authentication goes on for the others; a timeout names the
+   * exec plugin still running, if one is), and with
    * `PublishCredentialError` when the authenticator failed.
    */
   authenticate(signal: AbortSignal): Promise<Authenticated> {
@@ -119,10 +121,16 @@ export class PooledAuthentication {
     this.running ??= this.authenticateOnce().finally(() => (this.running = undefined));
     const shared = this.running;
     return new Promise<Authenticated>((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
+      const onAbort = () => reject(this.abortedWaiting(signal.reason));
       signal.addEventListener('abort', onAbort, { once: true });
       shared.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
+  }
+
+  /** Why a request aborted while it waited for credentials: a timeout names the plugin it waited for, if one runs. */
+  private abortedWaiting(reason: unknown): unknown {
+    const run = this.plugins.runningNow();
+    return run && reason instanceof PublishTimeoutError ? timedOutWaitingFor(run, reason) : reason;
   }
 
   /** Closes the pool's connections once the requests on them have finished, and stops a credential plugin still running. */

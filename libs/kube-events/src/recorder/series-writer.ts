@@ -132,7 +132,11 @@ export class SeriesWriter {
     }
   }
 
-  /** Runs `work`, aborted after the timeout; settles right then, whatever the request does. */
+  /**
+   * Runs `work`, aborted after the timeout; settles right then, whatever the
+   * request does: with what the aborted request says it was waiting for
+   * (an exec credential plugin, say), or else with the timeout itself.
+   */
   private bounded<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -140,7 +144,8 @@ export class SeriesWriter {
       timer = setTimeout(() => {
         const error = new PublishTimeoutError(this.timeout);
         controller.abort(error);
-        reject(error);
+        // After the promise callbacks the abort runs: a request that heeds it rejects first, saying more.
+        setImmediate(() => reject(error));
       }, this.timeout);
     });
     return Promise.race([work(controller.signal), aborted]).finally(() => clearTimeout(timer));
