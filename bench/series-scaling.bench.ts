@@ -25,10 +25,16 @@ const objects = (count: number, offset = 0): KubernetesObject[] =>
   }));
 
 /** Publishes one Event about each of `count` new objects, made in chunks so that the objects themselves do not stay on the heap. */
-async function publishDistinct(recorder: EventRecorder, count: number, offset = 0): Promise<void> {
+async function publishDistinct(
+  recorder: EventRecorder,
+  count: number,
+  offset = 0,
+  eventAbout: (index: number) => KubeEvent = () => failed,
+): Promise<void> {
   const chunk = 10_000;
   for (let done = 0; done < count; done += chunk) {
-    for (const item of objects(Math.min(chunk, count - done), offset + done)) await recorder.publish(item, failed);
+    const items = objects(Math.min(chunk, count - done), offset + done);
+    for (const [i, item] of items.entries()) await recorder.publish(item, eventAbout(offset + done + i));
   }
 }
 
@@ -129,12 +135,43 @@ export async function seriesScaling(): Promise<void> {
   );
 }
 
+/** What the objects' Events say: one note for all, or a note of each object's own, as a controller's notes name their object. */
+const NOTES: { readonly title: string; readonly eventAbout: (index: number) => KubeEvent }[] = [
+  { title: 'one note for every object', eventAbout: () => failed },
+  {
+    title: 'a note naming its object (~40 characters)',
+    eventAbout: (i) => ({ ...failed, note: `source ConfigMap default/cm-${i} not found` }),
+  },
+  {
+    title: 'a note of its own, 1,000 characters',
+    eventAbout: (i) => ({ ...failed, note: `source ConfigMap default/cm-${i} not found: `.padEnd(1_000, '.') }),
+  },
+];
+
+/** Heap per series with `tracked` series of the Events `eventAbout` makes, all within their window. */
+async function heapOf(
+  tracked: number,
+  eventAbout: (index: number) => KubeEvent,
+  combineSimilarEvents?: false,
+): Promise<number> {
+  const before = settledHeap();
+  const recorder = new EventRecorder(
+    { reporter, maxSeries: tracked, writeControl, combineSimilarEvents },
+    new InMemoryWriter(),
+  );
+  await publishDistinct(recorder, tracked, 0, eventAbout);
+  return (settledHeap() - before) / recorder.trackedSeries;
+}
+
 export async function heapPerSeries(): Promise<void> {
   const tracked = 100_000;
-  const before = settledHeap();
-  const recorder = await recorderTracking(tracked);
-  const after = settledHeap();
-  const perSeries = (after - before) / recorder.trackedSeries;
+  const rows: string[][] = [];
+  for (const { title, eventAbout } of NOTES) {
+    // The baseline beside each: the same series without combining similar events, which keeps a note's worth per object.
+    const combining = await heapOf(tracked, eventAbout);
+    const baseline = await heapOf(tracked, eventAbout, false);
+    rows.push([title, `${Math.round(combining)} B`, `${Math.round(baseline)} B`, ratio(combining, baseline)]);
+  }
 
   const capped = new EventRecorder({ reporter, writeControl }, new InMemoryWriter());
   const samples: (string | number)[][] = [];
@@ -150,9 +187,9 @@ export async function heapPerSeries(): Promise<void> {
     ]);
   }
   printTable(
-    'Heap per tracked series',
-    ['tracked series', 'heap', 'per series'],
-    [[tracked.toLocaleString('en'), `${((after - before) / 1e6).toFixed(1)} MB`, `${Math.round(perSeries)} B`]],
+    `Heap per tracked series, ${tracked.toLocaleString('en')} tracked (one publish about each object; in-memory writer)`,
+    ['notes', 'per series', 'combineSimilarEvents: false', 'vs false'],
+    rows,
   );
   printTable(
     'The cap bounds the heap: 1,000,000 distinct objects through one recorder (default maxSeries 10,000)',
