@@ -17,7 +17,7 @@ const NAME_BASE_MAX = 253 - 17;
 export function eventName(objectName: string | undefined, fallback: string, epochMs: number): string {
   const base = toDnsSubdomain(objectName ?? '') || toDnsSubdomain(fallback) || 'event';
   const nanos = BigInt(epochMs) * 1_000_000n + BigInt(randomInt(1_000_000));
-  return `${base}.${nanos.toString(16)}`;
+  return [base, nanos.toString(16)].join('.');
 }
 
 function toDnsSubdomain(name: string): string {

@@ -3,4 +3,4 @@
  * a step of the wall clock changes none of them. Event timestamps use the
  * wall clock.
  */
-export const monotonicNow = (): number => performance.now();
+export const monotonicNow = (): number => Math.floor(performance.now());

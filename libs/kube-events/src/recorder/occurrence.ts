@@ -34,12 +34,12 @@ function identityOf(event: KubeEvent): string {
 }
 
 /**
- * {@link identityOf} as a digest of fixed size (SHA-256, 44 characters),
+ * {@link identityOf} as a digest of fixed size (128 bits of SHA-256, 22 characters),
  * which a series keeps for its whole life: a note and annotations of
  * hundreds of kilobytes cost a tracked series no more than short ones.
  */
 export function identityDigest(event: KubeEvent): string {
-  return hash('sha256', identityOf(event), 'base64');
+  return hash('sha256', identityOf(event), 'buffer').toString('base64url', 0, 16);
 }
 
 /** The fields of an ObjectReference the API server keeps, in one order. */

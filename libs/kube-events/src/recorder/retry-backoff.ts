@@ -16,7 +16,7 @@ export const RETRY_BACKOFF = Object.freeze({ initialMs: 200, factor: 2, maxMs: 2
 export function retryDelay(failures: number, retryAfterMs = 0): number {
   const { initialMs, factor, maxMs, jitter } = RETRY_BACKOFF;
   const base = Math.min(maxMs, initialMs * factor ** Math.max(0, failures - 1));
-  return Math.max(retryAfterMs, base) * (1 + Math.random() * jitter);
+  return Math.ceil(Math.max(retryAfterMs, base) * (1 + Math.random() * jitter));
 }
 
 /**

@@ -29,11 +29,6 @@ export interface SeriesWriteState {
   lastFailureAt: number;
 }
 
-/** The state of a series that has never written. */
-export function idleState(): SeriesWriteState {
-  return { state: 'idle', retryAt: 0, failures: 0, lastFailureAt: 0 };
-}
-
 /** Occurrences were queued: an idle series has work. */
 export function queued(series: SeriesWriteState): void {
   if (series.state === 'idle') series.state = 'queued';

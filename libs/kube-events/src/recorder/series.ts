@@ -68,7 +68,8 @@ export interface Batch {
  */
 export interface TrackedObject {
   readonly uid: string;
-  readonly series: Series[];
+  /** Its first series; the others follow through `sibling`. */
+  series: Series | undefined;
   /** The writes the object may still send, made on its first write. */
   budget: TokenBucket | undefined;
   /** Its neighbours among the objects kept only for their spent budget, which `SpentBudgets` owns. */
@@ -96,4 +97,6 @@ export interface Series extends SeriesWriteState {
   /** Its neighbours in the index's order, which the index owns. */
   previous: Series | undefined;
   next: Series | undefined;
+  /** The next series of the same object: most objects have one. */
+  sibling: Series | undefined;
 }

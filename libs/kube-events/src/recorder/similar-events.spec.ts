@@ -24,6 +24,20 @@ function written(similar: SimilarEvents, occurrences: Occurrence[]): string[] {
 }
 
 describe('SimilarEvents', () => {
+  it('tells long notes apart by all of their text, and a repeat of one from another', () => {
+    const similar = new SimilarEvents(2, WINDOW, 100);
+    const prefix = 'x'.repeat(1_000);
+    const notes = written(similar, [
+      occurrence(`${prefix} a`, 0),
+      occurrence(`${prefix} a`, 1),
+      occurrence(`${prefix} b`, 2),
+    ]);
+
+    // Two repeats of the first note, then a second note: with a limit of 2, that one is combined.
+    expect(notes.slice(0, 2)).toEqual([`${prefix} a`, `${prefix} a`]);
+    expect(notes[2]).toMatch(/^\(combined from similar events\): x+/);
+  });
+
   it('lets limit - 1 different notes through, then counts every later occurrence on one combined Event', () => {
     const similar = new SimilarEvents(10, WINDOW, 100);
     const notes = written(

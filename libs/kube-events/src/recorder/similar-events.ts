@@ -1,17 +1,24 @@
+import { hash } from 'node:crypto';
 import { truncateNote } from '../api/note-truncation.js';
 import { COMBINED_NOTE_PREFIX } from '../kube-events.constants.js';
 import type { Occurrence } from './occurrence.js';
 
 /** One object's similar events of one kind: what their notes did within the window. */
 interface Similar {
-  /** The note of the latest occurrence. */
+  readonly failure: boolean;
+  readonly type: string;
+  readonly reason: string;
+  readonly action: string;
+  /** The note of the latest occurrence, or its digest when longer (see {@link noteKey}). */
   lastNote: string;
   /** Notes that differed from the one before them, the first included: each opened an Event. */
   opened: number;
   /** When the latest occurrence came, on the monotonic clock. */
   lastAt: number;
   /** Once combined, the note every occurrence is written with until the window passes. */
-  combinedNote?: string;
+  combinedNote: string | undefined;
+  /** The object's next kind of event, if any: most objects have one. */
+  next: Similar | undefined;
 }
 
 /**
@@ -34,8 +41,8 @@ interface Similar {
  * recently used objects forgotten past `maxObjects`.
  */
 export class SimilarEvents {
-  /** Per object uid, oldest first; the inner map is keyed by failure flag, type, reason and action. */
-  private readonly objects = new Map<string, Map<string, Similar>>();
+  /** Per object uid, oldest first: its kinds of event, chained. */
+  private readonly objects = new Map<string, Similar>();
 
   constructor(
     private readonly limit: number,
@@ -52,17 +59,46 @@ export class SimilarEvents {
     if (!uid) return undefined;
     const { event, failure, publishedAt } = occurrence;
     const note = event.note ?? '';
-    const kinds = this.touch(uid);
-    const key = JSON.stringify([failure, event.type, event.reason, event.action]);
-    const similar = kinds.get(key);
-    if (!similar || publishedAt - similar.lastAt > this.window) {
-      kinds.set(key, { lastNote: note, opened: 1, lastAt: publishedAt });
+    const seen = noteKey(note);
+    const head = this.touch(uid);
+    let similar = head;
+    while (
+      similar &&
+      !(
+        similar.failure === failure &&
+        similar.type === event.type &&
+        similar.reason === event.reason &&
+        similar.action === event.action
+      )
+    )
+      similar = similar.next;
+    if (!similar) {
+      this.objects.set(uid, {
+        failure,
+        type: event.type,
+        reason: event.reason,
+        action: event.action,
+        lastNote: seen,
+        opened: 1,
+        lastAt: publishedAt,
+        combinedNote: undefined,
+        next: head,
+      });
+      this.evict();
+      return undefined;
+    }
+    this.evict();
+    if (publishedAt - similar.lastAt > this.window) {
+      similar.lastNote = seen;
+      similar.opened = 1;
+      similar.lastAt = publishedAt;
+      similar.combinedNote = undefined;
       return undefined;
     }
     similar.lastAt = publishedAt;
     if (similar.combinedNote === undefined) {
-      if (note === similar.lastNote) return undefined;
-      similar.lastNote = note;
+      if (seen === similar.lastNote) return undefined;
+      similar.lastNote = seen;
       if (++similar.opened < this.limit) return undefined;
       similar.combinedNote = truncateNote(COMBINED_NOTE_PREFIX + note);
     }
@@ -75,10 +111,11 @@ export class SimilarEvents {
       this.objects.delete(uid);
       return;
     }
-    const kinds = this.objects.get(uid);
-    if (!kinds) return;
-    for (const key of kinds.keys()) if (key.startsWith('[true,')) kinds.delete(key);
-    if (!kinds.size) this.objects.delete(uid);
+    let head = this.objects.get(uid);
+    while (head?.failure) head = head.next;
+    for (let kind = head; kind; kind = kind.next) while (kind.next?.failure) kind.next = kind.next.next;
+    if (head) this.objects.set(uid, head);
+    else this.objects.delete(uid);
   }
 
   /** How many objects it remembers. */
@@ -86,13 +123,23 @@ export class SimilarEvents {
     return this.objects.size;
   }
 
-  /** The object's entries, made the most recently used. */
-  private touch(uid: string): Map<string, Similar> {
-    let kinds = this.objects.get(uid);
-    if (kinds) this.objects.delete(uid);
-    else kinds = new Map();
-    this.objects.set(uid, kinds);
-    if (this.objects.size > this.maxObjects) this.objects.delete(this.objects.keys().next().value!);
-    return kinds;
+  /** The object's kinds, made the most recently used. */
+  private touch(uid: string): Similar | undefined {
+    const head = this.objects.get(uid);
+    if (head) {
+      this.objects.delete(uid);
+      this.objects.set(uid, head);
+    }
+    return head;
   }
+
+  /** Forgets the least recently used object past `maxObjects`. */
+  private evict(): void {
+    if (this.objects.size > this.maxObjects) this.objects.delete(this.objects.keys().next().value!);
+  }
+}
+
+/** What is kept of a note to tell whether the next one differs: a note longer than its digest is kept as the digest. */
+function noteKey(note: string): string {
+  return note.length > 44 ? hash('sha256', note, 'buffer').toString('base64url', 0, 16) : note;
 }
