@@ -44,13 +44,14 @@ export {
   PublishCredentialError,
   type CredentialPluginRun,
   PublishError,
+  type PublishErrorOptions,
   PublishTimeoutError,
   PublishUnreachableError,
 } from './errors.js';
 export { truncateNote } from './api/note-truncation.js';
 export { describeError, type DescribeErrorOptions } from './notes/describe-error.js';
 export { redactCredentials } from './api/credential-redaction.js';
-export type { EventsWriter, SeriesPatch, StoredEventState } from './api/events-api.js';
+export type { EventQuery, EventsWriter, ListedEvent, SeriesPatch, StoredEventState } from './api/events-api.js';
 export type { PublishOutcome, PublishOutcomeKind } from './recorder/publish-outcome.js';
 export type { EventSink } from './sinks/event-sink.js';
 export { KubeEventsSink, type KubeEventsSinkOptions } from './sinks/kube-events-sink.decorator.js';

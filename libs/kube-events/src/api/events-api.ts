@@ -29,13 +29,17 @@ export interface StoredEventState {
 
 /** Which Events to list: those about one object, for one reason, from one controller (all field selectors). */
 export interface EventQuery {
+  /** The uid of the object the Events are about (`regarding.uid`). */
   readonly uid: string;
+  /** The Events' `reason`. */
   readonly reason: string;
+  /** The controller that wrote them (`reportingController`). */
   readonly reportingController: string;
 }
 
 /** An Event as listed: its state, and what says whether a series may continue it. */
 export interface ListedEvent extends StoredEventState {
+  /** The Event as the API server returned it. */
   readonly event: EventsV1Event;
   /** When its last occurrence was seen (`series.lastObservedTime`, else `eventTime`), in epoch ms. */
   readonly lastObservedAt: number;
