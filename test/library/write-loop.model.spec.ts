@@ -10,6 +10,7 @@ import {
   type KubeEvent,
   type PublishOutcome,
 } from 'nestjs-kube-events';
+import { EventLoopWatchdog } from '../support/event-loop-watchdog.js';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 
 /**
@@ -31,7 +32,14 @@ import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/inde
  * - the first publish after the faults end resolves.
  *
  * A fixed seed and a few runs here; `npm run test:model` runs many more
- * (`MODEL_RUNS`, `MODEL_SEED`).
+ * (`MODEL_RUNS`, `MODEL_SEED`). A run that does not end within
+ * `RUN_LIMIT_MS` fails as stalled, naming what it waited for, and fast-check
+ * prints its seed and path: `MODEL_SEED=… MODEL_PATH=…` runs it again, as
+ * does `MODEL_REPLAY='[…]'` with the schedule it prints. An event loop
+ * blocked for `BLOCKED_LIMIT_MS` (where no timer fires) ends the process
+ * with the same directions. Each run has a server and a recorder of its
+ * own, shut down whatever happened, so that nothing of one run reaches the
+ * next.
  */
 
 const TIMEOUT = 250;
@@ -42,6 +50,18 @@ const OBJECTS = 3;
 const NOTES = 2;
 const RUNS = Number(process.env.MODEL_RUNS ?? 12);
 const SEED = Number(process.env.MODEL_SEED ?? 20_261_201);
+/**
+ * A run ends well within this, even on a loaded machine (at most 14 steps of a
+ * few hundred milliseconds, then one flush and three publishes): one that has
+ * not ended has stalled.
+ */
+const RUN_LIMIT_MS = 30_000;
+/** Shutting the recorder down and closing the server take a flush (about twice `TIMEOUT`) and no more. */
+const CLEANUP_LIMIT_MS = 10_000;
+/** An event loop blocked this long spins: no timer fires, so only the watchdog's thread can end the run. */
+const BLOCKED_LIMIT_MS = 20_000;
+/** Runs between two progress lines, when `MODEL_RUNS` asks for many. */
+const PROGRESS_EVERY = 100;
 
 type Method = 'POST' | 'PATCH';
 const FAULTS = [
@@ -104,10 +124,9 @@ interface Published {
   outcome?: 'resolved' | PublishError;
 }
 
-let server: FakeApiServer;
 let run = 0;
-/** Events the model let expire (see the `404` fault), with the counts they took along. */
-const expired: StoredEvent[] = [];
+const started = performance.now();
+let watchdog: EventLoopWatchdog;
 
 /** kube-apiserver's answer for an Event that is not there. */
 const notFound = (name: string) => ({
@@ -121,17 +140,34 @@ const notFound = (name: string) => ({
   code: 404,
 });
 
-beforeAll(async () => {
-  server = await FakeApiServer.start();
+beforeAll(() => {
+  watchdog = EventLoopWatchdog.start('the write loop, model-based', BLOCKED_LIMIT_MS);
   jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
 });
 afterAll(async () => {
   jest.restoreAllMocks();
-  await server.close();
+  await watchdog.stop();
 });
 
-function playFault(fault: Fault, method: Method): void {
+/** Settles `work`, or rejects with `stalled()` once `ms` have passed; leaves no timer behind either way. */
+async function within<T>(work: Promise<T>, ms: number, stalled: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(stalled())), ms);
+  });
+  try {
+    return await Promise.race([work, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Plays a fault on the next matching request; `expired` gets the Events the
+ * model let expire (see the `404` fault), with the counts they took along.
+ */
+function playFault(server: FakeApiServer, expired: StoredEvent[], fault: Fault, method: Method): void {
   switch (fault) {
     case 'hang':
       server.hangNext(method);
@@ -173,20 +209,24 @@ function playFault(fault: Fault, method: Method): void {
 }
 
 /** Until every request the server delays has been handled: a late write lands before the counts are read. */
-async function lateWritesLanded(): Promise<void> {
+async function lateWritesLanded(server: FakeApiServer): Promise<void> {
   while (server.requests.some((request) => request.delayedMs !== undefined && request.status === undefined))
     await sleep(20);
 }
 
 async function check(commands: readonly Command[]): Promise<void> {
   run++;
+  if (process.env.MODEL_RUNS && run % PROGRESS_EVERY === 0)
+    process.stderr.write(
+      `model: ${run} runs (of ${RUNS}) in ${Math.round((performance.now() - started) / 1000)} s, ${Math.round((performance.now() - started) / run)} ms per run\n`,
+    );
   jest.clearAllMocks(); // the muted loggers' calls are not kept from run to run
-  server.reset();
+  // A server of the run's own: a write of an earlier run still on its way cannot take this run's faults.
+  const server = await FakeApiServer.start();
   // A pause of the whole process (a collection, a busy machine) delays every timer alike: it is not the recorder's.
   const stalls = monitorEventLoopDelay({ resolution: 10 });
   stalls.enable();
-  expired.length = 0;
-  if (!server.isListening) await server.listenAgain();
+  const expired: StoredEvent[] = [];
   const uids = Array.from({ length: OBJECTS }, (_, i) => `model-${run}-${i}`);
   const objects = uids.map((uid) => ({
     apiVersion: 'v1',
@@ -251,8 +291,31 @@ async function check(commands: readonly Command[]): Promise<void> {
     return settled;
   };
 
-  try {
-    for (const step of commands) {
+  /** What the run waits for now: a stall names it, and the watchdog, with how to run it again. */
+  let phase = 'its start';
+  const replay =
+    process.env.MODEL_REPLAY || process.env.MODEL_PATH || process.env.MODEL_SHRINK
+      ? ''
+      : `MODEL_SEED=${SEED} MODEL_PATH=${run - 1}, or `;
+  const waitFor = (what: string) => {
+    phase = what;
+    watchdog.doing(
+      `Run ${run}, waiting for ${what}. Run it again with ${replay}MODEL_REPLAY='${JSON.stringify(commands)}'`,
+    );
+  };
+  waitFor(phase);
+  const unsettled = () =>
+    published
+      .flatMap((p, i) =>
+        p.settledAt === undefined
+          ? [`#${i} (${p.object}/${p.note}, ${Math.round(performance.now() - p.startedAt)} ms)`]
+          : [],
+      )
+      .join(', ') || 'none';
+
+  const play = async (): Promise<void> => {
+    for (const [i, step] of commands.entries()) {
+      waitFor(`step ${i}, ${JSON.stringify(step)}`);
       if (process.env.MODEL_DEBUG) process.stderr.write(`run ${run}: ${JSON.stringify(step)}\n`);
       switch (step.kind) {
         case 'publish':
@@ -267,7 +330,7 @@ async function check(commands: readonly Command[]): Promise<void> {
           await recorder.flush();
           break;
         case 'fault':
-          playFault(step.fault, step.method);
+          playFault(server, expired, step.fault, step.method);
           break;
         case 'refuse':
           await server.stopListening();
@@ -280,13 +343,15 @@ async function check(commands: readonly Command[]): Promise<void> {
       }
     }
     if (process.env.MODEL_DEBUG) process.stderr.write(`run ${run}: settling\n`);
+    waitFor('the publishes to settle');
     await Promise.all(pending);
 
     // The faults end; what is queued is written.
+    waitFor('the flush once the faults end');
     server.dropScenarios();
-    await lateWritesLanded();
+    await lateWritesLanded(server);
     await recorder.flush();
-    await lateWritesLanded();
+    await lateWritesLanded(server);
 
     // A drop whose last write may have applied (it timed out, or its answer was lost) may yet be on the server.
     const dropped = (object: number, note: number, uncertain?: boolean) =>
@@ -346,6 +411,7 @@ async function check(commands: readonly Command[]): Promise<void> {
     }
 
     if (process.env.MODEL_DEBUG) process.stderr.write(`run ${run}: first publishes\n`);
+    waitFor('the first publishes after the faults');
     // The first publish of each series after the faults resolves. While the recorder still takes the server
     // for unreachable, a publish tries it once the probe interval (100 ms) has passed since the last attempt.
     await sleep(PAST_PROBE_INTERVAL_MS);
@@ -356,11 +422,38 @@ async function check(commands: readonly Command[]): Promise<void> {
       if (result !== 'resolved')
         violations.push(`the first publish of ${object} after the faults: ${(result as Error).message}`);
     }
+  };
+
+  /** Whatever happened: what the recorder holds is written, its connections close, then the server's. */
+  const shutDown = async (): Promise<void> => {
+    waitFor('the shutdown');
+    try {
+      await Promise.all(pending);
+      await recorder.onApplicationShutdown();
+      await lateWritesLanded(server);
+    } finally {
+      await server.close();
+    }
+  };
+
+  try {
+    await within(
+      play(),
+      RUN_LIMIT_MS,
+      () =>
+        `the run stalled: not ended after ${RUN_LIMIT_MS} ms, waiting for ${phase}; unsettled publishes: ${unsettled()}`,
+    );
+  } catch (error) {
+    violations.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
   } finally {
     stalls.disable();
-    await Promise.all(pending);
-    await recorder.onApplicationShutdown();
-    await lateWritesLanded();
+    await within(
+      shutDown(),
+      CLEANUP_LIMIT_MS,
+      () => `the shutdown stalled: not ended after ${CLEANUP_LIMIT_MS} ms; unsettled publishes: ${unsettled()}`,
+    ).catch((error: unknown) => violations.push(error instanceof Error ? error.message : String(error)));
+    // At once when the shutdown closed it; else it cuts what a stalled shutdown holds open.
+    await server.close();
   }
   if (violations.length)
     throw new Error(
@@ -376,7 +469,11 @@ describe('the write loop, model-based', () => {
   test.prop([fc.array(command, { minLength: 1, maxLength: 14 })], {
     numRuns: RUNS,
     seed: SEED,
+    // `MODEL_PATH` (with the `MODEL_SEED` of a failure) runs that failing case again, first.
+    path: process.env.MODEL_PATH,
     endOnFailure: process.env.MODEL_SHRINK === undefined,
+    // A backstop: a run fails on its own once it stalls, and its shutdown is bounded too.
+    plugins: [fc.timeout(RUN_LIMIT_MS + 2 * CLEANUP_LIMIT_MS)],
   })(
     'keeps every promise a publish makes, whatever the faults',
     async (commands) => {
