@@ -32,7 +32,7 @@ import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/inde
  * - the first publish after the faults end resolves.
  *
  * A fixed seed and a few runs here; `npm run test:model` runs many more
- * (`MODEL_RUNS`, `MODEL_SEED`). A run that does not end within
+ * (`MODEL_RUNS`, `MODEL_SEED`, `MODEL_SHARDS`). A run that does not end within
  * `RUN_LIMIT_MS` fails as stalled, naming what it waited for, and fast-check
  * prints its seed and path: `MODEL_SEED=… MODEL_PATH=…` runs it again, as
  * does `MODEL_REPLAY='[…]'` with the schedule it prints. An event loop
@@ -50,6 +50,12 @@ const OBJECTS = 3;
 const NOTES = 2;
 const RUNS = Number(process.env.MODEL_RUNS ?? 12);
 const SEED = Number(process.env.MODEL_SEED ?? 20_261_201);
+/**
+ * Properties run side by side, each with its share of the runs and a seed of
+ * its own (`SEED`, `SEED + 1`…): a run mostly waits (timeouts, pauses), so
+ * they take hardly longer than one. One when a path is replayed.
+ */
+const SHARDS = process.env.MODEL_PATH ? 1 : Number(process.env.MODEL_SHARDS ?? 1);
 /**
  * A run ends well within this, even on a loaded machine (at most 14 steps of a
  * few hundred milliseconds, then one flush and three publishes): one that has
@@ -126,7 +132,17 @@ interface Published {
 
 let run = 0;
 const started = performance.now();
-let watchdog: EventLoopWatchdog;
+/** Started with the first run: concurrent properties may start before `beforeAll` hooks. */
+let watchdog: EventLoopWatchdog | undefined;
+/** What each property's current run waits for, for the watchdog. */
+const doing = new Map<number, string>();
+
+/** One property's share of the runs: its seed, and how many of its runs have started. */
+interface Shard {
+  readonly index: number;
+  readonly seed: number;
+  runs: number;
+}
 
 /** kube-apiserver's answer for an Event that is not there. */
 const notFound = (name: string) => ({
@@ -140,14 +156,12 @@ const notFound = (name: string) => ({
   code: 404,
 });
 
-beforeAll(() => {
-  watchdog = EventLoopWatchdog.start('the write loop, model-based', BLOCKED_LIMIT_MS);
-  jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-  jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-});
+// Not in `beforeAll`: concurrent properties may start before it.
+jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
 afterAll(async () => {
   jest.restoreAllMocks();
-  await watchdog.stop();
+  await watchdog?.stop();
 });
 
 /** Settles `work`, or rejects with `stalled()` once `ms` have passed; leaves no timer behind either way. */
@@ -214,8 +228,10 @@ async function lateWritesLanded(server: FakeApiServer): Promise<void> {
     await sleep(20);
 }
 
-async function check(commands: readonly Command[]): Promise<void> {
+async function check(commands: readonly Command[], shard: Shard): Promise<void> {
   run++;
+  shard.runs++;
+  watchdog ??= EventLoopWatchdog.start('the write loop, model-based', BLOCKED_LIMIT_MS);
   if (process.env.MODEL_RUNS && run % PROGRESS_EVERY === 0)
     process.stderr.write(
       `model: ${run} runs (of ${RUNS}) in ${Math.round((performance.now() - started) / 1000)} s, ${Math.round((performance.now() - started) / run)} ms per run\n`,
@@ -296,12 +312,14 @@ async function check(commands: readonly Command[]): Promise<void> {
   const replay =
     process.env.MODEL_REPLAY || process.env.MODEL_PATH || process.env.MODEL_SHRINK
       ? ''
-      : `MODEL_SEED=${SEED} MODEL_PATH=${run - 1}, or `;
+      : `MODEL_SEED=${shard.seed} MODEL_PATH=${shard.runs - 1}, or `;
   const waitFor = (what: string) => {
     phase = what;
-    watchdog.doing(
+    doing.set(
+      shard.index,
       `Run ${run}, waiting for ${what}. Run it again with ${replay}MODEL_REPLAY='${JSON.stringify(commands)}'`,
     );
+    watchdog?.doing([...doing.values()].join('\n'));
   };
   waitFor(phase);
   const unsettled = () =>
@@ -464,21 +482,30 @@ async function check(commands: readonly Command[]): Promise<void> {
 describe('the write loop, model-based', () => {
   // `MODEL_REPLAY='[…]'` runs one schedule, as a failure prints it.
   if (process.env.MODEL_REPLAY)
-    it('replays a schedule', () => check(JSON.parse(process.env.MODEL_REPLAY!) as Command[]), 60_000);
+    it(
+      'replays a schedule',
+      () => check(JSON.parse(process.env.MODEL_REPLAY!) as Command[], { index: -1, seed: SEED, runs: 0 }),
+      60_000,
+    );
 
-  test.prop([fc.array(command, { minLength: 1, maxLength: 14 })], {
-    numRuns: RUNS,
-    seed: SEED,
-    // `MODEL_PATH` (with the `MODEL_SEED` of a failure) runs that failing case again, first.
-    path: process.env.MODEL_PATH,
-    endOnFailure: process.env.MODEL_SHRINK === undefined,
-    // A backstop: a run fails on its own once it stalls, and its shutdown is bounded too.
-    plugins: [fc.timeout(RUN_LIMIT_MS + 2 * CLEANUP_LIMIT_MS)],
-  })(
-    'keeps every promise a publish makes, whatever the faults',
-    async (commands) => {
-      await check(commands);
-    },
-    RUNS * 20_000,
-  );
+  const runsEach = Math.ceil(RUNS / SHARDS);
+  const property = SHARDS > 1 ? test.concurrent : test;
+  for (let index = 0; index < SHARDS; index++) {
+    const shard: Shard = { index, seed: SEED + index, runs: 0 };
+    property.prop([fc.array(command, { minLength: 1, maxLength: 14 })], {
+      numRuns: runsEach,
+      seed: shard.seed,
+      // `MODEL_PATH` (with the `MODEL_SEED` of a failure) runs that failing case again, first.
+      path: process.env.MODEL_PATH,
+      endOnFailure: process.env.MODEL_SHRINK === undefined,
+      // A backstop: a run fails on its own once it stalls, and its shutdown is bounded too.
+      plugins: [fc.timeout(RUN_LIMIT_MS + 2 * CLEANUP_LIMIT_MS)],
+    })(
+      'keeps every promise a publish makes, whatever the faults',
+      async (commands) => {
+        await check(commands, shard);
+      },
+      runsEach * 20_000,
+    );
+  }
 });
