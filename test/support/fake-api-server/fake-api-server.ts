@@ -108,7 +108,7 @@ export class FakeApiServer {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
+      server.listen(options.port ?? 0, '127.0.0.1', () => {
         server.off('error', reject);
         resolve();
       });
