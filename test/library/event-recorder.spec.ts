@@ -104,6 +104,20 @@ describe('EventRecorder against an API server', () => {
     expect(created.series?.count).toBe(3);
   });
 
+  it('flushes a publish made the moment the one before it resolved', async () => {
+    const recorder = recorderWith();
+    let next: Promise<void> | undefined;
+    // Published again from the resolution itself, before the recorder is done with the write that resolved it.
+    await recorder.publish(configMap('app-config'), failed).then(() => {
+      next = recorder.publish(configMap('app-config'), failed);
+    });
+    await recorder.flush();
+    await next;
+
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
+    expect(server.events()[0].series?.count).toBe(2);
+  });
+
   it('makes one Event of concurrent identical publishes, its count equal to their number', async () => {
     const recorder = recorderWith();
     await Promise.all(Array.from({ length: 8 }, () => recorder.publish(configMap('app-config'), failed)));
@@ -223,6 +237,22 @@ describe('EventRecorder against an API server', () => {
     expect((server.writes()[1].body as StoredEvent).metadata.name).toBe(
       (server.writes()[0].body as StoredEvent).metadata.name,
     );
+    expect(server.events()).toHaveLength(1);
+  });
+
+  it('keeps one Event when a create that flush() gave up lands after the next publish was written', async () => {
+    const recorder = recorderWith({ timeout: 250 });
+    // Applied, but only after the recorder gave up on it: its drop says it may have applied.
+    server.delayNext(500, 'POST');
+    const givenUp = recorder.publish(configMap('app-config'), failed).catch((e: unknown) => e);
+    await recorder.flush();
+    await expect(givenUp).resolves.toMatchObject({ name: 'PublishTimeoutError' });
+    await recorder.publish(configMap('app-config'), failed);
+    await server.waitForRequests(2, (request) => request.method === 'POST' && request.status !== undefined);
+
+    // The next create went out under the name of the one given up, so the server kept one of the two.
+    const [late, next] = server.writes();
+    expect((next.body as StoredEvent).metadata.name).toBe((late.body as StoredEvent).metadata.name);
     expect(server.events()).toHaveLength(1);
   });
 

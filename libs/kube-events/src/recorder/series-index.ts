@@ -118,7 +118,9 @@ export class SeriesIndex {
       next = series.next;
       if (series === using) continue;
       if (series.queue.length) break;
-      if (series.event && now - series.event.publishedAt <= this.options.window) {
+      // A create given up in doubt keeps its series, so that the next create of its Event reuses its name.
+      const doubted = series.inDoubt !== undefined && now - series.inDoubt.at <= this.options.window;
+      if ((series.event && now - series.event.publishedAt <= this.options.window) || doubted) {
         if (!series.referenced) break;
         this.moveToEnd(series);
         continue;
@@ -184,6 +186,7 @@ function newSeries(
     reason,
     action,
     event: undefined,
+    inDoubt: undefined,
     queue: [],
     // The write state of a series that never wrote, written out: V8 keeps the fields after a spread outside the
     // object, 16 B more per series.

@@ -20,6 +20,16 @@ export interface SeriesEvent {
   publishedAt: number;
 }
 
+/** A create of a series that may have applied, under `name`, which its next create of the same Event reuses. */
+export interface InDoubtCreate {
+  readonly name: string;
+  readonly namespace: string;
+  readonly eventTime: number;
+  readonly identity: string;
+  /** When it was given up (monotonic ms): past the series window it no longer counts. */
+  readonly at: number;
+}
+
 /**
  * Occurrences of one event in one series, written together by one write:
  * the one object that describes them on their way. It counts them, and
@@ -59,6 +69,8 @@ export interface Batch {
   unanswered: number;
   /** Why its last attempt failed. */
   lastError: PublishError | undefined;
+  /** Its create reuses the name of a create given up in doubt: an Event found under it holds those, not these. */
+  adoptsInDoubt: boolean;
 }
 
 /**
@@ -88,6 +100,13 @@ export interface Series extends SeriesWriteState {
   readonly reason: string;
   readonly action: string;
   event: SeriesEvent | undefined;
+  /**
+   * A create given up (dropped, expired) after an attempt that may have
+   * applied: its Event may be on the server, or land there late. The
+   * series' next create of the same Event goes out under its name, so that
+   * the server keeps one of the two (the other is refused as existing).
+   */
+  inDoubt: InDoubtCreate | undefined;
   /** Occurrences waiting to be written, oldest first; the first may be in flight. */
   readonly queue: Batch[];
   /** A previous process may have left its Event on the server (`resumeSeries`): look before the first write. */

@@ -1,4 +1,4 @@
-import { PublishApiError, type PublishError } from '../errors.js';
+import { PublishApiError, PublishTimeoutError, type PublishError } from '../errors.js';
 import type { Batch, Series, SeriesEvent } from './series.js';
 import { connectionVerdict, isThrottled, isTransient, mayHaveApplied, retryDelay } from './retry-backoff.js';
 import { failedWrite, retryNow, written, type RetryCause } from './series-write-state.js';
@@ -70,7 +70,9 @@ export class WriteAccounting {
       const landedCount = batch.mayHaveLanded.filter((count) => count <= result.state.count).reduce(max, -1);
       // A create found with no attempt that may have landed (none is known) is taken as landed whole, as before.
       if (landedCount >= 0) batch.landed += landedCount - batch.base;
-      else if (result.kind === 'exists' && !batch.mayHaveLanded.length) batch.landed = batch.occurrences;
+      // Unless it took the name of a create given up in doubt: an Event found under it holds those, not these.
+      else if (result.kind === 'exists' && !batch.mayHaveLanded.length && !batch.adoptsInDoubt)
+        batch.landed = batch.occurrences;
       if (batch.landed < batch.occurrences) {
         const { name, namespace } = plan;
         batch.base = result.state.count;
@@ -87,6 +89,7 @@ export class WriteAccounting {
       }
     }
     const event = this.written(series, batch, result.state, now);
+    if (series.inDoubt?.name === event.name) series.inDoubt = undefined;
     this.queue.done(series);
     written(series, series.queue.length > 0);
     return { kind: 'written', created: plan.kind === 'create', count: event.count, event };
@@ -105,9 +108,11 @@ export class WriteAccounting {
     const applied = mayHaveApplied(error);
     if (applied && batch.plan && batch.plan.kind !== 'find') {
       batch.mayHaveLanded.push(batch.plan.count);
-      batch.uncertainBy = error;
+      // What a drop reports: an attempt whose error says it may have applied, not a later 5xx that does not say so.
+      if (!saysMayHaveApplied(batch.uncertainBy)) batch.uncertainBy = error;
     }
     if (now - batch.first.publishedAt > this.window) {
+      keepInDoubt(series, batch, now);
       this.queue.done(series);
       failedWrite(series, now, undefined, series.queue.length > 0);
       return { kind: 'expired' };
@@ -128,6 +133,17 @@ export class WriteAccounting {
   }
 
   /**
+   * Gives up every batch of the series that is not in flight, as when
+   * `flush()` runs out of time; a create among them that may have applied
+   * leaves its name to the series' next create (see `Series.inDoubt`).
+   */
+  dropQueued(series: Series, now: number): Batch[] {
+    const dropped = this.queue.dropQueued(series);
+    for (const batch of dropped) keepInDoubt(series, batch, now);
+    return dropped;
+  }
+
+  /**
    * The write in flight lost its connection before any answer, and goes
    * again at once on a fresh one: it may have applied, so the retry is the
    * same write (name, precondition), and a read settles which landed.
@@ -137,7 +153,7 @@ export class WriteAccounting {
     batch.unanswered++;
     if (batch.plan && batch.plan.kind !== 'find') {
       batch.mayHaveLanded.push(batch.plan.count);
-      batch.uncertainBy = error;
+      if (!saysMayHaveApplied(batch.uncertainBy)) batch.uncertainBy = error;
     }
   }
 
@@ -163,3 +179,16 @@ export class WriteAccounting {
 }
 
 const max = (a: number, b: number) => Math.max(a, b);
+
+/** Whether the error tells its reader the write may have applied (a timeout, a lost or unreadable answer). */
+function saysMayHaveApplied(error: PublishError | undefined): boolean {
+  return error instanceof PublishTimeoutError || (error instanceof PublishApiError && error.mayHaveApplied);
+}
+
+/** A create given up after an attempt that may have applied: the series' next create of its Event reuses its name. */
+function keepInDoubt(series: Series, batch: Batch, now: number): void {
+  const plan = batch.plan;
+  if (plan?.kind !== 'create' || !batch.mayHaveLanded.length) return;
+  const { name, namespace, eventTime } = plan;
+  series.inDoubt = { name, namespace, eventTime, identity: batch.identity, at: now };
+}

@@ -248,7 +248,8 @@ export class WriteLoop {
     while (series.queue.length) {
       const now = monotonicNow();
       if (series.state === 'writing') await new Promise<void>((ended) => this.writeEnded.set(series, ended));
-      else if (now >= deadline) for (const batch of this.parts.queue.dropQueued(series)) this.drop(batch, 'flush');
+      else if (now >= deadline)
+        for (const batch of this.parts.accounting.dropQueued(series, now)) this.drop(batch, 'flush');
       else if (this.retryAtWhileDraining(series) > now)
         await sleep(Math.min(this.retryAtWhileDraining(series), deadline) - now);
       else await this.write(series);

@@ -61,6 +61,16 @@ export class WritePlanner {
       };
     }
     batch.base = 0;
+    const doubt = series.inDoubt;
+    batch.adoptsInDoubt = doubt?.identity === batch.identity && now - doubt.at <= this.options.window;
+    if (doubt && batch.adoptsInDoubt)
+      return {
+        kind: 'create',
+        namespace: doubt.namespace,
+        name: doubt.name,
+        eventTime: doubt.eventTime,
+        count: countOf(batch),
+      };
     const at = this.wallClock();
     return {
       kind: 'create',

@@ -62,6 +62,7 @@ export class WriteQueue {
       uncertainBy: undefined,
       unanswered: 0,
       lastError: undefined,
+      adoptsInDoubt: false,
     };
     series.queue.push(batch);
     this.waiting++;
