@@ -74,6 +74,18 @@ describe('KubeEventsModule', () => {
     await app.close();
   });
 
+  it.each([
+    ['off', false as const, 'Authorization: Bearer abcdefghijkl'],
+    ['a function of its own', (note: string) => note.replace(/Bearer \S+/, 'Bearer ***'), 'Authorization: Bearer ***'],
+  ])('applies redactNotes %s, not the default redaction', async (_, redactNotes, written) => {
+    const app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, redactNotes })],
+    }).compile();
+    await app.get(EventRecorder).publish(configMap, { ...synced, note: 'Authorization: Bearer abcdefghijkl' });
+    expect(server.events()[0].note).toBe(written);
+    await app.close();
+  });
+
   it('forRootAsync takes options from a factory with injected dependencies', async () => {
     const SETTINGS = 'SETTINGS';
     @Module({ providers: [{ provide: SETTINGS, useValue: { controller: 'from-config' } }], exports: [SETTINGS] })

@@ -5,6 +5,8 @@ import {
   KUBE_EVENTS_MODULE_OPTIONS,
   KUBE_EVENTS_OPTIONS_TYPE,
 } from './kube-events.module-definition.js';
+import type { KubeEventsModuleOptions } from '../kube-events.interfaces.js';
+import { EventRecorder } from '../recorder/event-recorder.js';
 import { getEventRecorderToken } from '../recorder/recorder-tokens.js';
 import { INVALID_OPTIONS, NOT_A_RECORDER_NAME } from '../kube-events.messages.js';
 import { EventSinksModule } from '../sinks/event-sinks.module.js';
@@ -12,7 +14,6 @@ import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { KubeEventsMetricsModule } from '../metrics/kube-events-metrics.module.js';
 import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
 import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
-import { createEventRecorder } from './event-recorder.factory.js';
 
 /**
  * Provides an `EventRecorder` for one controller, wraps the methods
@@ -55,7 +56,8 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
       ...(definition.providers ?? []),
       {
         provide: token,
-        useFactory: createEventRecorder,
+        // The recorder checks the options before it looks for a kubeconfig, so a bad one fails start-up by name.
+        useFactory: (options: KubeEventsModuleOptions) => new EventRecorder(options),
         inject: [KUBE_EVENTS_MODULE_OPTIONS],
       },
       recorderSinksProvider(name, token, KUBE_EVENTS_MODULE_OPTIONS, KubeEventsMetrics),
