@@ -1,4 +1,5 @@
 import type { PublishApiError, PublishCredentialError } from '../errors.js';
+import { backoffMs } from './retry-backoff.js';
 
 /**
  * How long after the last attempt, at least, a publish made while the
@@ -89,8 +90,7 @@ export class ConnectionHealth {
     // Writes sent before the backoff began shared the run that failed (one authentication at a time): one failure.
     if (previous && now < previous.retryAt) return;
     const failures = (previous?.failures ?? 0) + 1;
-    const { initialMs, factor, maxMs } = CREDENTIAL_BACKOFF;
-    const retryAt = now + Math.min(maxMs, initialMs * factor ** (failures - 1));
+    const retryAt = now + backoffMs(CREDENTIAL_BACKOFF, failures);
     this.state = { kind: 'unauthenticated', since: previous?.since ?? Date.now(), why, failures, retryAt };
   }
 

@@ -12,10 +12,18 @@ import { PublishApiError, PublishCredentialError, PublishTimeoutError } from '..
  */
 export const RETRY_BACKOFF = Object.freeze({ initialMs: 200, factor: 2, maxMs: 2_000, jitter: 0.5 });
 
+/** A doubling backoff after `failures` failed tries in a row: `initialMs`, times `factor` each time, up to `maxMs`. */
+export function backoffMs(
+  { initialMs, factor, maxMs }: { readonly initialMs: number; readonly factor: number; readonly maxMs: number },
+  failures: number,
+): number {
+  return Math.min(maxMs, initialMs * factor ** Math.max(0, failures - 1));
+}
+
 /** Milliseconds to wait before the next try, after `failures` failed tries in a row. */
 export function retryDelay(failures: number, retryAfterMs = 0): number {
-  const { initialMs, factor, maxMs, jitter } = RETRY_BACKOFF;
-  const base = Math.min(maxMs, initialMs * factor ** Math.max(0, failures - 1));
+  const base = backoffMs(RETRY_BACKOFF, failures);
+  const { jitter } = RETRY_BACKOFF;
   return Math.ceil(Math.max(retryAfterMs, base) * (1 + Math.random() * jitter));
 }
 

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { truncateNote } from '../api/note-truncation.js';
 import { COMBINED_NOTE_PREFIX } from '../kube-events.constants.js';
+import { InsertionOrder } from './insertion-order.js';
 import type { Occurrence } from './occurrence.js';
 
 /** One object's similar events of one kind: what their notes did within the window. */
@@ -19,6 +20,14 @@ interface Similar {
   combinedNote: string | undefined;
   /** The object's next kind of event, if any: most objects have one. */
   next: Similar | undefined;
+}
+
+/** One object's kinds of event, linked in the order of use. */
+interface SimilarObject {
+  readonly uid: string;
+  kinds: Similar | undefined;
+  previous: SimilarObject | undefined;
+  next: SimilarObject | undefined;
 }
 
 /**
@@ -41,8 +50,10 @@ interface Similar {
  * recently used objects forgotten past `maxObjects`.
  */
 export class SimilarEvents {
-  /** Per object uid, oldest first: its kinds of event, chained. */
-  private readonly objects = new Map<string, Similar>();
+  /** Per object uid: its kinds of event. */
+  private readonly objects = new Map<string, SimilarObject>();
+  /** The same objects, least recently used first: a use moves one, and changes no map. */
+  private readonly order = new InsertionOrder<SimilarObject>();
 
   constructor(
     private readonly limit: number,
@@ -59,9 +70,8 @@ export class SimilarEvents {
     if (!uid) return undefined;
     const { event, failure, publishedAt } = occurrence;
     const note = event.note ?? '';
-    const seen = noteKey(note);
-    const head = this.touch(uid);
-    let similar = head;
+    const object = this.touch(uid);
+    let similar = object.kinds;
     while (
       similar &&
       !(
@@ -73,30 +83,30 @@ export class SimilarEvents {
     )
       similar = similar.next;
     if (!similar) {
-      this.objects.set(uid, {
+      object.kinds = {
         failure,
         type: event.type,
         reason: event.reason,
         action: event.action,
-        lastNote: seen,
+        lastNote: noteKey(note),
         opened: 1,
         lastAt: publishedAt,
         combinedNote: undefined,
-        next: head,
-      });
-      this.evict();
+        next: object.kinds,
+      };
       return undefined;
     }
-    this.evict();
     if (publishedAt - similar.lastAt > this.window) {
-      similar.lastNote = seen;
+      similar.lastNote = noteKey(note);
       similar.opened = 1;
       similar.lastAt = publishedAt;
       similar.combinedNote = undefined;
       return undefined;
     }
     similar.lastAt = publishedAt;
+    // Once combined, the note is not looked at (nor hashed) until the window passes.
     if (similar.combinedNote === undefined) {
+      const seen = noteKey(note);
       if (seen === similar.lastNote) return undefined;
       similar.lastNote = seen;
       if (++similar.opened < this.limit) return undefined;
@@ -107,15 +117,15 @@ export class SimilarEvents {
 
   /** Forgets what the object's events (all, or its failure ones) did: its next note opens an Event of its own. */
   forget(uid: string, failure: true | undefined): void {
-    if (!failure) {
-      this.objects.delete(uid);
-      return;
-    }
-    let head = this.objects.get(uid);
+    const object = this.objects.get(uid);
+    if (!object) return;
+    let head = failure ? object.kinds : undefined;
     while (head?.failure) head = head.next;
     for (let kind = head; kind; kind = kind.next) while (kind.next?.failure) kind.next = kind.next.next;
-    if (head) this.objects.set(uid, head);
-    else this.objects.delete(uid);
+    object.kinds = head;
+    if (head) return;
+    this.order.remove(object);
+    this.objects.delete(uid);
   }
 
   /** How many objects it remembers. */
@@ -123,19 +133,22 @@ export class SimilarEvents {
     return this.objects.size;
   }
 
-  /** The object's kinds, made the most recently used. */
-  private touch(uid: string): Similar | undefined {
-    const head = this.objects.get(uid);
-    if (head) {
-      this.objects.delete(uid);
-      this.objects.set(uid, head);
+  /** The object's entry, made the most recently used; a new one forgets the least recently used past `maxObjects`. */
+  private touch(uid: string): SimilarObject {
+    const known = this.objects.get(uid);
+    if (known) {
+      this.order.moveToEnd(known);
+      return known;
     }
-    return head;
-  }
-
-  /** Forgets the least recently used object past `maxObjects`. */
-  private evict(): void {
-    if (this.objects.size > this.maxObjects) this.objects.delete(this.objects.keys().next().value!);
+    const object: SimilarObject = { uid, kinds: undefined, previous: undefined, next: undefined };
+    this.objects.set(uid, object);
+    this.order.push(object);
+    if (this.objects.size > this.maxObjects) {
+      const oldest = this.order.first!;
+      this.order.remove(oldest);
+      this.objects.delete(oldest.uid);
+    }
+    return object;
   }
 }
 
