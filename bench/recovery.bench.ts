@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, PublishError, type KubeEvent } from 'nestjs-kube-events';
 import { FakeApiServer } from '../test/support/fake-api-server/index.js';
@@ -34,8 +35,6 @@ const objectAt = (prefix: string, i: number): KubernetesObject => ({
   kind: 'ConfigMap',
   metadata: { name: `${prefix}-${i}`, namespace: 'default', uid: `uid-${prefix}-${i}` },
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Publisher {
   publish(resource: KubernetesObject, event: KubeEvent): Promise<void>;
@@ -93,7 +92,7 @@ async function recoveryOnce(
 }
 
 async function recovery(): Promise<void> {
-  const server = await FakeApiServer.start();
+  const server = await FakeApiServer.start({ refusable: true });
   const recorder = new EventRecorder({ reporter: { controller: CONTROLLER }, kubeConfig: server.kubeConfig() });
   const plain = new PlainRecorder(server.kubeConfig(), CONTROLLER);
   const rows: (string | number)[][] = [];
@@ -135,7 +134,7 @@ async function recovery(): Promise<void> {
  * recorder that had written one Event before.
  */
 async function heapThroughOutage(checkpoints: readonly number[]): Promise<number[]> {
-  const server = await FakeApiServer.start();
+  const server = await FakeApiServer.start({ refusable: true });
   const recorder = new EventRecorder({ reporter: { controller: CONTROLLER }, kubeConfig: server.kubeConfig() });
   const held: number[] = [];
   try {

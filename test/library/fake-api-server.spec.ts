@@ -95,7 +95,7 @@ describe('FakeApiServer', () => {
   let api: EventsV1Api;
 
   beforeAll(async () => {
-    server = await FakeApiServer.start({ namespaces: ['default', 'kube-system', 'ns-a'] });
+    server = await FakeApiServer.start({ namespaces: ['default', 'kube-system', 'ns-a'], refusable: true });
     api = server.kubeConfig().makeApiClient(EventsV1Api);
   });
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   PublishError,
   PublishTimeoutError,
@@ -21,8 +22,6 @@ import { recordersOf } from '../support/fake-server-recorders.js';
 
 const failed = syncFailed;
 const object = configMap;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const patchCount = (request: RecordedRequest): number | undefined =>
   (request.body as { series?: { count?: number } } | undefined)?.series?.count;
@@ -48,7 +47,7 @@ describe('recovery from faults', () => {
   };
 
   beforeEach(async () => {
-    server = await FakeApiServer.start();
+    server = await FakeApiServer.start({ refusable: true });
   });
   afterEach(async () => {
     await shutDown();

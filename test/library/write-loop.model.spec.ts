@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Logger } from '@nestjs/common';
@@ -66,16 +67,6 @@ const RUN_LIMIT_MS = 30_000;
 const CLEANUP_LIMIT_MS = 10_000;
 /** An event loop blocked this long spins: no timer fires, so only the watchdog's thread can end the run. */
 const BLOCKED_LIMIT_MS = 20_000;
-/**
- * The ports runs listen on, one after the other: below the range the system
- * hands out to other sockets, so that none takes a run's port while its
- * server is refusing connections (see the `refuse` step). Where a process
- * starts in them is random, so that two test processes seldom meet.
- */
-const PORTS = { first: 20_000, count: 10_000 };
-let nextPort = Math.floor(Math.random() * PORTS.count);
-/** Ports tried before a run gives up starting its server (another process holds them). */
-const PORT_ATTEMPTS = 20;
 /** Runs between two progress lines, when `MODEL_RUNS` asks for many. */
 const PROGRESS_EVERY = 100;
 
@@ -128,8 +119,6 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 /** Whether the write that failed this way may have applied: it timed out, or its answer was lost or unreadable. */
 const mayHaveApplied = (error: PublishError | undefined): boolean =>
   error instanceof PublishTimeoutError || (error instanceof PublishApiError && error.mayHaveApplied);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One publish as the model saw it. */
 interface Published {
@@ -232,18 +221,6 @@ function playFault(server: FakeApiServer, expired: StoredEvent[], fault: Fault, 
   }
 }
 
-/** A fake API server on the next free port of {@link PORTS}. */
-async function startServer(): Promise<FakeApiServer> {
-  for (let attempt = 1; ; attempt++) {
-    const port = PORTS.first + (nextPort++ % PORTS.count);
-    try {
-      return await FakeApiServer.start({ port });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= PORT_ATTEMPTS) throw error;
-    }
-  }
-}
-
 /** Until every request the server delays has been handled: a late write lands before the counts are read. */
 async function lateWritesLanded(server: FakeApiServer): Promise<void> {
   while (server.requests.some((request) => request.delayedMs !== undefined && request.status === undefined))
@@ -260,7 +237,7 @@ async function check(commands: readonly Command[], shard: Shard): Promise<void> 
     );
   jest.clearAllMocks(); // the muted loggers' calls are not kept from run to run
   // A server of the run's own: a write of an earlier run still on its way cannot take this run's faults.
-  const server = await startServer();
+  const server = await FakeApiServer.start({ refusable: true });
   // A pause of the whole process (a collection, a busy machine) delays every timer alike: it is not the recorder's.
   const stalls = monitorEventLoopDelay({ resolution: 10 });
   stalls.enable();

@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import type {
@@ -78,6 +78,9 @@ export class FakeApiServer {
   private acceptedToken: string | undefined;
   private connections_ = 0;
 
+  /** Started with `refusable`: it may stop listening and get its port back. */
+  private readonly refusable: boolean;
+
   private constructor(
     private readonly server: Server | HttpsServer,
     options: FakeApiServerOptions,
@@ -85,6 +88,7 @@ export class FakeApiServer {
     this.namespaces = options.namespaces ? new Set(options.namespaces) : undefined;
     this.terminating = new Set(options.terminatingNamespaces ?? []);
     this.acceptedToken = options.token;
+    this.refusable = options.refusable ?? false;
     this.changes.setMaxListeners(0);
   }
 
@@ -106,13 +110,7 @@ export class FakeApiServer {
         );
       });
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await (options.refusable ? listenBelowEphemeralPorts(server) : listenOn(server, 0));
     const { port } = server.address() as AddressInfo;
     fake.url_ = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
     return fake;
@@ -312,6 +310,9 @@ export class FakeApiServer {
    * is down, until {@link listenAgain}. Hung and delayed requests are let go.
    */
   async stopListening(): Promise<void> {
+    // Started on a port the system may hand to another socket, it could not get its port back.
+    if (!this.refusable)
+      throw new Error('FakeApiServer: stopListening() needs a server started with { refusable: true }');
     if (!this.listening) return;
     this.listening = false;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -323,13 +324,7 @@ export class FakeApiServer {
   async listenAgain(): Promise<void> {
     if (this.listening || this.closing) return;
     const { port } = new URL(this.url_);
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(Number(port), '127.0.0.1', () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
+    await listenOn(this.server, Number(port));
     this.listening = true;
   }
 
@@ -995,4 +990,36 @@ export function generateName(prefix: string): string {
 export function warningHeaders(unknownFields: string[]): Record<string, string> | undefined {
   if (unknownFields.length === 0) return undefined;
   return { Warning: unknownFields.map((field) => `299 - "unknown field \\"${field}\\""`).join(', ') };
+}
+
+/**
+ * Ports a refusable server listens on: below the range the system hands out
+ * to other sockets. Where a process starts in them is random, so that two
+ * test processes seldom meet.
+ */
+const REFUSABLE_PORTS = { first: 20_000, count: 10_000 };
+let nextRefusablePort = Math.floor(Math.random() * REFUSABLE_PORTS.count);
+/** Ports tried before a refusable server gives up starting (other processes hold them). */
+const REFUSABLE_PORT_ATTEMPTS = 20;
+
+async function listenBelowEphemeralPorts(server: NetServer): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const port = REFUSABLE_PORTS.first + (nextRefusablePort++ % REFUSABLE_PORTS.count);
+    try {
+      await listenOn(server, port);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= REFUSABLE_PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+function listenOn(server: NetServer, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }

@@ -150,13 +150,14 @@ export interface FakeApiServerOptions {
   /** Namespaces being deleted: creating an Event there answers 403 (NamespaceTerminating). */
   terminatingNamespaces?: readonly string[];
   /**
-   * The port to listen on, on 127.0.0.1. A server that stops listening and
-   * listens again ({@link FakeApiServer.stopListening}) needs its port back:
-   * one outside the range the system hands out to other sockets
-   * (`ip_local_port_range`, from 32768 on Linux) is not taken meanwhile.
-   * @default 0, a free port the system picks
+   * The server will stop listening and listen again
+   * ({@link FakeApiServer.stopListening}), and needs its port back then: it
+   * listens on a free port below the range the system hands out to other
+   * sockets (`ip_local_port_range`, from 32768 on Linux), so that none takes
+   * its port meanwhile.
+   * @default false: a free port the system picks
    */
-  port?: number;
+  refusable?: boolean;
 }
 
 export interface ObjectReference {
