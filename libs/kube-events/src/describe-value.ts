@@ -44,6 +44,6 @@ export function describeValue(value: unknown): string {
 }
 
 /** An error's message, or any other thrown value as `String()` gives it, for a message that reports it. */
-export function describeError(error: unknown): string {
+export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,6 @@
 import { MAX_FIELD_LENGTH, MINIMUM_NODE } from './kube-events.constants.js';
 import type { DropCause, KubeConfigSearch } from './kube-events.interfaces.js';
-import { describeError, describeValue, excerpt, quoted } from './describe-value.js';
+import { describeValue, errorMessage, excerpt, quoted } from './describe-value.js';
 
 export const REQUIRED_FIELD = (field: string) => `${field} is required and must be a non-empty string.`;
 export const FIELD_TOO_LONG = (field: string, bytes: number) =>
@@ -85,9 +85,9 @@ export const OCCURRENCES_DROPPED = (
 ) =>
   `Dropped ${count} occurrence(s) of ${event.reason} about ${excerpt(resource.kind ?? 'object')} ` +
   `${excerpt([resource.metadata?.namespace, resource.metadata?.name].filter(Boolean).join('/'))}: ${DROP_CAUSES[cause]}` +
-  (error === undefined ? '.' : ` (last error: ${describeError(error)}).`);
+  (error === undefined ? '.' : ` (last error: ${errorMessage(error)}).`);
 export const SERIES_END_NOT_RECORDED = (namespace: string, name: string, error: unknown) =>
-  `Could not mark Event ${namespace}/${name} as ended (${describeError(error)}): ` +
+  `Could not mark Event ${namespace}/${name} as ended (${errorMessage(error)}): ` +
   'a process that starts within the series window may continue its count.';
 export const SERIES_LOOKUP_REFUSED = (error: Error) =>
   `resumeSeries: the API server refused to list Events (${error.message}); series start new Events, as without resumeSeries, ` +

@@ -1,4 +1,5 @@
 import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
+import { errorMessage } from '../describe-value.js';
 import { PublishApiError, PublishError, PublishTimeoutError } from '../errors.js';
 import {
   ANSWER_NOT_JSON,
@@ -302,7 +303,7 @@ function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: num
   if (signal.aborted) return error instanceof PublishTimeoutError ? error : (signal.reason ?? error);
   // A refusal, or a credential failure: no request was sent.
   if (error instanceof PublishError) return error;
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   if (answeredStatus !== undefined) {
     return new PublishApiError(ANSWER_UNREADABLE(answeredStatus, detail), answeredStatus, undefined, {
       cause: error,

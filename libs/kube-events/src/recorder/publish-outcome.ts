@@ -1,5 +1,6 @@
 import type { KubernetesObject, V1ObjectReference } from '@kubernetes/client-node';
 import { redactedNote, truncateText } from '../api/note-truncation.js';
+import { errorMessage } from '../describe-value.js';
 import { PublishError } from '../errors.js';
 import { MAX_NOTE_BYTES } from '../kube-events.constants.js';
 import type { KubeEvent, Reporter } from '../kube-events.interfaces.js';
@@ -119,8 +120,7 @@ export function outcomeOf(
 
 function asPublishError(error: unknown): PublishError {
   if (error instanceof PublishError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new PublishError(truncateText(message, MAX_NOTE_BYTES), { cause: error });
+  return new PublishError(truncateText(errorMessage(error), MAX_NOTE_BYTES), { cause: error });
 }
 
 /** A string from the caller cut to {@link MAX_OUTCOME_FIELD_BYTES}. */
