@@ -3,6 +3,21 @@ export function excerpt(text: string, max = 256): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
 }
 
+/** How many characters of a caller's string a message quotes. */
+export const QUOTED_INPUT_MAX = 80;
+
+/**
+ * A caller's string as a message quotes it: JSON-quoted (so control
+ * characters and line breaks are escaped), its first
+ * {@link QUOTED_INPUT_MAX} characters only, with its length when cut, so
+ * that a 2 MB key or name makes a message of a line, not of megabytes.
+ */
+export function quotedInput(text: string): string {
+  return text.length > QUOTED_INPUT_MAX
+    ? `${JSON.stringify(text.slice(0, QUOTED_INPUT_MAX))}… (${text.length} characters)`
+    : JSON.stringify(text);
+}
+
 /** `value` as a single-quoted JavaScript string, for a message that shows code to write. */
 export function quoted(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -15,9 +30,7 @@ export function quoted(value: string): string {
 export function describeValue(value: unknown): string {
   switch (typeof value) {
     case 'string':
-      return value.length > 80
-        ? `${JSON.stringify(value.slice(0, 80))}… (${value.length} characters)`
-        : JSON.stringify(value);
+      return quotedInput(value);
     case 'bigint':
       return `${value}n (a BigInt)`;
     case 'symbol':

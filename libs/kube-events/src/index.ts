@@ -23,6 +23,7 @@ export {
   SERIES_WINDOW_MS,
 } from './kube-events.constants.js';
 export type {
+  ClusterScopedEventNamespace,
   EventType,
   KubeEvent,
   KubeEventsModuleOptions,

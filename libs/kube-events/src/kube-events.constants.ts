@@ -45,6 +45,9 @@ export const SERIES_ENDED_ANNOTATION = 'nestjs-kube-events/series-ended';
 /** The prefix of the trace context annotations, `tracing.k8s.io/traceparent` (KEP-5915's key). */
 export const DEFAULT_TRACE_CONTEXT_PREFIX = 'tracing.k8s.io';
 
+/** Where Events about cluster-scoped objects go by default, as client-go writes them. */
+export const DEFAULT_CLUSTER_SCOPED_NAMESPACE = 'default';
+
 /**
  * How many Events one object gets, per series window, for one type, reason
  * and action whose notes keep changing, before the rest are counted on one

@@ -21,6 +21,13 @@ export interface Reporter {
   instance?: string;
 }
 
+/**
+ * A namespace an Event about a cluster-scoped object (a Node, a Namespace,
+ * a ClusterRole) may be written to: the API server takes no other for an
+ * Event whose object has no namespace.
+ */
+export type ClusterScopedEventNamespace = 'default' | 'kube-system';
+
 /** An Event to publish about an object. */
 export interface KubeEvent {
   /** Shown as `Type` by `kubectl describe`. */
@@ -35,6 +42,18 @@ export interface KubeEvent {
   related?: V1ObjectReference;
   /** Written to the Event's `metadata.annotations`, as client-go's `AnnotatedEventf`. */
   annotations?: Record<string, string>;
+  /**
+   * Written to the Event's `metadata.labels`, so that a label selector
+   * (`kubectl get events -l app.kubernetes.io/part-of=shop`, a collector's
+   * `k8s_events` receiver) finds the Event. Keys are qualified names (an
+   * optional DNS-subdomain prefix of at most 253 characters and `/`, then at
+   * most 63 characters of `[A-Za-z0-9_.-]`, alphanumeric at both ends);
+   * values at most 63 such characters, alphanumeric at both ends, or empty.
+   * As with annotations, a repeat must carry the same labels: different
+   * labels make a different Event.
+   * @example { 'app.kubernetes.io/part-of': 'shop' }
+   */
+  labels?: Record<string, string>;
 }
 
 /**
@@ -132,6 +151,16 @@ export interface KubeEventsModuleOptions {
   resumeSeries?: boolean;
   /** How writes are spaced and folded; see {@link WriteControlOptions}. */
   writeControl?: WriteControlOptions;
+  /**
+   * The namespace Events about cluster-scoped objects (Nodes, Namespaces,
+   * ClusterRoles, cluster-scoped custom resources) are written to: `default`
+   * or `kube-system`, the only two the API server accepts for an Event whose
+   * object has no namespace. `kubectl describe` and `kubectl events --for`
+   * of such an object look in every namespace, so they find it in either.
+   * The recorder needs its RBAC rights in that namespace.
+   * @default 'default'
+   */
+  clusterScopedNamespace?: ClusterScopedEventNamespace;
   /**
    * Combines Events whose notes keep changing, as client-go's
    * `EventAggregator` does, so that they do not bury their object: once an
@@ -240,6 +269,8 @@ export interface ResolvedRecorderOptions {
   maxSeries: number;
   writeControl: ResolvedWriteControl;
   resumeSeries: boolean;
+  /** Where Events about cluster-scoped objects go. */
+  clusterScopedNamespace: ClusterScopedEventNamespace;
   /** The annotations' prefix; `false`: no trace context on Events. Named as the option, so that resolving again changes nothing. */
   traceContext: ResolvedTracingOptions['traceContext'];
   writeSpans: boolean;

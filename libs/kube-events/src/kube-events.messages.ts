@@ -1,6 +1,6 @@
 import { MAX_FIELD_LENGTH, MINIMUM_NODE } from './kube-events.constants.js';
 import type { DropCause, KubeConfigSearch } from './kube-events.interfaces.js';
-import { describeValue, errorMessage, excerpt, quoted } from './describe-value.js';
+import { QUOTED_INPUT_MAX, describeValue, errorMessage, excerpt, quoted, quotedInput } from './describe-value.js';
 
 export const REQUIRED_FIELD = (field: string) => `${field} is required and must be a non-empty string.`;
 export const FIELD_TOO_LONG = (field: string, bytes: number) =>
@@ -24,6 +24,13 @@ export const NOT_AN_ANNOTATION_KEY = (field: string, key: string) =>
   `${field}: the key ${describeValue(key)} is not a qualified name, which the API server requires of annotation keys ` +
   `([dns-subdomain/]name, name ≤ 63 characters of [A-Za-z0-9_.-] starting and ending alphanumeric, ` +
   `e.g. "example.com/trace-id").`;
+export const NOT_A_LABEL_KEY = (field: string, key: string) =>
+  `${field}: the key ${describeValue(key)} is not a qualified name, which the API server requires of label keys ` +
+  `([dns-subdomain/]name: a prefix of at most 253 characters, name ≤ 63 characters of [A-Za-z0-9_.-] starting and ` +
+  `ending alphanumeric, case kept, e.g. "app.kubernetes.io/part-of").`;
+export const LABEL_VALUE_INVALID = (field: string, value: unknown) =>
+  `${field} must be a label value (a string of at most 63 characters of [A-Za-z0-9_.-], starting and ending ` +
+  `alphanumeric, or empty), got ${describeValue(value)}.`;
 export const ANNOTATION_NOT_A_STRING = (field: string, value: unknown) =>
   `${field} must be a string (annotation values are strings), got ${describeValue(value)}.`;
 export const ANNOTATIONS_TOO_LARGE = (bytes: number, limit: number) =>
@@ -34,11 +41,15 @@ export const MISSING_RESOURCE_TYPE = (field: 'apiVersion' | 'kind', name?: strin
   `set it on the object, or pass { apiVersion, kind } to @PublishesFailures.`;
 export const NOT_A_QUALIFIED_NAME = (field: string, value: unknown) =>
   `${field} must be a qualified name ([dns-subdomain/]name, name ≤ 63 characters of [A-Za-z0-9_.-] ` +
-  `starting and ending alphanumeric), got ${JSON.stringify(value)}.`;
+  `starting and ending alphanumeric), got ${describeValue(value)}.`;
 export const NOT_A_POSITIVE_NUMBER = (field: string, value: unknown) =>
   `${field} must be a positive number, got ${describeValue(value)}.`;
 export const NOT_A_SIMILAR_EVENTS_LIMIT = (value: unknown) =>
   `combineSimilarEvents must be false or an integer of at least 2, got ${describeValue(value)}.`;
+export const NOT_A_CLUSTER_SCOPED_NAMESPACE = (value: unknown, allowed: readonly string[]) =>
+  `clusterScopedNamespace must be ${allowed.map((namespace) => `'${namespace}'`).join(' or ')}, got ${describeValue(value)}: ` +
+  `the API server creates an Event about a cluster-scoped object in no other namespace (it answers 422, ` +
+  `"involvedObject.namespace: does not match event.namespace").`;
 export const NOT_A_NOTE_REDACTOR = (value: unknown) =>
   `redactNotes must be true, false or a function (note: string) => string, got ${describeValue(value)}.`;
 export const NOTE_REDACTOR_RETURNED = (value: unknown) =>
@@ -60,8 +71,8 @@ export const LOG_RECORDS_NEED_API_LOGS =
 export const INVALID_OPTIONS = (field: string, problem: string) =>
   `KubeEventsModule: invalid option ${field}: ${problem}`;
 export const UNKNOWN_RECORDER = (name: string, method: string) =>
-  `@PublishesFailures on ${method} names the recorder ${JSON.stringify(name)}, but no ` +
-  `KubeEventsModule.forRoot({ name: ${JSON.stringify(name)} }) is imported.`;
+  `@PublishesFailures on ${method} names the recorder ${quotedInput(name)}, but no ` +
+  `KubeEventsModule.forRoot({ name: ${quotedInput(name)} }) is imported.`;
 export const NO_DEFAULT_RECORDER = (method: string) =>
   `@PublishesFailures on ${method} uses the default recorder, but only named recorders are registered: ` +
   `import KubeEventsModule.forRoot without a name, or pass { recorder: '<name>' }.`;
@@ -107,8 +118,8 @@ export const UNKNOWN_SINK_RECORDER = (sink: string, name: string | undefined) =>
   name === undefined
     ? `@KubeEventsSink on ${sink} uses the default recorder, but none is registered: import ` +
       `KubeEventsModule.forRoot without a name, or pass { recorder: '<name>' }.`
-    : `@KubeEventsSink on ${sink} names the recorder ${JSON.stringify(name)}, but no ` +
-      `KubeEventsModule.forRoot({ name: ${JSON.stringify(name)} }) is imported.`;
+    : `@KubeEventsSink on ${sink} names the recorder ${quotedInput(name)}, but no ` +
+      `KubeEventsModule.forRoot({ name: ${quotedInput(name)} }) is imported.`;
 export const REQUEST_SCOPED_SINK_SKIPPED = (provider: string) =>
   `@KubeEventsSink is ignored on request-scoped provider ${provider}: a sink must live as long as its recorder.`;
 export const NO_MATCHING_EVENT = (expected: string, recorded: readonly string[], hint?: string) =>
@@ -123,14 +134,14 @@ export const LOWER_COUNT_HINT =
   'An Event matches all but its count: if a publish is still running (the failure of a synchronous ' +
   '@PublishesFailures method is published in the background), `await recorder.flush()` first.';
 export const DUPLICATE_RECORDER = (name: string | null) =>
-  `Two recorders are registered as ${name === null ? 'the default recorder' : JSON.stringify(name)}. ` +
+  `Two recorders are registered as ${name === null ? 'the default recorder' : quotedInput(name)}. ` +
   `If one controller's KubeEventsModule.forRoot is imported in several feature modules, import it once, in the root ` +
   `module, with isGlobal: true: feature modules then inject the recorder without importing the module. If they are ` +
   `different controllers, give each KubeEventsModule.forRoot (or KubeEventsTestingModule.forRoot) its own name.`;
 export const REPORTER_NOT_AN_OBJECT = (value: unknown) =>
   typeof value === 'string'
     ? `reporter must be an object { controller, instance? }, got the string ${describeValue(value)}: ` +
-      `write reporter: { controller: ${quoted(value)} }.`
+      `write reporter: { controller: ${quoted(value.length > QUOTED_INPUT_MAX ? '<controller name>' : value)} }.`
     : `reporter is required: an object { controller, instance? }, got ${describeValue(value)}; ` +
       `for example reporter: { controller: 'example.com/widget-controller', instance: process.env.POD_NAME }.`;
 export const DEFAULT_INSTANCE_TOO_LONG = (bytes: number) =>
@@ -142,7 +153,7 @@ export const INSTANCE_NOT_A_STRING = (value: unknown) =>
 export const NO_KUBECONFIG = (search: KubeConfigSearch) =>
   `No kubeconfig found: looked in ${search.serviceAccountToken} (in-cluster service account, ` +
   `$KUBERNETES_SERVICE_HOST ${search.serviceHostSet ? 'set' : 'unset'}), ` +
-  `$KUBECONFIG (${search.kubeconfigEnv === undefined ? 'unset' : search.kubeconfigEnv === '' ? 'empty' : `${JSON.stringify(search.kubeconfigEnv)}: no kubeconfig file there`}), ` +
+  `$KUBECONFIG (${search.kubeconfigEnv === undefined ? 'unset' : search.kubeconfigEnv === '' ? 'empty' : `${quotedInput(search.kubeconfigEnv)}: no kubeconfig file there`}), ` +
   `${search.homeConfig ?? '~/.kube/config ($HOME unset)'}${search.kubeconfigEnv ? ' (not read while $KUBECONFIG is set)' : ''}; ` +
   `pass kubeConfig to KubeEventsModule.forRoot, or set $KUBECONFIG to a kubeconfig file, or run in a pod ` +
   `with its service account token mounted. Without one, client-node would send every Event to http://localhost:8080.`;

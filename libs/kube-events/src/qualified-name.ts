@@ -18,3 +18,10 @@ export function isQualifiedName(value: string): boolean {
 export function isDnsSubdomain(value: string): boolean {
   return value.length > 0 && value.length <= 253 && DNS_SUBDOMAIN.test(value);
 }
+
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+/** Whether the API server accepts `value` as a label value: at most 63 characters, empty or alphanumeric at both ends. */
+export function isLabelValue(value: string): boolean {
+  return value.length <= 63 && LABEL_VALUE.test(value);
+}

@@ -1,5 +1,5 @@
 import { V1MicroTime, type EventsV1Event, type KubernetesObject } from '@kubernetes/client-node';
-import type { KubeEvent, Reporter } from '../kube-events.interfaces.js';
+import type { ClusterScopedEventNamespace, KubeEvent, Reporter } from '../kube-events.interfaces.js';
 
 /** What a create fixes before its first attempt, so that a retry sends the same Event. */
 export interface EventCreation {
@@ -12,12 +12,20 @@ export interface EventCreation {
   readonly count: number;
 }
 
-/** Namespace of the Events about cluster-scoped objects, one of the two the API server allows. */
-const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
+/**
+ * The namespaces an Event about a cluster-scoped object may be created in:
+ * the API server refuses an `events.k8s.io` Event whose `regarding` has no
+ * namespace anywhere else (422, `involvedObject.namespace: does not match
+ * event.namespace`; `pkg/apis/core/validation/events.go`).
+ */
+export const CLUSTER_SCOPED_EVENT_NAMESPACES: readonly ClusterScopedEventNamespace[] = ['default', 'kube-system'];
 
-/** The namespace an Event about `resource` is written to. */
-export function eventNamespace(resource: KubernetesObject): string {
-  return resource.metadata?.namespace || CLUSTER_SCOPED_EVENT_NAMESPACE;
+/** The namespace an Event about `resource` is written to: its own, or `clusterScoped` when it has none. */
+export function eventNamespace(
+  resource: KubernetesObject,
+  clusterScoped: ClusterScopedEventNamespace = 'default',
+): string {
+  return resource.metadata?.namespace || clusterScoped;
 }
 
 /** The `events.k8s.io/v1` Event created for a publish (README: "The Event written"). */
@@ -35,6 +43,7 @@ export function eventBody(
     metadata: {
       name,
       namespace,
+      labels: event.labels,
       annotations: event.annotations,
     },
     // A plain Date is sent with 3 fractional digits, which the server refuses; MicroTime needs 6.

@@ -296,9 +296,9 @@ describe('validatePublish', () => {
         'annotations["exa_mple.com/key"]',
       ],
       [
-        'a key with a prefix over 253 characters',
+        'a key with a prefix over 253 characters, quoted short in the field',
         { [`${'a'.repeat(254)}/key`]: 'v' },
-        `annotations["${'a'.repeat(254)}/key"]`,
+        `annotations["${'a'.repeat(80)}"… (258 characters)]`,
       ],
       [
         'a key whose name is over 63 characters',
@@ -319,6 +319,56 @@ describe('validatePublish', () => {
       // 1 byte of key + 262143 bytes of value fits; one more byte does not.
       expect(() => validatePublish(configMap(), { ...event, annotations: { k: 'v'.repeat(262_143) } })).not.toThrow();
       expect(refusal(configMap(), { ...event, annotations: { k: 'v'.repeat(262_144) } }).message).toContain('262145');
+    });
+  });
+
+  describe('labels, checked as the API server checks them', () => {
+    it.each<[string, Record<string, string>]>([
+      ['plain and prefixed keys', { app: 'shop', 'app.kubernetes.io/part-of': 'shop', 'Upper.Case_key-1': 'V_1.a-2' }],
+      ['an empty value', { 'example.com/empty': '' }],
+      ['a 63-character name and value', { ['k'.repeat(63)]: 'v'.repeat(63) }],
+      ['a 253-character prefix', { [`${'p'.repeat(253)}/name`]: 'v' }],
+    ])('accepts %s', (_label, labels) => {
+      expect(validatePublish(configMap(), { ...event, labels }).event).toEqual({ ...event, labels });
+    });
+
+    it.each<[string, unknown, string]>([
+      ['a string', 'app=shop', 'labels'],
+      ['an array', ['app'], 'labels'],
+      ['a Map', new Map([['app', 'shop']]), 'labels'],
+      ['a key with a space', { 'bad key': 'v' }, 'labels["bad key"]'],
+      ['an empty key', { '': 'v' }, 'labels[""]'],
+      ['a key with an empty prefix', { '/app': 'v' }, 'labels["/app"]'],
+      ['a key with two slashes', { 'a/b/c': 'v' }, 'labels["a/b/c"]'],
+      [
+        'a prefix with upper case (labels are not lower-cased)',
+        { 'Example.com/app': 'v' },
+        'labels["Example.com/app"]',
+      ],
+      ['a name over 63 characters', { ['k'.repeat(64)]: 'v' }, `labels["${'k'.repeat(64)}"]`],
+      ['a value over 63 characters', { app: 'v'.repeat(64) }, 'labels["app"]'],
+      ['a value ending in a dash', { app: 'shop-' }, 'labels["app"]'],
+      ['a value with a slash', { app: 'a/b' }, 'labels["app"]'],
+      ['a value that is a number', { replicas: 3 }, 'labels["replicas"]'],
+      ['a value that is null', { app: null }, 'labels["app"]'],
+    ])('refuses %s, naming the field and the key', (_label, labels, field) => {
+      const error = refusal(configMap(), { ...event, labels } as unknown as KubeEvent);
+      expect(error.field).toBe(field);
+      expect(error.message.startsWith(field === 'labels' ? 'labels must be an object' : `${field}`)).toBe(true);
+    });
+
+    it('says what a label value may be', () => {
+      expect(refusal(configMap(), { ...event, labels: { app: 'shop-' } }).message).toBe(
+        'labels["app"] must be a label value (a string of at most 63 characters of [A-Za-z0-9_.-], starting and ' +
+          'ending alphanumeric, or empty), got "shop-".',
+      );
+    });
+
+    it('leaves out keys set to undefined, as JSON does, and returns a copy', () => {
+      const labels: Record<string, string | undefined> = { app: 'shop', gone: undefined };
+      const validated = validatePublish(configMap(), { ...event, labels: labels as Record<string, string> });
+      labels.app = 'changed';
+      expect(validated.event.labels).toEqual({ app: 'shop' });
     });
   });
 

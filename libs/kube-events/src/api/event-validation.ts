@@ -8,22 +8,23 @@ import {
   FIELD_TOO_LONG,
   INVALID_EVENT_TYPE,
   INVALID_NOTE,
+  LABEL_VALUE_INVALID,
   MISSING_RESOURCE,
   MISSING_RESOURCE_TYPE,
   NOT_A_DNS_LABEL,
   NOT_A_STRING,
   NOT_AN_ANNOTATION_KEY,
+  NOT_A_LABEL_KEY,
   NOT_AN_OBJECT,
   NOTE_REDACTOR_RETURNED,
   REQUIRED_FIELD,
   UNKNOWN_REFERENCE_FIELD,
   UNREADABLE_FIELD,
 } from '../kube-events.messages.js';
-import { isQualifiedName } from '../qualified-name.js';
+import { quotedInput } from '../describe-value.js';
+import { isLabelValue, isQualifiedName } from '../qualified-name.js';
+import { annotationBytes, annotationsFit, MAX_ANNOTATIONS_BYTES } from './annotation-bytes.js';
 import { redactedNote } from './note-truncation.js';
-
-/** The API server's limit on an object's annotations: keys and values, in UTF-8 bytes. */
-const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
 /** A DNS-1123 label, the rule for namespace names; its 63-character limit is checked apart. */
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -45,6 +46,7 @@ const RESOURCE_SHAPE = '{ apiVersion, kind, metadata }';
 const METADATA_SHAPE = '{ name?, namespace?, uid?, resourceVersion? }';
 const REFERENCE_SHAPE = '{ apiVersion?, kind?, name?, namespace?, uid?, resourceVersion?, fieldPath? } of strings';
 const ANNOTATIONS_SHAPE = '{ "<qualified name>": "<string>" }';
+const LABELS_SHAPE = '{ "<qualified name>": "<label value>" }';
 
 type Fields = Record<string, unknown>;
 
@@ -104,7 +106,7 @@ function checkedEvent(event: KubeEvent, redactNote: (note: string) => string): K
   if (typeof event !== 'object' || event === null || Array.isArray(event)) {
     throw new InvalidEventError('event', NOT_AN_OBJECT('event', EVENT_SHAPE, event));
   }
-  const { type, reason, action, note, related, annotations } = event;
+  const { type, reason, action, note, related, annotations, labels } = event;
   if (type !== 'Normal' && type !== 'Warning') throw new InvalidEventError('type', INVALID_EVENT_TYPE(type));
   checkShortText('reason', reason);
   checkShortText('action', action);
@@ -116,6 +118,7 @@ function checkedEvent(event: KubeEvent, redactNote: (note: string) => string): K
     note: note === undefined ? undefined : preparedNote(note, redactNote),
     related: related === undefined ? undefined : checkAs('related', checkedRelated, related),
     annotations: annotations === undefined ? undefined : checkAs('annotations', checkedAnnotations, annotations),
+    labels: labels === undefined ? undefined : checkAs('labels', checkedLabels, labels),
   };
 }
 
@@ -226,40 +229,59 @@ function isAnnotationKey(key: string): boolean {
   return true;
 }
 
+/** A map of metadata (annotations, labels): a plain object, whose entries set to `undefined` are absent, as in JSON. */
+function plainEntries(field: 'annotations' | 'labels', shape: string, value: unknown): [string, unknown][] {
+  const prototype: unknown = isRecord(value) ? Object.getPrototypeOf(value) : undefined;
+  if (prototype !== Object.prototype && prototype !== null) {
+    throw new InvalidEventError(field, NOT_AN_OBJECT(field, shape, value));
+  }
+  const entries = value as Fields;
+  return Object.keys(entries)
+    .map((key): [string, unknown] => [key, entries[key]])
+    .filter(([, entry]) => entry !== undefined);
+}
+
+/** The field of one entry of a map, with its key quoted short: a 2 MB key must not make a 2 MB field name. */
+const entryField = (map: 'annotations' | 'labels', key: string) => `${map}[${quotedInput(key)}]`;
+
 /**
  * Annotations as the API server validates them: each key a qualified name
  * (case aside: the server lower-cases it first), each value a string, keys
- * and values together at most 256 KiB of UTF-8; copied. Keys set to
- * `undefined` are absent, as in JSON.
+ * and values together at most 256 KiB of UTF-8; copied.
  */
 function checkedAnnotations(annotations: unknown): Record<string, string> {
-  const prototype: unknown = isRecord(annotations) ? Object.getPrototypeOf(annotations) : undefined;
-  if (prototype !== Object.prototype && prototype !== null) {
-    throw new InvalidEventError('annotations', NOT_AN_OBJECT('annotations', ANNOTATIONS_SHAPE, annotations));
-  }
-  const entries = annotations as Fields;
   // Keys are qualified names, so none is `__proto__`.
   const copied: Record<string, string> = {};
-  // UTF-16 code units: each is at least one UTF-8 byte and at most three.
-  let units = 0;
-  for (const key of Object.keys(entries)) {
-    const value = entries[key];
-    if (value === undefined) continue;
+  for (const [key, value] of plainEntries('annotations', ANNOTATIONS_SHAPE, annotations)) {
     if (!isAnnotationKey(key)) {
-      const field = `annotations[${JSON.stringify(key)}]`;
+      const field = entryField('annotations', key);
       throw new InvalidEventError(field, NOT_AN_ANNOTATION_KEY(field, key));
     }
     if (typeof value !== 'string') {
-      const field = `annotations[${JSON.stringify(key)}]`;
+      const field = entryField('annotations', key);
       throw new InvalidEventError(field, ANNOTATION_NOT_A_STRING(field, value));
     }
     copied[key] = value;
-    units += key.length + value.length;
   }
-  if (units * 3 <= MAX_ANNOTATIONS_BYTES) return copied;
-  let bytes = 0;
-  for (const key of Object.keys(copied)) bytes += Buffer.byteLength(key) + Buffer.byteLength(copied[key]);
-  if (bytes > MAX_ANNOTATIONS_BYTES)
-    throw new InvalidEventError('annotations', ANNOTATIONS_TOO_LARGE(bytes, MAX_ANNOTATIONS_BYTES));
+  if (!annotationsFit(copied))
+    throw new InvalidEventError('annotations', ANNOTATIONS_TOO_LARGE(annotationBytes(copied), MAX_ANNOTATIONS_BYTES));
+  return copied;
+}
+
+/**
+ * Labels as the API server validates them: each key a qualified name, as
+ * given (no lower-casing, unlike annotation keys), each value a label
+ * value (at most 63 characters of `[A-Za-z0-9_.-]`, starting and ending
+ * alphanumeric, or empty); copied.
+ */
+function checkedLabels(labels: unknown): Record<string, string> {
+  const copied: Record<string, string> = {};
+  for (const [key, value] of plainEntries('labels', LABELS_SHAPE, labels)) {
+    const field = entryField('labels', key);
+    if (!isQualifiedName(key)) throw new InvalidEventError(field, NOT_A_LABEL_KEY(field, key));
+    if (typeof value !== 'string' || !isLabelValue(value))
+      throw new InvalidEventError(field, LABEL_VALUE_INVALID(field, value));
+    copied[key] = value;
+  }
   return copied;
 }

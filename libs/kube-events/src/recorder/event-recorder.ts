@@ -118,7 +118,12 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.eventsApi = eventsApi ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.tracing = RecorderTracing.create(this.options);
     this.writer = new SeriesWriter(this.eventsApi, this.options.reporter, timeout, this.tracing);
-    const planner = new WritePlanner({ window, controller: this.reporter.controller, ended: this.ended });
+    const planner = new WritePlanner({
+      window,
+      controller: this.reporter.controller,
+      clusterScopedNamespace: this.options.clusterScopedNamespace,
+      ended: this.ended,
+    });
     this.loop = new WriteLoop({
       queue: this.queue,
       accounting: new WriteAccounting(this.queue, planner, window),

@@ -18,18 +18,19 @@ export interface Occurrence {
 
 /**
  * What a repeat must match, besides its series key, to raise the series'
- * Event rather than create one: type, note, related and annotations. The
+ * Event rather than create one: type, note, related, annotations and labels. The
  * object's resourceVersion is not part of it, so an object updated between
  * two failures stays in one series. The order of keys is not either: the
- * API server returns `related` in its own field order and annotations
- * sorted, and drops empty fields, so a resumed series compares equal.
+ * API server returns `related` in its own field order and annotations and
+ * labels sorted, and drops empty fields, so a resumed series compares equal.
  */
 function identityOf(event: KubeEvent): string {
   return JSON.stringify([
     event.type,
     event.note ?? null,
     relatedIdentity(event.related),
-    annotationsIdentity(event.annotations),
+    mapIdentity(event.annotations),
+    mapIdentity(event.labels),
   ]);
 }
 
@@ -49,12 +50,13 @@ function relatedIdentity(related: KubeEvent['related']): (string | null)[] | nul
   return related ? REFERENCE_FIELDS.map((field) => related[field] || null) : null;
 }
 
-function annotationsIdentity(annotations: KubeEvent['annotations']): string[][] | null {
+/** Annotations or labels, sorted by key; none and empty are the same. */
+function mapIdentity(entries: Record<string, string> | undefined): string[][] | null {
   // A key whose value is undefined is not sent (JSON drops it), so it is not part of the identity either.
-  const keys = annotations
-    ? Object.keys(annotations)
-        .filter((key) => annotations[key] !== undefined)
+  const keys = entries
+    ? Object.keys(entries)
+        .filter((key) => entries[key] !== undefined)
         .sort()
     : [];
-  return keys.length ? keys.map((key) => [key, annotations![key]]) : null;
+  return keys.length ? keys.map((key) => [key, entries![key]]) : null;
 }

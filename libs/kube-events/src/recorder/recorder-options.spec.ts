@@ -19,6 +19,7 @@ describe('resolveRecorderOptions', () => {
         maxPending: 10_000,
       },
       resumeSeries: false,
+      clusterScopedNamespace: 'default',
       traceContext: { prefix: 'tracing.k8s.io' },
       writeSpans: true,
       redactNote: expect.any(Function),
@@ -104,6 +105,38 @@ describe('resolveRecorderOptions', () => {
     expect(() => resolve({ ...controller, traceContext: { prefix: 'Tracing' } })).toThrow(
       "invalid option traceContext.prefix: traceContext.prefix must be a DNS subdomain of at most 253 characters (lower case letters, digits, '-' and '.'), as an annotation key's prefix, got \"Tracing\".",
     );
+  });
+
+  it('takes default or kube-system as the namespace of Events about cluster-scoped objects, and says why no other', () => {
+    const controller = { reporter: { controller: 'widgets' } };
+    expect(resolve({ ...controller, clusterScopedNamespace: 'kube-system' }).clusterScopedNamespace).toBe(
+      'kube-system',
+    );
+    expect(resolve({ ...controller, clusterScopedNamespace: 'default' }).clusterScopedNamespace).toBe('default');
+    expect(() => resolve({ ...controller, clusterScopedNamespace: 'operators' })).toThrow(
+      "KubeEventsModule: invalid option clusterScopedNamespace: clusterScopedNamespace must be 'default' or " +
+        '\'kube-system\', got "operators": the API server creates an Event about a cluster-scoped object in no other ' +
+        'namespace (it answers 422, "involvedObject.namespace: does not match event.namespace").',
+    );
+    for (const value of ['', 'Default', null, 1, { namespace: 'default' }]) {
+      expect(() => resolve({ ...controller, clusterScopedNamespace: value })).toThrow(
+        /^KubeEventsModule: invalid option clusterScopedNamespace: /,
+      );
+    }
+  });
+
+  it('quotes a 2 MB controller name short in the start-up error', () => {
+    const controller = `${'c'.repeat(2 * 1024 * 1024)}!`;
+    let message = '';
+    try {
+      resolve({ reporter: { controller } });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(
+      /^KubeEventsModule: invalid option reporter\.controller: .*got "c{80}"… \(2097153 characters\)\.$/,
+    );
+    expect(message.length).toBeLessThan(512);
   });
 
   it('names the field and the value of a BigInt option, rather than failing on it', () => {

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_CLUSTER_SCOPED_NAMESPACE,
   DEFAULT_COMBINE_SIMILAR_EVENTS,
   DEFAULT_WRITE_CONTROL,
   DEFAULT_MAX_SERIES,
@@ -8,6 +9,7 @@ import {
   SERIES_WINDOW_MS,
 } from '../kube-events.constants.js';
 import type {
+  ClusterScopedEventNamespace,
   KubeEventsModuleOptions,
   ResolvedRecorderOptions,
   ResolvedTracingOptions,
@@ -19,6 +21,7 @@ import {
   INSTANCE_NOT_A_STRING,
   INVALID_OPTIONS,
   NOT_A_BOOLEAN,
+  NOT_A_CLUSTER_SCOPED_NAMESPACE,
   NOT_A_KUBE_CONFIG,
   NOT_A_NOTE_REDACTOR,
   NOT_A_SIMILAR_EVENTS_LIMIT,
@@ -31,6 +34,7 @@ import {
   REQUIRED_FIELD,
 } from '../kube-events.messages.js';
 import { redactCredentials } from '../api/credential-redaction.js';
+import { CLUSTER_SCOPED_EVENT_NAMESPACES } from '../api/event-body.js';
 import { isDnsSubdomain, isQualifiedName } from '../qualified-name.js';
 
 const redactNoteCredentials = (note: string): string => redactCredentials(note);
@@ -119,11 +123,23 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     maxSeries: count('maxSeries', given.maxSeries ?? DEFAULT_MAX_SERIES),
     writeControl,
     resumeSeries: flag('resumeSeries', given.resumeSeries ?? false),
+    clusterScopedNamespace: clusterScopedNamespace(given.clusterScopedNamespace, fail),
     traceContext: resolveTraceContext(given.traceContext, fail),
     writeSpans: flag('writeSpans', given.writeSpans ?? true),
     combineSimilarEvents: similarEventsLimit(given.combineSimilarEvents, fail),
     redactNote: noteRedactor(given.redactNotes, fail),
   };
+}
+
+/** `clusterScopedNamespace`: one of the namespaces the API server takes for Events about cluster-scoped objects. */
+function clusterScopedNamespace(
+  value: unknown,
+  fail: (field: string, problem: string) => never,
+): ClusterScopedEventNamespace {
+  if (value === undefined) return DEFAULT_CLUSTER_SCOPED_NAMESPACE;
+  if (!CLUSTER_SCOPED_EVENT_NAMESPACES.includes(value as ClusterScopedEventNamespace))
+    fail('clusterScopedNamespace', NOT_A_CLUSTER_SCOPED_NAMESPACE(value, CLUSTER_SCOPED_EVENT_NAMESPACES));
+  return value as ClusterScopedEventNamespace;
 }
 
 /** `traceContext`: `true` or unset for the default prefix, `false` for none, or `{ prefix }`. */

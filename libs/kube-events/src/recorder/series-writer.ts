@@ -28,7 +28,7 @@ export class SeriesWriter {
     const write = () =>
       this.bounded((signal) => {
         if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal);
-        if (plan.kind === 'patch') return this.patch(plan, trace, signal);
+        if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal);
         return this.find(plan, signal);
       });
     if (!this.tracing) return write();
@@ -111,12 +111,17 @@ export class SeriesWriter {
     }
   }
 
-  private async patch(plan: PatchPlan, trace: TraceContext | undefined, signal: AbortSignal): Promise<WriteResult> {
+  private async patch(
+    occurrence: Occurrence,
+    plan: PatchPlan,
+    trace: TraceContext | undefined,
+    signal: AbortSignal,
+  ): Promise<WriteResult> {
     const patch = {
       count: plan.count,
       lastObservedTime: new V1MicroTime(),
       resourceVersion: plan.resourceVersion,
-      annotations: this.tracing?.patchAnnotations(trace),
+      annotations: this.tracing?.patchAnnotations(occurrence.event.annotations, trace),
     };
     try {
       return { kind: 'patched', state: await this.api.patchSeries(plan.namespace, plan.name, patch, signal) };

@@ -1,7 +1,9 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { eventNamespace } from '../api/event-body.js';
 import { eventName } from '../api/event-name.js';
 import type { ListedEvent } from '../api/events-api.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
+import type { ClusterScopedEventNamespace } from '../kube-events.interfaces.js';
 import type { EndedEvents } from './ended-events.js';
 import { identityDigest } from './occurrence.js';
 import type { Batch, Series, SeriesEvent } from './series.js';
@@ -14,6 +16,8 @@ export interface WritePlannerOptions {
   readonly window: number;
   /** Names Events about objects without a name. */
   readonly controller: string;
+  /** Where Events about cluster-scoped objects go. @default 'default' */
+  readonly clusterScopedNamespace?: ClusterScopedEventNamespace;
   /** The Events whose series this process ended, which no series continues. */
   readonly ended: EndedEvents;
   /** The wall clock that Event times and names read (epoch ms). @default Date.now */
@@ -45,7 +49,7 @@ export class WritePlanner {
     const { resource, event } = batch.first;
     if (series.unexplored && !series.event) {
       const uid = resource.metadata!.uid!;
-      return { kind: 'find', namespace: eventNamespace(resource), uid, reason: event.reason, action: event.action };
+      return { kind: 'find', namespace: this.namespaceOf(resource), uid, reason: event.reason, action: event.action };
     }
     const last = series.event;
     batch.mayHaveLanded.length = 0;
@@ -74,11 +78,15 @@ export class WritePlanner {
     const at = this.wallClock();
     return {
       kind: 'create',
-      namespace: this.namespaces.intern(eventNamespace(resource)),
+      namespace: this.namespaces.intern(this.namespaceOf(resource)),
       name: this.namer(resource.metadata?.name, this.options.controller, at),
       eventTime: at,
       count: countOf(batch),
     };
+  }
+
+  private namespaceOf(resource: KubernetesObject): string {
+    return eventNamespace(resource, this.options.clusterScopedNamespace);
   }
 
   /** Whether a series may continue the Event a previous process left: the same event, not ended, within the window. */
@@ -96,6 +104,7 @@ export class WritePlanner {
       note: event.note,
       related: event.related,
       annotations,
+      labels: event.metadata?.labels,
     });
     return identity === batch.identity;
   }

@@ -43,7 +43,7 @@ export type FakeEventRecorderOptions = Partial<Omit<KubeEventsModuleOptions, 'ku
 export interface RecordedEvent {
   /** The Event's `metadata.name`, as the recorder chose it. */
   readonly name: string;
-  /** The Event's namespace: the object's, or `default` for a cluster-scoped one. */
+  /** The Event's namespace: the object's, or `clusterScopedNamespace` (`default`) for a cluster-scoped one. */
   readonly namespace: string;
   /** `Normal` or `Warning`. */
   readonly type: EventType;
@@ -59,6 +59,8 @@ export interface RecordedEvent {
   readonly related?: V1ObjectReference;
   /** The Event's annotations, when it has any. */
   readonly annotations?: Readonly<Record<string, string>>;
+  /** The Event's labels, when it has any. */
+  readonly labels?: Readonly<Record<string, string>>;
   /** The reporter's controller. */
   readonly reportingController: string;
   /** The reporter's instance. */
@@ -177,6 +179,7 @@ function recordedEvent(body: EventsV1Event): RecordedEvent {
     regarding: body.regarding!,
     related: body.related,
     annotations: body.metadata?.annotations,
+    labels: body.metadata?.labels,
     reportingController: body.reportingController!,
     reportingInstance: body.reportingInstance!,
     count: body.series?.count ?? 1,

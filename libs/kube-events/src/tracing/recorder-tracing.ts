@@ -57,7 +57,7 @@ export class RecorderTracing {
     return activeTraceContext(this.api);
   }
 
-  /** The annotations of a created Event, trace context included. */
+  /** The annotations of a created Event, trace context included as far as it fits within the server's limit. */
   createAnnotations(
     annotations: Record<string, string> | undefined,
     trace: TraceContext | undefined,
@@ -65,9 +65,16 @@ export class RecorderTracing {
     return this.keys ? annotationsForCreate(annotations, trace, this.keys) : annotations;
   }
 
-  /** The annotations a series patch moves to its latest occurrence's trace; none with `traceContext: false` or no span. */
-  patchAnnotations(trace: TraceContext | undefined): Record<string, string | null> | undefined {
-    return this.keys ? annotationsForPatch(trace, this.keys) : undefined;
+  /**
+   * The annotations a series patch moves to its latest occurrence's trace,
+   * fitted beside the series' own `annotations`; none with
+   * `traceContext: false` or no span.
+   */
+  patchAnnotations(
+    annotations: Record<string, string> | undefined,
+    trace: TraceContext | undefined,
+  ): Record<string, string | null> | undefined {
+    return this.keys ? annotationsForPatch(annotations, trace, this.keys) : undefined;
   }
 
   /** An Event's annotations as a repeat compares them: trace context is not part of what makes a repeat. */

@@ -1,11 +1,13 @@
 import type { SpanContext } from '@opentelemetry/api';
+import { annotationsFit } from '../api/annotation-bytes.js';
 import type { OpenTelemetryApi } from './opentelemetry-api.js';
+import { w3cTraceparent, w3cTracestate } from './w3c-trace-context.js';
 
-/** The W3C trace context of the span a publish ran in. */
+/** The W3C trace context of the span a publish ran in, in valid W3C form. */
 export interface TraceContext {
   /** `00-<trace id>-<span id>-<flags>`, as the W3C `traceparent` header. */
   readonly traceparent: string;
-  /** The vendors' `tracestate`, when the span has one. */
+  /** The vendors' `tracestate`, when the span has a valid one. */
   readonly tracestate?: string;
   /** The span itself, which the write's span is a child of. */
   readonly spanContext: SpanContext;
@@ -17,44 +19,87 @@ export interface TraceAnnotationKeys {
   readonly tracestate: string;
 }
 
-/** The context of the active span, or `undefined` when none is active (or its context is invalid). */
+/**
+ * The context of the active span, or `undefined` when none is active or
+ * its ids are not valid W3C ones. A `tracestate` that is not valid W3C is
+ * left out, the traceparent kept. Never throws: a span or trace state of
+ * the application's own making that throws, or returns something else than
+ * asked, counts as no context rather than fail the publish.
+ */
 export function activeTraceContext(api: OpenTelemetryApi): TraceContext | undefined {
-  const spanContext = api.trace.getActiveSpan()?.spanContext();
-  if (!spanContext || !api.isSpanContextValid(spanContext)) return undefined;
-  const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
-  const tracestate = spanContext.traceState?.serialize();
-  return {
-    traceparent: `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`,
-    tracestate: tracestate || undefined,
-    spanContext,
-  };
+  try {
+    const spanContext = api.trace.getActiveSpan()?.spanContext();
+    if (!spanContext) return undefined;
+    const traceparent = w3cTraceparent(spanContext);
+    if (!traceparent) return undefined;
+    return { traceparent, tracestate: tracestateOf(spanContext), spanContext };
+  } catch {
+    return undefined;
+  }
 }
 
-/** A created Event's annotations: the caller's, plus the trace context of its latest occurrence. */
+function tracestateOf(spanContext: SpanContext): string | undefined {
+  try {
+    return w3cTracestate(spanContext.traceState?.serialize());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The trace annotations that fit beside the caller's `annotations` within
+ * the API server's 256 KiB: both, else the traceparent alone, else none.
+ * Trace context gives way, so that it never gets an Event refused that
+ * would be accepted without it.
+ */
+function fittingTrace(
+  annotations: Record<string, string> | undefined,
+  trace: TraceContext,
+  keys: TraceAnnotationKeys,
+): { traceparent?: string; tracestate?: string } {
+  // The caller's own values under these keys are replaced, so they do not count.
+  const others = annotations ? withoutTraceAnnotations(annotations, keys)! : {};
+  // Keys and values of trace context are ASCII: a character is a byte.
+  const traceparentBytes = keys.traceparent.length + trace.traceparent.length;
+  const tracestateBytes = trace.tracestate ? keys.tracestate.length + trace.tracestate.length : 0;
+  if (annotationsFit(others, traceparentBytes + tracestateBytes)) return trace;
+  if (annotationsFit(others, traceparentBytes)) return { traceparent: trace.traceparent };
+  return {};
+}
+
+/** A created Event's annotations: the caller's, plus the trace context of its latest occurrence as far as it fits. */
 export function annotationsForCreate(
   annotations: Record<string, string> | undefined,
   trace: TraceContext | undefined,
   keys: TraceAnnotationKeys,
 ): Record<string, string> | undefined {
   if (!trace) return annotations;
-  const traced = { ...annotations, [keys.traceparent]: trace.traceparent };
-  if (trace.tracestate) traced[keys.tracestate] = trace.tracestate;
+  const { traceparent, tracestate } = fittingTrace(annotations, trace, keys);
+  if (!traceparent) return annotations;
+  const traced = { ...annotations, [keys.traceparent]: traceparent };
+  if (tracestate) traced[keys.tracestate] = tracestate;
   return traced;
 }
 
 /**
  * The annotations a series patch sets: the trace context of its latest
  * occurrence, which replaces the previous one whole (`null` removes a
- * tracestate the new trace does not have: JSON merge patch). None when it
- * ran in no span: the Event keeps naming the latest trace that raised it,
- * and a patch without a span is the same as without OpenTelemetry.
+ * tracestate the new trace does not have, or that does not fit: JSON merge
+ * patch), fitted beside the caller's `annotations` (the series' own, the
+ * same on every repeat) as on a create. None when it ran in no span: the
+ * Event keeps naming the latest trace that raised it, and a patch without
+ * a span is the same as without OpenTelemetry.
  */
 export function annotationsForPatch(
+  annotations: Record<string, string> | undefined,
   trace: TraceContext | undefined,
   keys: TraceAnnotationKeys,
 ): Record<string, string | null> | undefined {
   if (!trace) return undefined;
-  return { [keys.traceparent]: trace.traceparent, [keys.tracestate]: trace.tracestate ?? null };
+  const { traceparent, tracestate } = fittingTrace(annotations, trace, keys);
+  // Not even a traceparent fits: it did not on the create either, so the Event has none to move.
+  if (!traceparent) return undefined;
+  return { [keys.traceparent]: traceparent, [keys.tracestate]: tracestate ?? null };
 }
 
 /** `annotations` without the trace context keys: what a resumed series compares. */
