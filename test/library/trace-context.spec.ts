@@ -1,4 +1,14 @@
-import { context, createTraceState, propagation, ROOT_CONTEXT, SpanKind, trace, type Span } from '@opentelemetry/api';
+import {
+  context,
+  createTraceState,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  trace,
+  type Span,
+  type SpanContext,
+  type TraceState,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import 'reflect-metadata';
@@ -42,6 +52,35 @@ class FailingReconciler {
     throw new Error(`source of ${object.metadata?.name} is missing`);
   }
 }
+
+/** A vendor's own TraceState, which serialises to whatever it was given (OpenTelemetry's own parses and checks). */
+class VerbatimTraceState implements TraceState {
+  constructor(private readonly serialized: () => string) {}
+  set(): TraceState {
+    return this;
+  }
+  unset(): TraceState {
+    return this;
+  }
+  get(): string | undefined {
+    return undefined;
+  }
+  serialize(): string {
+    return this.serialized();
+  }
+}
+
+const REMOTE: SpanContext = {
+  traceId: '0af7651916cd43dd8448eb211c80319c',
+  spanId: 'b7ad6b7169203331',
+  traceFlags: 1,
+  isRemote: true,
+};
+const REMOTE_TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+/** Runs `work` with `spanContext` as the active span's, as a propagated or hand-made context would be. */
+const withSpanContext = <T>(spanContext: SpanContext, work: () => Promise<T>): Promise<T> =>
+  context.with(trace.setSpanContext(ROOT_CONTEXT, spanContext), work);
 
 const traceparentOf = (span: Span) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
 const writeSpans = () =>
@@ -305,5 +344,176 @@ describe('trace context on Events', () => {
     } finally {
       await app.close();
     }
+  });
+
+  describe('only W3C trace context, never as given', () => {
+    it.each<[string, string]>([
+      ['a line break and a NUL', 'a=b\nrm -rf /\u0000'],
+      ['300 KB', `vendor=${'x'.repeat(300 * 1024)}`],
+      ['33 members', Array.from({ length: 33 }, (_, i) => `k${i}=v`).join(',')],
+      [
+        'more than 512 characters in valid members',
+        Array.from({ length: 3 }, (_, i) => `k${i}=${'v'.repeat(200)}`).join(','),
+      ],
+      ['an upper-case key', 'Vendor=opaque'],
+      ['a key given twice', 'vendor=a,vendor=b'],
+      ['a member without =', 'vendor'],
+      ['a value with =', 'vendor=a=b'],
+      ['a value beyond printable ASCII', 'vendor=caf\u00e9'],
+      ['a tab inside a value', 'vendor=a\tb'],
+    ])('leaves out a tracestate with %s, and writes the traceparent', async (_label, serialized) => {
+      const recorder = recorderWith();
+      const traceState = new VerbatimTraceState(() => serialized);
+      await withSpanContext({ ...REMOTE, traceState }, () => recorder.publish(configMap(), syncFailed));
+
+      expect(stored()[0].metadata.annotations).toEqual({ [TRACEPARENT]: REMOTE_TRACEPARENT });
+    });
+
+    it('writes a valid tracestate of 32 members and multi-tenant keys, without the optional white space', async () => {
+      const recorder = recorderWith();
+      const members = Array.from({ length: 31 }, (_, i) => `k${i}=v ${i}`);
+      const serialized = ` ${members.join(' ,\t')}, tenant-1@vendor=opaque `;
+      await withSpanContext({ ...REMOTE, traceState: new VerbatimTraceState(() => serialized) }, () =>
+        recorder.publish(configMap(), syncFailed),
+      );
+
+      expect(stored()[0].metadata.annotations).toEqual({
+        [TRACEPARENT]: REMOTE_TRACEPARENT,
+        [TRACESTATE]: `${members.join(',')},tenant-1@vendor=opaque`,
+      });
+    });
+
+    it('publishes without a tracestate when the TraceState throws or returns no string', async () => {
+      const recorder = recorderWith();
+      const throwing = new VerbatimTraceState(() => {
+        throw new Error('vendor bug');
+      });
+      const notAString = new VerbatimTraceState(() => 42 as unknown as string);
+      await withSpanContext({ ...REMOTE, traceState: throwing }, () => recorder.publish(configMap('a'), syncFailed));
+      await withSpanContext({ ...REMOTE, traceState: notAString }, () => recorder.publish(configMap('b'), syncFailed));
+
+      expect(stored().map((event) => event.metadata.annotations)).toEqual([
+        { [TRACEPARENT]: REMOTE_TRACEPARENT },
+        { [TRACEPARENT]: REMOTE_TRACEPARENT },
+      ]);
+    });
+
+    it.each<[string, Partial<SpanContext>]>([
+      ['an upper-case trace id', { traceId: '0AF7651916CD43DD8448EB211C80319C' }],
+      ['an upper-case span id', { spanId: 'B7AD6B7169203331' }],
+      ['an all-zero trace id', { traceId: '0'.repeat(32) }],
+      ['an all-zero span id', { spanId: '0'.repeat(16) }],
+      ['a short trace id', { traceId: '0af7651916cd43dd' }],
+      ['flags beyond a byte', { traceFlags: 256 }],
+      ['flags that are not an integer', { traceFlags: 1.5 }],
+    ])('writes no trace context for a span context with %s, and publishes', async (_label, invalid) => {
+      const recorder = recorderWith();
+      const traceState = createTraceState('vendor=opaque');
+      await withSpanContext({ ...REMOTE, traceState, ...invalid }, () => recorder.publish(configMap(), syncFailed));
+
+      expect(stored()[0].metadata.annotations).toBeUndefined();
+      expect(writeSpans()[0].parentSpanContext).toBeUndefined();
+    });
+
+    it('publishes without trace context when the active span throws from spanContext()', async () => {
+      const recorder = recorderWith();
+      const broken = trace.wrapSpanContext(REMOTE);
+      broken.spanContext = () => {
+        throw new Error('instrumentation bug');
+      };
+      await context.with(trace.setSpan(ROOT_CONTEXT, broken), () => recorder.publish(configMap(), syncFailed));
+
+      expect(stored()).toHaveLength(1);
+      expect(stored()[0].metadata.annotations).toBeUndefined();
+    });
+  });
+
+  describe('within the API server’s 256 KiB of annotations', () => {
+    const LIMIT = 256 * 1024;
+    const KEY = 'example.com/payload';
+    /** Caller annotations leaving `room` bytes of the 256 KiB. */
+    const leaving = (room: number): KubeEvent => ({
+      ...syncFailed,
+      annotations: { [KEY]: 'v'.repeat(LIMIT - KEY.length - room) },
+    });
+    const TRACEPARENT_BYTES = TRACEPARENT.length + REMOTE_TRACEPARENT.length;
+    const traced: SpanContext = { ...REMOTE, traceState: createTraceState('vendor=opaque') };
+    const TRACESTATE_BYTES = TRACESTATE.length + 'vendor=opaque'.length;
+
+    it('creates the Event without trace context when the caller’s annotations fill the limit', async () => {
+      const recorder = recorderWith();
+      const event = leaving(0);
+      await withSpanContext(traced, () => recorder.publish(configMap(), event));
+
+      expect(stored()[0].metadata.annotations).toEqual(event.annotations);
+    });
+
+    it('writes the traceparent alone when the tracestate does not fit beside it, and moves it in the patch', async () => {
+      const recorder = recorderWith();
+      const event = leaving(TRACEPARENT_BYTES + TRACESTATE_BYTES - 1);
+      await withSpanContext(traced, () => recorder.publish(configMap(), event));
+      const second = { ...traced, spanId: '00f067aa0ba902b7' };
+      await withSpanContext(second, () => recorder.publish(configMap(), event));
+
+      const [created] = stored();
+      expect(stored()).toHaveLength(1);
+      expect(created.series?.count).toBe(2);
+      expect(created.metadata.annotations).toEqual({
+        ...event.annotations,
+        [TRACEPARENT]: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01',
+      });
+      expect(server.writes()[1].body).toMatchObject({
+        metadata: {
+          annotations: {
+            [TRACEPARENT]: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01',
+            [TRACESTATE]: null,
+          },
+        },
+      });
+    });
+
+    it('writes both when they fit exactly, counting in UTF-8 bytes', async () => {
+      const recorder = recorderWith();
+      // '€' is 3 bytes: the room is counted in bytes, not characters.
+      const room = LIMIT - KEY.length - 'pad'.length - TRACEPARENT_BYTES - TRACESTATE_BYTES;
+      const euros = Math.floor(room / 3);
+      const event: KubeEvent = {
+        ...syncFailed,
+        annotations: { [KEY]: '€'.repeat(euros), pad: 'p'.repeat(room - 3 * euros) },
+      };
+      await withSpanContext(traced, () => recorder.publish(configMap(), event));
+
+      expect(stored()[0].metadata.annotations).toEqual({
+        ...event.annotations,
+        [TRACEPARENT]: REMOTE_TRACEPARENT,
+        [TRACESTATE]: 'vendor=opaque',
+      });
+    });
+
+    it('leaves a repeat’s patch without trace context when none fits, and counts it', async () => {
+      const recorder = recorderWith();
+      const event = leaving(TRACEPARENT_BYTES - 1);
+      await withSpanContext(traced, () => recorder.publish(configMap(), event));
+      await withSpanContext(traced, () => recorder.publish(configMap(), event));
+
+      const [created] = stored();
+      expect(created.series?.count).toBe(2);
+      expect(created.metadata.annotations).toEqual(event.annotations);
+      expect(server.writes()[1].body).toEqual({
+        metadata: { resourceVersion: expect.any(String) },
+        series: { count: 2, lastObservedTime: expect.any(String) },
+      });
+    });
+
+    it('counts the caller’s own value under a trace key as replaced, not added', async () => {
+      const recorder = recorderWith();
+      const event: KubeEvent = {
+        ...syncFailed,
+        annotations: { [KEY]: 'v'.repeat(LIMIT - KEY.length - TRACEPARENT_BYTES), [TRACEPARENT]: 'stale' },
+      };
+      await withSpanContext(REMOTE, () => recorder.publish(configMap(), event));
+
+      expect(stored()[0].metadata.annotations).toEqual({ ...event.annotations, [TRACEPARENT]: REMOTE_TRACEPARENT });
+    });
   });
 });
