@@ -5,7 +5,7 @@ import 'reflect-metadata';
 import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { context, trace, type Span } from '@opentelemetry/api';
+import { context, createTraceState, ROOT_CONTEXT, trace, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { KubeEventsModule, PublishesFailures, type KubeEventsModuleOptions } from 'nestjs-kube-events';
@@ -13,6 +13,7 @@ import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { CONTROLLER, Scratch } from './support/library-fixtures.js';
 
 const TRACEPARENT = 'tracing.k8s.io/traceparent';
+const TRACESTATE = 'tracing.k8s.io/tracestate';
 
 const spans = new InMemorySpanExporter();
 const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
@@ -177,5 +178,52 @@ describe('trace context on Events against the real API server', () => {
     expect(continued.metadata?.name).toBe(left.metadata?.name);
     expect(continued.series?.count).toBe(2);
     expect(continued.metadata?.annotations?.[TRACEPARENT]).toBe(`00-${after.traceId}-${after.spanId}-01`);
+  });
+
+  it('creates and counts an Event whose own annotations are just under 256 KiB, trace context giving way', async () => {
+    const cm = await scratch.configMap('app-config');
+    const recorder = scratch.recorder();
+    const remote = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+      traceState: createTraceState('vendor=opaque'),
+      isRemote: true,
+    });
+    const inTrace = (work: () => Promise<void>) =>
+      context.with(remote, () =>
+        tracer.startActiveSpan('reconcile', async (span) => {
+          await work();
+          span.end();
+          return span.spanContext();
+        }),
+      );
+    const traceparentBytes = TRACEPARENT.length + 55;
+    // Room for the traceparent and 10 bytes: the tracestate (38 bytes with its key) does not fit.
+    const payload = 'v'.repeat(256 * 1024 - 'example.com/payload'.length - traceparentBytes - 10);
+    const full = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source missing' } as const;
+    const nearLimit = { ...full, annotations: { 'example.com/payload': payload } };
+    const atLimit = {
+      ...full,
+      reason: 'SyncStuck',
+      annotations: { 'example.com/payload': `${payload}${'v'.repeat(traceparentBytes + 10)}` },
+    };
+
+    const first = await inTrace(() => recorder.publish(cm, nearLimit));
+    const second = await inTrace(() => recorder.publish(cm, nearLimit));
+    await inTrace(() => recorder.publish(cm, atLimit));
+
+    const events = await scratch.allEvents();
+    const near = events.find((event) => event.reason === 'SyncFailed')!;
+    const at = events.find((event) => event.reason === 'SyncStuck')!;
+    expect(events).toHaveLength(2);
+    expect(near.series?.count).toBe(2);
+    expect(near.metadata?.annotations).toEqual({
+      'example.com/payload': payload,
+      [TRACEPARENT]: `00-${second.traceId}-${second.spanId}-01`,
+    });
+    expect(first.traceId).toBe(second.traceId);
+    expect(at.metadata?.annotations).toEqual(atLimit.annotations);
+    expect(Object.keys(near.metadata?.annotations ?? {})).not.toContain(TRACESTATE);
   });
 });
