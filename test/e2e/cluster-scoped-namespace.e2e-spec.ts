@@ -2,9 +2,14 @@
 // kube-apiserver: it takes them in default or kube-system only (which is why
 // clusterScopedNamespace accepts those two), and kubectl finds them in either.
 import { V1MicroTime, type KubernetesObject } from '@kubernetes/client-node';
-import type { KubeEvent } from 'nestjs-kube-events';
-import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
-import { apiRefusal, CONTROLLER, Scratch } from './support/library-fixtures.js';
+import { PublishApiError, type KubeEvent } from 'nestjs-kube-events';
+import {
+  type ControlPlane,
+  serviceAccountKubeConfig,
+  sharedControlPlane,
+} from '../../tools/control-plane/control-plane.js';
+import { apiRefusal, CONTROLLER, randomSuffix, rejectionOf, retrying, Scratch } from './support/library-fixtures.js';
+import { ROLE_NAME, SHIPPED_ROLE } from './support/publisher-rbac.js';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -107,5 +112,60 @@ describe('Events about cluster-scoped objects, on the real API server', () => {
         'm',
       ),
     );
+  });
+
+  it('publishes about a cluster-scoped object with the shipped Role bound in kube-system, and is refused without it', async () => {
+    const node = await scratch.node(`cluster-scoped-e2e-${Date.now().toString(36)}`);
+    inKubeSystem.add(node.metadata!.uid!);
+    const sa = await serviceAccountKubeConfig(cp, { namespace: scratch.namespace, name: 'operator' });
+    const failed: KubeEvent = {
+      type: 'Warning',
+      reason: 'DrainStuck',
+      action: 'Drain',
+      note: 'pod web-0 has no replica',
+    };
+    const forbidden = (error: unknown) => error instanceof PublishApiError && error.statusCode === 403;
+    const binding = `cluster-scoped-e2e-${randomSuffix()}`;
+
+    const unbound = await rejectionOf(
+      scratch.recorder({ kubeConfig: sa.kubeConfig, clusterScopedNamespace: 'kube-system' }).publish(node, failed),
+    );
+    expect(unbound).toMatchObject({ statusCode: 403, reason: 'Forbidden' });
+
+    const manifest = `${SHIPPED_ROLE}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: ${binding}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: ${ROLE_NAME}
+subjects:
+  - kind: ServiceAccount
+    name: operator
+    namespace: ${scratch.namespace}
+`;
+    const applied = await cp.kubectl(['apply', '-n', 'kube-system', '-f', '-'], { input: manifest });
+    expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: 0, stderr: '' });
+    try {
+      const recorder = scratch.recorder({ kubeConfig: sa.kubeConfig, clusterScopedNamespace: 'kube-system' });
+      // The authorizer learns of a new binding through an informer: allow it a moment.
+      await retrying(() => recorder.publish(node, failed), forbidden);
+      await recorder.publish(node, failed);
+
+      const [event, ...others] = await scratch.eventsAbout(node, 'kube-system');
+      expect(others).toEqual([]);
+      expect(event.series?.count).toBe(2);
+      // The same identity has no rights in default: the Role is needed where the option points, and only there.
+      await expect(scratch.recorder({ kubeConfig: sa.kubeConfig }).publish(node, failed)).rejects.toMatchObject({
+        statusCode: 403,
+      });
+    } finally {
+      await scratch.rbac
+        .deleteNamespacedRoleBinding({ name: binding, namespace: 'kube-system' })
+        .catch(() => undefined);
+    }
   });
 });
