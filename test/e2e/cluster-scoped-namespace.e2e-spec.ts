@@ -149,6 +149,7 @@ subjects:
 `;
     const applied = await cp.kubectl(['apply', '-n', 'kube-system', '-f', '-'], { input: manifest });
     expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: 0, stderr: '' });
+    const roleCreated = applied.stdout.includes(`role.rbac.authorization.k8s.io/${ROLE_NAME} created`);
     try {
       const recorder = scratch.recorder({ kubeConfig: sa.kubeConfig, clusterScopedNamespace: 'kube-system' });
       // The authorizer learns of a new binding through an informer: allow it a moment.
@@ -166,6 +167,8 @@ subjects:
       await scratch.rbac
         .deleteNamespacedRoleBinding({ name: binding, namespace: 'kube-system' })
         .catch(() => undefined);
+      if (roleCreated)
+        await scratch.rbac.deleteNamespacedRole({ name: ROLE_NAME, namespace: 'kube-system' }).catch(() => undefined);
     }
   });
 });
