@@ -352,9 +352,9 @@ describe('validatePublish', () => {
       ['a value that is a number', { replicas: 3 }, 'labels["replicas"]'],
       ['a value that is null', { app: null }, 'labels["app"]'],
     ])('refuses %s, naming the field and the key', (_label, labels, field) => {
-      const error = refusal(configMap(), { ...event, labels } as unknown as KubeEvent);
+      const error = refusal(configMap(), { ...event, labels });
       expect(error.field).toBe(field);
-      expect(error.message.startsWith(field === 'labels' ? 'labels must be an object' : `${field}`)).toBe(true);
+      expect(error.message.startsWith(field === 'labels' ? 'labels must be an object' : field)).toBe(true);
     });
 
     it('says what a label value may be', () => {

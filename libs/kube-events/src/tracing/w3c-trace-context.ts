@@ -6,8 +6,8 @@ const SPAN_ID = /^[0-9a-f]{16}$/;
 const ALL_ZEROS = /^0+$/;
 
 /** The most list-members and characters a `tracestate` may have (W3C Trace Context, §3.3.1). */
-export const MAX_TRACESTATE_MEMBERS = 32;
-export const MAX_TRACESTATE_CHARS = 512;
+const MAX_TRACESTATE_MEMBERS = 32;
+const MAX_TRACESTATE_CHARS = 512;
 
 /**
  * A `tracestate` list-member's key: a simple key, or `<tenant>@<system>`;
