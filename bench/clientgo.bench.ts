@@ -113,7 +113,8 @@ const CLIENTS: Client[] = [
     color: '#2ca02c',
   },
 ];
-const runsOn = (client: Client, workload: Workload) => !client.decorator || client.decorator.includes(workload.label[1]);
+const runsOn = (client: Client, workload: Workload) =>
+  !client.decorator || client.decorator.includes(workload.label[1]);
 /** Whose idle start-up a client's marginal costs are measured against: the decorator's starts a Nest application too. */
 type Baseline = 'library' | 'client-go' | 'decorator';
 const baselineOf = (client: Client): Baseline => (client.decorator ? 'decorator' : client.side);

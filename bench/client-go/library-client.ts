@@ -37,7 +37,7 @@ const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromFile(flags.kubeconfig!);
 const options = {
-  reporter: { controller: flags.controller! },
+  reporter: { controller: flags.controller },
   kubeConfig,
   writeControl: { qps: Number(flags.qps), burst: Number(flags.burst) },
 };
@@ -48,16 +48,20 @@ class Reconciler {
     throw new Error('source ConfigMap default/app not found');
   }
 }
-const reconcileDescriptor = Object.getOwnPropertyDescriptor(Reconciler.prototype, 'reconcile')!;
-PublishesFailures()(Reconciler.prototype, 'reconcile', reconcileDescriptor);
-Object.defineProperty(Reconciler.prototype, 'reconcile', reconcileDescriptor);
-Injectable()(Reconciler);
-class BenchModule {}
-Module({ imports: [KubeEventsModule.forRoot(options)], providers: [Reconciler] })(BenchModule);
 
-const app = flags.decorator
-  ? await NestFactory.createApplicationContext(BenchModule, { logger: ['error', 'warn'] })
-  : undefined;
+/** A Nest application context whose `Reconciler.reconcile` is a `@PublishesFailures` method. */
+async function decoratedApplication() {
+  const descriptor = Object.getOwnPropertyDescriptor(Reconciler.prototype, 'reconcile')!;
+  PublishesFailures()(Reconciler.prototype, 'reconcile', descriptor);
+  Object.defineProperty(Reconciler.prototype, 'reconcile', descriptor);
+  Injectable()(Reconciler);
+  // eslint-disable-next-line @typescript-eslint/no-extraneous-class -- a Nest module: its decorator, applied below, describes it
+  class BenchModule {}
+  Module({ imports: [KubeEventsModule.forRoot(options)], providers: [Reconciler] })(BenchModule);
+  return NestFactory.createApplicationContext(BenchModule, { logger: ['error', 'warn'] });
+}
+
+const app = flags.decorator ? await decoratedApplication() : undefined;
 const recorder = app ? app.get(EventRecorder) : new EventRecorder(options);
 const reconciler = app?.get(Reconciler);
 const listed = flags.objects ? (JSON.parse(await readFile(flags.objects, 'utf8')) as Record<string, string>[]) : [];
@@ -79,7 +83,8 @@ const synced: KubeEvent = { type: 'Normal', reason: 'Synced', action: 'Reconcile
 const rejected: Record<string, number> = {};
 // Through the decorator, publishes never reject: what became of them is on the outcomes.
 recorder.outcomes$.subscribe(({ kind }) => {
-  if (reconciler && (kind === 'failed' || kind === 'dropped')) rejected[`${kind} outcome`] = (rejected[`${kind} outcome`] ?? 0) + 1;
+  if (reconciler && (kind === 'failed' || kind === 'dropped'))
+    rejected[`${kind} outcome`] = (rejected[`${kind} outcome`] ?? 0) + 1;
 });
 /** Milliseconds each failed reconcile spent in the decorator, its first failure per object apart: that one waits for its own create. */
 const holds: number[] = [];

@@ -115,7 +115,10 @@ describe('kubectl describe shows the library’s Events', () => {
     };
     expect(section).toMatch(row(failed, 2));
     expect(section).toMatch(
-      new RegExp(`^\\s+Normal\\s+Recovered\\s+\\S+\\s+${escape(CONTROLLER)}\\s+Recovered after 2 failures over \\d+(ms|s)\\s*$`, 'm'),
+      new RegExp(
+        `^\\s+Normal\\s+Recovered\\s+\\S+\\s+${escape(CONTROLLER)}\\s+Recovered after 2 failures over \\d+(ms|s)\\s*$`,
+        'm',
+      ),
     );
   });
 

@@ -112,7 +112,11 @@ describe('@PublishesFailures({ recovery })', () => {
     await server.waitForRequests(2, 'POST');
     while (normal().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(normal()).toEqual([
-      expect.objectContaining({ reason: 'Reconciled', action: 'Check', note: expect.stringMatching(/^Recovered after 1 failure over /) }),
+      expect.objectContaining({
+        reason: 'Reconciled',
+        action: 'Check',
+        note: expect.stringMatching(/^Recovered after 1 failure over /),
+      }),
     ]);
   });
 
