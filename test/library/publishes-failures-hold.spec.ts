@@ -52,8 +52,11 @@ describe('@PublishesFailures does not hold a failed reconcile for a write that w
 
   /** Resolves once the Event about `name` counts `count` on the server. */
   async function counted(name: string, count: number): Promise<void> {
-    while ((server.events().find((event) => event.regarding.name === name)?.series?.count ?? 0) < count)
-      await sleep(20);
+    const countOf = () => {
+      const event = server.events().find((stored) => stored.regarding.name === name);
+      return event ? (event.series?.count ?? 1) : 0;
+    };
+    while (countOf() < count) await sleep(20);
   }
 
   beforeEach(async () => {
@@ -107,6 +110,20 @@ describe('@PublishesFailures does not hold a failed reconcile for a write that w
     // The two that waited follow the create in one patch.
     await counted('app', 3);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 3']);
+  });
+
+  it('rethrows at once while every connection to the server is busy with other writes', async () => {
+    const { reconciler } = await start();
+    // Eight objects' creates hold the recorder's eight connections; their reconciles wait for them.
+    for (let i = 0; i < 8; i++) server.delayNext(3_000, 'POST');
+    const waiting = Array.from({ length: 8 }, (_, i) => reconciler.reconcile(configMap(`busy-${i}`)).catch(() => 0));
+    await server.waitForRequests(8, 'POST');
+    // A ninth object's write would wait for a connection: its reconcile does not.
+    await expect(reconciler.reconcile(configMap('ninth'))).rejects.toThrow('not found');
+    expect(server.events()).toEqual([]);
+    await Promise.all(waiting);
+    await counted('ninth', 1);
+    expect(server.events()).toHaveLength(9);
   });
 
   it('reports a write that fails after the reconcile returned: outcome, log and metrics', async () => {

@@ -35,8 +35,8 @@ export interface FailureReporting {
  * (of `metadataOf`, the method as found on the prototype, when given).
  *
  * A failed reconcile waits for its Event's write only when that write goes
- * out at once (one round trip, bounded by the recorder's timeout): when it
- * waits for a budget or for a write of its series on its way, the
+ * on the wire at once (one round trip, bounded by the recorder's timeout):
+ * when it waits for a budget, a connection or a write of its series on its way, the
  * occurrence is counted in its series and the error rethrown at once, and
  * what becomes of that write is still logged.
  */

@@ -14,6 +14,7 @@ import type {
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import { OCCURRENCES_DROPPED, SERIES_END_NOT_RECORDED } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
+import { POOL_CONNECTIONS } from '../api/pooled-authentication.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import { EndedEvents } from './ended-events.js';
 import { monotonicNow } from './monotonic-clock.js';
@@ -186,10 +187,11 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   /**
    * Publishes as {@link publish} (a failure with `failure`), for a caller
    * that must not be held by a write that waits: `scheduled` settles as
-   * `written` does when the occurrence's own write goes out at once, and
-   * resolves at once when that write waits for a budget, a backoff or a
-   * write of its series already on its way (the occurrence is counted in
-   * its series, and its write will carry it). `written` keeps
+   * `written` does when the occurrence's own write goes on the wire at
+   * once, and resolves at once when that write waits for a budget, a
+   * backoff, a write of its series already on its way, or a connection
+   * (every one of the pool's is busy): the occurrence is counted in its
+   * series, and its write will carry it. `written` keeps
    * {@link publish}'s promise; whoever calls this must observe it.
    * `@PublishesFailures` calls it.
    * @internal
@@ -314,8 +316,10 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     awaited.carrier = batch;
     if (joined) this.emit('coalesced', occurrence, { count: batch.occurrences, now: publishedAt });
     this.loop.queued(series, awaited, publishedAt);
-    // Settled already (the server is unreachable), or its own write is on its way: that write is the answer.
-    const sentNow = series.state === 'writing' && series.queue[0] === batch;
+    // Settled already (the server is unreachable), or its own write is on the wire: that write is the answer.
+    // A write past the pool's connections waits for the writes on their way, as one behind a budget does.
+    const sentNow =
+      series.state === 'writing' && series.queue[0] === batch && this.loop.writesInFlight <= POOL_CONNECTIONS;
     if (awaited.isSettled || sentNow) return { scheduled: awaited.promise, written: awaited.promise };
     return { scheduled: Promise.resolve(), written: awaited.promise };
   }
