@@ -55,8 +55,8 @@ export interface PublishesFailuresOptions {
  * object's failure series so that a failure coming back starts a new Event
  * (and with `recovery`, says so with a Normal event). A failed reconcile
  * waits for its Event's write only when that write goes out at once, and
- * no longer than the recorder's timeout; when the write waits for a budget
- * or for a write of the same series on its way, the occurrence is counted
+ * no longer than the recorder's timeout; when the write waits for a budget,
+ * a connection or a write of the same series on its way, the occurrence is counted
  * in its series and the error rethrown at once. A failed publish is logged,
  * never thrown. A method that returns synchronously stays synchronous: its
  * failure is published in the background.
