@@ -10,7 +10,9 @@
  * the server's counts to become exact; the wait also ends once they have
  * not moved for BENCH_SETTLE_S (default 15: client-go retries a write after
  * 10 s ± 25 %), which keeps the whole run within ~5 minutes on 2 cores.
- * BENCH_WORKLOADS (default ABC): the workloads to run, by letter.
+ * BENCH_WORKLOADS (default ABC): the workloads to run, by letter. Workload B
+ * also runs through a `@PublishesFailures` reconcile method, whose table
+ * gives the time a failed reconcile spent in the decorator.
  * BENCH_ROUNDS (default 1): runs of each workload and client, interleaved
  * round by round; the tables then show the medians (CPU per write and peak
  * RSS each), since one run of either side varies by ±20 % on 2 cores.
@@ -35,13 +37,17 @@ import { REPO_ROOT, kubernetesVersion } from '../tools/control-plane/build.js';
 import { startControlPlane } from '../tools/control-plane/control-plane.js';
 import { ApiServer, delta, type ObjectRef, type RequestCounts } from './client-go/api-server.js';
 import { ensureClientGoBinary } from './client-go/build.js';
-import { ClientProcess, type Usage } from './client-go/client-process.js';
+import { ClientProcess, type Holds, type Usage } from './client-go/client-process.js';
 import { createMemoryLimit, parseMemoryLimit, type MemoryLimit } from './client-go/memory-limit.js';
 import { tally, type Tally } from './client-go/tally.js';
 import { printTable } from './measure.js';
 import { renderClientGoChart, type ClientGoChartData } from './clientgo-chart.js';
 
 const NAMESPACE = 'bench';
+/** Where the round trips measured beside the decorator's run write their Events, apart from the counted ones. */
+const ROUND_TRIP_NAMESPACE = 'bench-round-trip';
+/** How often a round trip is measured while the decorator's workload runs. */
+const ROUND_TRIP_EVERY_MS = 100;
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_S ?? 30) * 1000;
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_S ?? 15) * 1000;
 const POLL_MS = 1_000;
@@ -90,6 +96,8 @@ const MEMORY_LIMIT_BYTES = parseMemoryLimit(process.env.BENCH_MEMORY_LIMIT ?? '2
 interface Client {
   label: string;
   side: 'library' | 'client-go';
+  /** The library through a `@PublishesFailures` method, for these workloads (by letter) only. */
+  decorator?: string;
   qps: number;
   burst: number;
   /** Its line on the chart. */
@@ -100,7 +108,20 @@ const CLIENTS: Client[] = [
   { label: 'library, 100/500', side: 'library', qps: 100, burst: 500, color: '#1f77b4' },
   { label: 'client-go tools/events, 100/500', side: 'client-go', qps: 100, burst: 500, color: '#d62728' },
   { label: 'client-go tools/events, 5/10 (defaults)', side: 'client-go', qps: 5, burst: 10, color: '#ff7f0e' },
+  {
+    label: 'library @PublishesFailures, 100/500',
+    side: 'library',
+    decorator: 'B',
+    qps: 100,
+    burst: 500,
+    color: '#2ca02c',
+  },
 ];
+const runsOn = (client: Client, workload: Workload) =>
+  !client.decorator || client.decorator.includes(workload.label[1]);
+/** Whose idle start-up a client's marginal costs are measured against: the decorator's starts a Nest application too. */
+type Baseline = 'library' | 'client-go' | 'decorator';
+const baselineOf = (client: Client): Baseline => (client.decorator ? 'decorator' : client.side);
 
 interface Result {
   wallMs: number;
@@ -118,6 +139,11 @@ interface Result {
   counted: [number, number][];
   /** Occurrences the client had published, as [milliseconds since "go", count]. */
   issued: [number, number][];
+  /** Through the decorator: the time failed reconciles spent in it. */
+  holds?: Holds;
+  firstHolds?: Holds;
+  /** Through the decorator: Event writes timed on a connection of their own while it ran. */
+  roundTrips?: Holds;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -140,6 +166,7 @@ class Bench {
     memoryLimit?: MemoryLimit,
   ): Promise<Bench> {
     await api.createNamespace(NAMESPACE);
+    await api.createNamespace(ROUND_TRIP_NAMESPACE);
     const refs = await api.createConfigMaps(
       NAMESPACE,
       'cm',
@@ -165,7 +192,8 @@ class Bench {
       if (workload.backoff) flags.push('--backoff');
       if (workload.failure) flags.push('--failure');
     }
-    flags.push(`--controller=bench.example.com/${client.side}`);
+    flags.push(`--controller=bench.example.com/${client.decorator ? 'decorator' : client.side}`);
+    if (client.decorator) flags.push('--decorator');
     const [command, args] =
       client.side === 'client-go'
         ? [this.goBinary, flags]
@@ -196,7 +224,9 @@ class Bench {
       const before = await this.api.requestCounts();
       const startedAt = Date.now();
       const sampler = workload.chart ? this.sample(startedAt, expected) : undefined;
-      const { wallMs, rejected, issued } = await child.run();
+      const timer = client.decorator ? this.timeRoundTrips() : undefined;
+      const { wallMs, rejected, issued, holds, firstHolds } = await child.run();
+      const roundTrips = await timer?.stop();
       const returnedAt = Date.now();
       const atReturn = tally(await this.api.events(NAMESPACE), expected);
       let final = atReturn;
@@ -217,11 +247,48 @@ class Bench {
       const writes = [...requests]
         .filter(([key]) => /^(POST|PATCH|PUT) /.test(key))
         .reduce((sum, [, count]) => sum + count, 0);
-      return { wallMs, rejected, requests, writes, atReturn, final, exactAfterMs, watchedMs, usage, counted, issued };
+      return {
+        wallMs,
+        rejected,
+        requests,
+        writes,
+        atReturn,
+        final,
+        exactAfterMs,
+        watchedMs,
+        usage,
+        counted,
+        issued,
+        holds,
+        firstHolds,
+        roundTrips,
+      };
     } finally {
       child.kill();
       await this.api.deleteEvents(NAMESPACE);
+      if (client.decorator) await this.api.deleteEvents(ROUND_TRIP_NAMESPACE);
     }
+  }
+
+  /** Times an Event write every ROUND_TRIP_EVERY_MS, one at a time, until told to stop. */
+  private timeRoundTrips() {
+    const times: number[] = [];
+    let stopped = false;
+    const done = (async () => {
+      while (!stopped) {
+        // A write that fails leaves no time rather than ending the run.
+        const time = await this.api.timeEventWrite(ROUND_TRIP_NAMESPACE, times.length).catch(() => undefined);
+        if (time !== undefined) times.push(time);
+        await sleep(ROUND_TRIP_EVERY_MS);
+      }
+    })();
+    return {
+      stop: async (): Promise<Holds> => {
+        stopped = true;
+        await done;
+        return percentilesOf(times);
+      },
+    };
   }
 
   /** Reads the server's count every SAMPLE_MS from `startedAt` until told when to stop. */
@@ -349,6 +416,65 @@ function medianResult(runs: Result[], idle: Usage): Result {
   };
 }
 
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+function percentilesOf(values: number[]): Holds {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0 };
+}
+
+/**
+ * Failed reconciles through `@PublishesFailures`, beside client-go's
+ * `tools/events` on the same workload: wall time, occurrences lost, and the
+ * time a failed reconcile spent in the decorator, against one round trip of
+ * an Event write timed meanwhile on a connection of its own (one every
+ * ROUND_TRIP_EVERY_MS). An object's first failure is shown apart: it creates
+ * the Event, while the 200 objects start together.
+ */
+function printDecoratorTable(results: Map<Workload, Map<Client, Result>>, idle: Usage): void {
+  const rows: string[][] = [];
+  const spread = (holds: Holds | undefined) => (holds ? `${ms(holds.p50)} / ${ms(holds.p99)} / ${ms(holds.max)}` : '—');
+  for (const [workload, row] of results) {
+    const decorated = [...row].find(([client]) => client.decorator);
+    if (!decorated) continue;
+    const [, result] = decorated;
+    const { holds, roundTrips } = result;
+    for (const [client, other] of row) {
+      if (client.side !== 'client-go') continue;
+      rows.push([
+        workload.label,
+        client.label,
+        `${(result.wallMs / 1000).toFixed(1)} s vs ${(other.wallMs / 1000).toFixed(1)} s (${(result.wallMs / other.wallMs).toFixed(2)}×)`,
+        `${n(result.final.missing)} vs ${n(other.final.missing)}`,
+        spread(holds),
+        spread(result.firstHolds),
+        roundTrips ? `${spread(roundTrips)} (${n(roundTrips.count)})` : '—',
+        holds && roundTrips
+          ? `${holds.p99 <= roundTrips.p50 ? 'yes' : 'no'}: ${(holds.p99 / roundTrips.p50).toFixed(2)}× its median, ${(holds.p99 / roundTrips.p99).toFixed(2)}× its p99`
+          : '—',
+        `${n(result.writes)}, ${perWrite(result, idle).toFixed(2)} ms CPU each`,
+      ]);
+    }
+  }
+  if (!rows.length) return;
+  printTable(
+    'Failed reconciles through @PublishesFailures (library, 100/500) against client-go tools/events',
+    [
+      'workload',
+      'against',
+      'wall, decorator vs client-go',
+      'occurrences missing at the end (decorator vs client-go)',
+      'time in the decorator, p50 / p99 / max (all but the first failure per object)',
+      'first failure per object, p50 / p99 / max',
+      'one round trip meanwhile, p50 / p99 / max (writes timed)',
+      'decorator p99 within one round trip?',
+      'decorator writes',
+    ],
+    rows,
+  );
+}
+
 async function main(): Promise<void> {
   const binary = await ensureClientGoBinary();
   const controlPlane = await startControlPlane();
@@ -362,18 +488,25 @@ async function main(): Promise<void> {
   try {
     const started = Date.now();
     const bench = await Bench.prepare(api, controlPlane.kubeconfigPath, binary.path, scratch, memoryLimit);
-    const idleRuns = { library: [] as Usage[], 'client-go': [] as Usage[] };
+    const decorated = CLIENTS.find((client) => client.decorator && WORKLOADS.some((w) => runsOn(client, w)));
+    const idleRuns: Record<Baseline, Usage[]> = { library: [], 'client-go': [], decorator: [] };
     for (let round = 0; round < ROUNDS; round++) {
       idleRuns.library.push(await bench.idle(CLIENTS[0]));
       idleRuns['client-go'].push(await bench.idle(CLIENTS[1]));
+      if (decorated) idleRuns.decorator.push(await bench.idle(decorated));
     }
-    const idle = { library: medianUsage(idleRuns.library), 'client-go': medianUsage(idleRuns['client-go']) };
+    const idle = {
+      library: medianUsage(idleRuns.library),
+      'client-go': medianUsage(idleRuns['client-go']),
+      decorator: decorated ? medianUsage(idleRuns.decorator) : medianUsage(idleRuns.library),
+    };
 
     const results = new Map<Workload, Map<Client, Result>>();
     for (const workload of WORKLOADS) {
-      const runs = new Map<Client, Result[]>(CLIENTS.map((client) => [client, []]));
+      const clients = CLIENTS.filter((client) => runsOn(client, workload));
+      const runs = new Map<Client, Result[]>(clients.map((client) => [client, []]));
       for (let round = 1; round <= ROUNDS; round++) {
-        for (const client of CLIENTS) {
+        for (const client of clients) {
           process.stderr.write(
             `${workload.label} · ${client.label}${ROUNDS > 1 ? ` · round ${round} of ${ROUNDS}` : ''}…\n`,
           );
@@ -382,7 +515,7 @@ async function main(): Promise<void> {
       }
       results.set(
         workload,
-        new Map(CLIENTS.map((client) => [client, medianResult(runs.get(client)!, idle[client.side])])),
+        new Map(clients.map((client) => [client, medianResult(runs.get(client)!, idle[baselineOf(client)])])),
       );
     }
 
@@ -409,7 +542,7 @@ async function main(): Promise<void> {
     const rows: string[][] = [];
     for (const [workload, row] of results) {
       for (const [client, result] of row) {
-        const base = idle[client.side];
+        const base = idle[baselineOf(client)];
         rows.push([
           workload.label,
           client.label,
@@ -449,7 +582,8 @@ async function main(): Promise<void> {
     for (const [workload, row] of results) {
       const library = row.get(CLIENTS[0])!;
       for (const client of CLIENTS.slice(1)) {
-        const other = row.get(client)!;
+        const other = row.get(client);
+        if (!other || client.side !== 'client-go') continue;
         ratioRows.push([
           workload.label,
           client.label,
@@ -486,6 +620,7 @@ async function main(): Promise<void> {
       ],
       ratioRows,
     );
+    printDecoratorTable(results, idle.decorator);
   } finally {
     api.close();
     await controlPlane.stop();

@@ -124,6 +124,27 @@ export class ApiServer {
     return refs;
   }
 
+  /**
+   * Writes one Event about a ConfigMap of `namespace` and returns how long
+   * the write took, in milliseconds: one API round trip of an Event write,
+   * on a connection of its own, under whatever load the server has then.
+   */
+  async timeEventWrite(namespace: string, index: number): Promise<number> {
+    const started = performance.now();
+    await this.json('POST', `/apis/events.k8s.io/v1/namespaces/${namespace}/events`, {
+      metadata: { name: `round-trip.${Date.now().toString(16)}.${index}`, namespace },
+      eventTime: new Date().toISOString().replace(/Z$/, '000Z'),
+      type: 'Normal',
+      reason: 'RoundTrip',
+      action: 'Measure',
+      note: 'one round trip of an Event write',
+      regarding: { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'round-trip' },
+      reportingController: 'bench.example.com/round-trip',
+      reportingInstance: 'round-trip',
+    });
+    return performance.now() - started;
+  }
+
   close(): void {
     this.agent.destroy();
   }

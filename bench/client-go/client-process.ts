@@ -4,6 +4,14 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
+/** Milliseconds failed reconciles spent in `@PublishesFailures`, at percentiles. */
+export interface Holds {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
 export interface Returned {
   /** Time the workload's calls took, as the client measured it. */
   wallMs: number;
@@ -11,6 +19,9 @@ export interface Returned {
   rejected: Record<string, number>;
   /** Occurrences published by then, as [milliseconds since "go", count], every 50 ms. */
   issued: [number, number][];
+  /** With --decorator: each failed reconcile but an object's first, which waits for its own create (`firstHolds`). */
+  holds?: Holds;
+  firstHolds?: Holds;
 }
 
 export interface Usage {
@@ -69,6 +80,8 @@ export class ClientProcess {
       wallMs: Number(message.wallMs),
       rejected: (message.rejected ?? {}) as Record<string, number>,
       issued: (message.issued ?? []) as [number, number][],
+      holds: message.holds as Holds | undefined,
+      firstHolds: message.firstHolds as Holds | undefined,
     };
   }
 

@@ -1,14 +1,19 @@
 // The library's side of `npm run bench:clientgo`: the same flags and line
 // protocol as main.go, so that CPU and peak RSS are this process's own. Run
 // by plain Node (its type stripping), not @swc-node/register, which alone
-// adds ~150 MB and ~2 s of CPU to the start-up.
+// adds ~150 MB and ~2 s of CPU to the start-up. With --decorator, failures
+// go through a `@PublishesFailures` reconcile method of a Nest application
+// context, and the time each failed reconcile spent in it is reported.
+import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics } from 'node:v8';
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
+import { EventRecorder, KubeEventsModule, PublishesFailures, type KubeEvent } from 'nestjs-kube-events';
 
 const { values: flags } = parseArgs({
   options: {
@@ -21,6 +26,7 @@ const { values: flags } = parseArgs({
     backoff: { type: 'boolean', default: false },
     'backoff-cap': { type: 'string', default: '1s' },
     failure: { type: 'boolean', default: false },
+    decorator: { type: 'boolean', default: false },
   },
 });
 
@@ -30,11 +36,34 @@ const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromFile(flags.kubeconfig!);
-const recorder = new EventRecorder({
+const options = {
   reporter: { controller: flags.controller },
   kubeConfig,
   writeControl: { qps: Number(flags.qps), burst: Number(flags.burst) },
-});
+};
+
+/** A reconciler whose every reconcile fails, decorated by hand: Node's type stripping has no decorator syntax. */
+class Reconciler {
+  async reconcile(_object: KubernetesObject): Promise<void> {
+    throw new Error('source ConfigMap default/app not found');
+  }
+}
+
+/** A Nest application context whose `Reconciler.reconcile` is a `@PublishesFailures` method. */
+async function decoratedApplication() {
+  const descriptor = Object.getOwnPropertyDescriptor(Reconciler.prototype, 'reconcile')!;
+  PublishesFailures()(Reconciler.prototype, 'reconcile', descriptor);
+  Object.defineProperty(Reconciler.prototype, 'reconcile', descriptor);
+  Injectable()(Reconciler);
+  // eslint-disable-next-line @typescript-eslint/no-extraneous-class -- a Nest module: its decorator, applied below, describes it
+  class BenchModule {}
+  Module({ imports: [KubeEventsModule.forRoot(options)], providers: [Reconciler] })(BenchModule);
+  return NestFactory.createApplicationContext(BenchModule, { logger: ['error', 'warn'] });
+}
+
+const app = flags.decorator ? await decoratedApplication() : undefined;
+const recorder = app ? app.get(EventRecorder) : new EventRecorder(options);
+const reconciler = app?.get(Reconciler);
 const listed = flags.objects ? (JSON.parse(await readFile(flags.objects, 'utf8')) as Record<string, string>[]) : [];
 const objects: KubernetesObject[] = listed.map(({ name, namespace, uid, resourceVersion }) => ({
   apiVersion: 'v1',
@@ -52,11 +81,25 @@ const failed: KubeEvent = {
 const synced: KubeEvent = { type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'configuration synced' };
 
 const rejected: Record<string, number> = {};
+// Through the decorator, publishes never reject: what became of them is on the outcomes.
+recorder.outcomes$.subscribe(({ kind }) => {
+  if (reconciler && (kind === 'failed' || kind === 'dropped'))
+    rejected[`${kind} outcome`] = (rejected[`${kind} outcome`] ?? 0) + 1;
+});
+/** Milliseconds each failed reconcile spent in the decorator, its first failure per object apart: that one waits for its own create. */
+const holds: number[] = [];
+const firstHolds: number[] = [];
 /** Occurrences published so far: sampled every 50 ms until the workload returns, the truth the server's counts are charted against. */
 let published = 0;
-// A failure goes through publishFailure, as @PublishesFailures does.
-const publish = (object: KubernetesObject) => {
+// A failure goes through publishFailure, or through a @PublishesFailures method with --decorator.
+const publish = (object: KubernetesObject, attempt = 0) => {
   published++;
+  if (reconciler) {
+    const started = performance.now();
+    return reconciler.reconcile(object).catch(() => {
+      (attempt === 0 ? firstHolds : holds).push(performance.now() - started);
+    });
+  }
   return (flags.failure ? recorder.publishFailure(object, failed) : recorder.publish(object, synced)).catch(
     (error: unknown) => {
       const { name } = error as Error;
@@ -100,7 +143,7 @@ await Promise.all(
     if (!flags.backoff) return Promise.all(Array.from({ length: repeats }, () => publish(object)));
     // client-go's per-item workqueue backoff: 5 ms, doubling; each retry after the last publish settled.
     for (let attempt = 0; attempt < repeats; attempt++) {
-      await publish(object);
+      await publish(object, attempt);
       await sleep(Math.min(5 * 2 ** attempt, backoffCapMs));
     }
   }),
@@ -108,10 +151,16 @@ await Promise.all(
 const wallMs = performance.now() - started;
 clearInterval(sampling);
 issued.push([wallMs, published]);
-say({ event: 'returned', wallMs, rejected, issued });
+say({
+  event: 'returned',
+  wallMs,
+  rejected,
+  issued,
+  ...(reconciler && { holds: percentiles(holds), firstHolds: percentiles(firstHolds) }),
+});
 
 await lines.next(); // "exit"
-await recorder.onApplicationShutdown();
+await (app ? app.close() : recorder.onApplicationShutdown());
 const cpu = process.cpuUsage();
 const work = process.cpuUsage(atGo);
 sampleYoung();
@@ -124,3 +173,9 @@ say({
   youngKb: Math.round(youngKb),
 });
 process.exit(0);
+
+function percentiles(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0 };
+}

@@ -2,8 +2,11 @@
 // the control plane) lists the library's Events under the object, with the
 // type, reason, series count, the reporting controller as `From`, and the
 // note. Each test has a fresh namespace, removed afterwards.
+import 'reflect-metadata';
+import { Injectable } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { KubeEvent } from 'nestjs-kube-events';
+import { KubeEventsModule, PublishesFailures, type KubeEvent } from 'nestjs-kube-events';
 import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { CONTROLLER, Scratch } from './support/library-fixtures.js';
 
@@ -75,6 +78,48 @@ describe('kubectl describe shows the library’s Events', () => {
     expect(section).toMatch(row(synced));
     // One line per Event object: the three publishes are one row.
     expect(section.match(/SyncFailed/g)).toHaveLength(1);
+  });
+
+  it('kubectl describe after a failed and a successful reconcile shows the Warning and the Normal Recovered Event', async () => {
+    @Injectable()
+    class Mirror {
+      failing = true;
+
+      @PublishesFailures({ recovery: true })
+      async reconcile(_object: KubernetesObject): Promise<void> {
+        await Promise.resolve();
+        if (this.failing) throw new Error('source ConfigMap default/app not found');
+      }
+    }
+    const cm = await scratch.configMap('recovering');
+    const app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: CONTROLLER }, kubeConfig: scratch.admin })],
+      providers: [Mirror],
+    }).compile();
+    await app.init();
+    try {
+      const mirror = app.get(Mirror);
+      for (let i = 0; i < 2; i++) await expect(mirror.reconcile(cm)).rejects.toThrow('not found');
+      mirror.failing = false;
+      await mirror.reconcile(cm);
+    } finally {
+      await app.close();
+    }
+
+    const section = await describeEvents(cp, ['configmap', 'recovering', '--namespace', scratch.namespace]);
+    const failed: KubeEvent = {
+      type: 'Warning',
+      reason: 'ReconcileFailed',
+      action: 'Reconcile',
+      note: 'source ConfigMap default/app not found',
+    };
+    expect(section).toMatch(row(failed, 2));
+    expect(section).toMatch(
+      new RegExp(
+        `^\\s+Normal\\s+Recovered\\s+\\S+\\s+${escape(CONTROLLER)}\\s+Recovered after 2 failures over \\d+(ms|s)\\s*$`,
+        'm',
+      ),
+    );
   });
 
   // kubectl's describers for Namespace and ClusterRole print no Events

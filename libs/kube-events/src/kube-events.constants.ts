@@ -65,6 +65,8 @@ export const MAX_FIELD_LENGTH = 128;
 export const RECONCILE_FAILED_REASON = 'ReconcileFailed';
 /** Action of the Warning events published for failed reconciles. */
 export const RECONCILE_ACTION = 'Reconcile';
+/** Reason of the Normal event `@PublishesFailures({ recovery: true })` publishes when a success ends failures. */
+export const RECOVERED_REASON = 'Recovered';
 
 /** Metadata key under which `@PublishesFailures` records its options. */
 export const PUBLISHES_FAILURES_METADATA = 'KUBE_EVENTS:publishes-failures';

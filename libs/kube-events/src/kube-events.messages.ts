@@ -79,6 +79,11 @@ export const NO_DEFAULT_RECORDER = (method: string) =>
 export const REQUEST_SCOPED_SKIPPED = (provider: string) =>
   `@PublishesFailures is ignored on request-scoped provider ${provider}: its instances are created per request.`;
 export const FAILURE_NOT_PUBLISHED = (method: string) => `Could not publish the failure of ${method} as an Event`;
+export const RECOVERY_NOT_PUBLISHED = (method: string) => `Could not publish the recovery of ${method} as an Event`;
+export const RECOVERED_NOTE = (failures: number, over: string) =>
+  `Recovered after ${failures} ${failures === 1 ? 'failure' : 'failures'} over ${over}`;
+export const INVALID_RECOVERY_OPTION = (method: string, problem: string) =>
+  `@PublishesFailures on ${method}: invalid option recovery: ${problem}`;
 export const NO_RESOURCE_ARGUMENT = (method: string) =>
   `@PublishesFailures on ${method}: the reconciled object is not an object with metadata; no Event was published.`;
 const DROP_CAUSES: Record<DropCause, string> = {

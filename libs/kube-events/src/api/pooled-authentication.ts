@@ -229,3 +229,6 @@ function sameMaterial(a: Material, b: Material): boolean {
     (value, i) => value === b[i] || (Buffer.isBuffer(value) && Buffer.isBuffer(b[i]) && value.equals(b[i])),
   );
 }
+
+/** How many requests of one recorder are on the wire at once: past it, a request waits for a connection. */
+export { POOL_CONNECTIONS };

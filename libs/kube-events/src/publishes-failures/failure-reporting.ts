@@ -1,40 +1,68 @@
 import type { Logger } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeEvent } from '../kube-events.interfaces.js';
 import type { PublishesFailuresOptions } from './publishes-failures.decorator.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
-import { RECONCILE_ACTION, RECONCILE_FAILED_REASON } from '../kube-events.constants.js';
-import { FAILURE_NOT_PUBLISHED, NO_RESOURCE_ARGUMENT, RECONCILED_OBJECT_NOT_FOUND } from '../kube-events.messages.js';
+import { RECONCILE_ACTION, RECONCILE_FAILED_REASON, RECOVERED_REASON } from '../kube-events.constants.js';
+import {
+  FAILURE_NOT_PUBLISHED,
+  NO_RESOURCE_ARGUMENT,
+  RECONCILED_OBJECT_NOT_FOUND,
+  RECOVERED_NOTE,
+  RECOVERY_NOT_PUBLISHED,
+} from '../kube-events.messages.js';
 import { PublishUnreachableError } from '../errors.js';
 import { describeError } from '../notes/describe-error.js';
+import { humanDuration } from './human-duration.js';
 
 type Method = (...args: unknown[]) => unknown;
 
-/** The outage (its start) each recorder last logged as unreachable. */
-const outageLogged = new WeakMap<EventRecorder, number>();
+/** The outage (its start) each recorder last logged as unreachable: the explorer's, shared by the methods it wraps. */
+export type OutagesLogged = WeakMap<EventRecorder, number>;
+
+/** What {@link withFailureEvents} publishes with, and where it says what it could not publish. */
+export interface FailureReporting {
+  readonly recorder: EventRecorder;
+  readonly logger: Logger;
+  readonly outagesLogged: OutagesLogged;
+}
 
 /**
  * Wraps a reconcile method so that failures become Warning events and a
- * success resets the object's failure series. Keeps `this`, the arguments,
+ * success resets the object's failure series (and, with `recovery`,
+ * publishes a Normal event saying it recovered). Keeps `this`, the arguments,
  * the return value, the original error, the name, the length and the Reflect metadata
  * (of `metadataOf`, the method as found on the prototype, when given).
+ *
+ * A failed reconcile waits for its Event's write only when that write goes
+ * on the wire at once (one round trip, bounded by the recorder's timeout):
+ * when it waits for a budget, a connection or a write of its series on its way, the
+ * occurrence is counted in its series and the error rethrown at once, and
+ * what becomes of that write is still logged.
  */
 export function withFailureEvents(
   method: Method,
   label: string,
-  recorder: EventRecorder,
+  { recorder, logger, outagesLogged }: FailureReporting,
   options: PublishesFailuresOptions,
-  logger: Logger,
   metadataOf: Method = method,
 ): Method {
   const resourceOf = (args: unknown[]) => reconciledObject(args, options);
-  const notPublished = (problem: unknown) => {
+  const notPublished = (problem: unknown, what = FAILURE_NOT_PUBLISHED) => {
     // While the server is down every failure would say so: once per outage and recorder is enough.
     if (problem instanceof PublishUnreachableError) {
-      if (outageLogged.get(recorder) === problem.since.getTime()) return;
-      outageLogged.set(recorder, problem.since.getTime());
+      if (outagesLogged.get(recorder) === problem.since.getTime()) return;
+      outagesLogged.set(recorder, problem.since.getTime());
     }
-    logger.warn(`${FAILURE_NOT_PUBLISHED(label)}: ${describeError(problem)}`);
+    logger.warn(`${what(label)}: ${describeError(problem)}`);
   };
+  /** Publishes through the recorder; resolves once scheduled, and logs what becomes of the write. */
+  const scheduled = (resource: KubernetesObject, event: KubeEvent, failure: boolean, what = FAILURE_NOT_PUBLISHED) => {
+    const publish = recorder.schedulePublish(resource, event, failure);
+    publish.written.catch((problem: unknown) => notPublished(problem, what));
+    return publish.scheduled.catch(() => undefined);
+  };
+  const recovery = recoveryReason(options);
   // Neither may ever replace the reconcile's own outcome: the user's selector and note formatter may throw.
   const report = (error: unknown, args: unknown[]): Promise<void> => {
     try {
@@ -49,18 +77,37 @@ export function withFailureEvents(
         action: options.action ?? RECONCILE_ACTION,
         note: noteOf(error, options),
       };
-      return recorder.publishFailure(resource, event).catch(notPublished);
+      return scheduled(resource, event, true);
     } catch (problem) {
       notPublished(problem);
       return Promise.resolve();
     }
   };
-  const succeeded = (args: unknown[]) => {
+  const succeeded = (args: unknown[]): Promise<void> | undefined => {
+    let resource: KubernetesObject | undefined;
     try {
-      const resource = resourceOf(args);
-      if (resource) recorder.forgetFailures(resource);
+      resource = resourceOf(args);
     } catch (problem) {
       logger.warn(RECONCILED_OBJECT_NOT_FOUND(label, describeError(problem)));
+    }
+    if (!resource) return undefined;
+    if (recovery === undefined) {
+      recorder.forgetFailures(resource);
+      return undefined;
+    }
+    try {
+      const ended = recorder.endFailures(resource);
+      if (!ended) return undefined;
+      const event: KubeEvent = {
+        type: 'Normal',
+        reason: recovery,
+        action: options.action ?? RECONCILE_ACTION,
+        note: RECOVERED_NOTE(ended.failures, humanDuration(ended.durationMs)),
+      };
+      return scheduled(resource, event, false, RECOVERY_NOT_PUBLISHED);
+    } catch (problem) {
+      notPublished(problem, RECOVERY_NOT_PUBLISHED);
+      return undefined;
     }
   };
 
@@ -73,12 +120,12 @@ export function withFailureEvents(
       throw error;
     }
     if (!isPromiseLike(result)) {
-      succeeded(args);
+      void succeeded(args);
       return result;
     }
     return Promise.resolve(result).then(
-      (value) => {
-        succeeded(args);
+      async (value) => {
+        await succeeded(args);
         return value;
       },
       async (error: unknown) => {
@@ -103,6 +150,12 @@ function reconciledObject(args: unknown[], options: PublishesFailuresOptions): K
   const resource = candidate as KubernetesObject;
   if ((resource.apiVersion || !options.apiVersion) && (resource.kind || !options.kind)) return resource;
   return { ...resource, apiVersion: resource.apiVersion || options.apiVersion, kind: resource.kind || options.kind };
+}
+
+/** The reason of the recovery Event, or `undefined` when none is published. */
+function recoveryReason({ recovery }: PublishesFailuresOptions): string | undefined {
+  if (!recovery) return undefined;
+  return (recovery === true ? undefined : recovery.reason) ?? RECOVERED_REASON;
 }
 
 function noteOf(error: unknown, options: PublishesFailuresOptions): string {

@@ -33,15 +33,33 @@ export interface PublishesFailuresOptions {
   apiVersion?: string;
   /** Filled in when the object lacks `kind`, as informer and list items do. */
   kind?: string;
+  /**
+   * Publishes one Normal event when a success ends failures of the object
+   * (its failure series counted at least one), saying how many over how
+   * long: `Recovered after 3 failures over 2m10s`, so that
+   * `kubectl describe` shows the way back as well as the trouble. `true`
+   * for reason `Recovered`, or `{ reason }` for another; its action is the
+   * failures' (`action`). A success after no failure publishes nothing.
+   * Failures older than the series window (`seriesWindow` since their
+   * Event's last write) are not counted.
+   * @default false
+   * @example
+   * @PublishesFailures({ recovery: { reason: 'Reconciled' } })
+   */
+  recovery?: boolean | { reason?: string };
 }
 
 /**
  * Publishes a Warning event when the decorated reconcile method throws or
  * rejects, then rethrows the original error; after a success, forgets the
- * object's failure series so that a failure coming back starts a new Event.
- * Waiting for the publish is bounded by the recorder's timeout, and a failed
- * publish is logged, never thrown. A method that returns synchronously stays
- * synchronous: its failure is published in the background.
+ * object's failure series so that a failure coming back starts a new Event
+ * (and with `recovery`, says so with a Normal event). A failed reconcile
+ * waits for its Event's write only when that write goes out at once, and
+ * no longer than the recorder's timeout; when the write waits for a budget,
+ * a connection or a write of the same series on its way, the occurrence is counted
+ * in its series and the error rethrown at once. A failed publish is logged,
+ * never thrown. A method that returns synchronously stays synchronous: its
+ * failure is published in the background.
  *
  * As `@nestjs/schedule`'s `@Cron` does, the decorator records its options as
  * metadata, and the module's explorer, when the application initialises,

@@ -2,10 +2,15 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
-import { withFailureEvents } from './failure-reporting.js';
+import { withFailureEvents, type OutagesLogged } from './failure-reporting.js';
 import { standInOf, type PublishesFailuresOptions } from './publishes-failures.decorator.js';
-import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
-import { NO_DEFAULT_RECORDER, REQUEST_SCOPED_SKIPPED, UNKNOWN_RECORDER } from '../kube-events.messages.js';
+import { MAX_FIELD_LENGTH, PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
+import {
+  INVALID_RECOVERY_OPTION,
+  NO_DEFAULT_RECORDER,
+  REQUEST_SCOPED_SKIPPED,
+  UNKNOWN_RECORDER,
+} from '../kube-events.messages.js';
 import { findRecorders, type RecorderName } from '../recorder/recorder-registry.js';
 
 /**
@@ -19,6 +24,8 @@ import { findRecorders, type RecorderName } from '../recorder/recorder-registry.
 @Injectable()
 export class PublishesFailuresExplorer implements OnModuleInit {
   private readonly logger = new Logger('PublishesFailures');
+  /** The outage each recorder last logged as unreachable, shared by every method wrapped here. */
+  private readonly outagesLogged: OutagesLogged = new WeakMap();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -45,10 +52,12 @@ export class PublishesFailuresExplorer implements OnModuleInit {
           continue;
         }
         const recorder = recorderFor(recorders, options, label);
+        checkRecovery(options, label);
+        const reporting = { recorder, logger: this.logger, outagesLogged: this.outagesLogged };
         // The decorated method itself, past its stand-in; or what a decorator above it made of it.
         const target = standInOf(method)?.method ?? method;
         for (const each of instancesOf(wrapper)) {
-          each[methodName] = withFailureEvents(target, label, recorder, options, this.logger, method);
+          each[methodName] = withFailureEvents(target, label, reporting, options, method);
         }
       }
     }
@@ -71,4 +80,15 @@ function recorderFor(recorders: Map<RecorderName, EventRecorder>, options: Publi
   throw new Error(
     options.recorder === undefined ? NO_DEFAULT_RECORDER(label) : UNKNOWN_RECORDER(options.recorder, label),
   );
+}
+
+/** Fails start-up on a `recovery` option the recorder would refuse on every success. */
+function checkRecovery({ recovery }: PublishesFailuresOptions, label: string): void {
+  if (recovery === undefined || typeof recovery === 'boolean') return;
+  if (typeof recovery !== 'object' || recovery === null)
+    throw new Error(INVALID_RECOVERY_OPTION(label, 'must be a boolean or { reason?: string }'));
+  const { reason } = recovery;
+  if (reason === undefined) return;
+  if (typeof reason !== 'string' || !reason || reason.length > MAX_FIELD_LENGTH)
+    throw new Error(INVALID_RECOVERY_OPTION(label, `reason must be a string of 1 to ${MAX_FIELD_LENGTH} characters`));
 }

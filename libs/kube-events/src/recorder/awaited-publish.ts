@@ -33,6 +33,11 @@ export class AwaitedPublish {
     });
   }
 
+  /** Whether it has resolved or rejected. */
+  get isSettled(): boolean {
+    return this.settled;
+  }
+
   resolve(): void {
     if (this.settle()) this.resolvePromise();
   }

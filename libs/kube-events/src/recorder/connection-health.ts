@@ -60,6 +60,11 @@ export class ConnectionHealth {
     return this.state;
   }
 
+  /** Writes in flight now. */
+  get inFlight(): number {
+    return this.attempts;
+  }
+
   /** A write goes out. */
   attemptStarted(now: number): void {
     this.attempts++;

@@ -14,6 +14,7 @@ import type {
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import { OCCURRENCES_DROPPED, SERIES_END_NOT_RECORDED } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
+import { POOL_CONNECTIONS } from '../api/pooled-authentication.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import { EndedEvents } from './ended-events.js';
 import { monotonicNow } from './monotonic-clock.js';
@@ -37,6 +38,22 @@ import { WriteLoop } from './write-loop.js';
 import { WritePlanner } from './write-planner.js';
 import { WriteQueue } from './write-queue.js';
 import { WriteScheduler } from './write-scheduler.js';
+
+/** A publish as {@link EventRecorder.schedulePublish} returns it. */
+export interface ScheduledPublish {
+  /** Settles once the occurrence is counted in its series and its write scheduled, or with its own write when that goes at once. */
+  readonly scheduled: Promise<void>;
+  /** Settles as `publish()` does: once the occurrence is counted on the API server, or with why not. */
+  readonly written: Promise<void>;
+}
+
+/** What the failure series a success ended had counted. */
+export interface EndedFailures {
+  /** Failures published in them. */
+  readonly failures: number;
+  /** From the first of them to the success, in milliseconds. */
+  readonly durationMs: number;
+}
 
 /**
  * Publishes `events.k8s.io/v1` Events on behalf of one controller.
@@ -156,7 +173,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @throws PublishApiError when the API server refused it, or is unreachable (`queued`: it will be written when it answers)
    */
   publish(resource: KubernetesObject, event: KubeEvent): Promise<void> {
-    return this.record(resource, event, false);
+    return this.record(resource, event, false).written;
   }
 
   /** Forgets every series of `resource`: its next publish creates a new Event. */
@@ -169,12 +186,42 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * that {@link forgetFailures} resets. `@PublishesFailures` calls these two.
    */
   publishFailure(resource: KubernetesObject, event: KubeEvent): Promise<void> {
-    return this.record(resource, event, true);
+    return this.record(resource, event, true).written;
+  }
+
+  /**
+   * Publishes as {@link publish} (a failure with `failure`), for a caller
+   * that must not be held by a write that waits: `scheduled` settles as
+   * `written` does when the occurrence's own write goes on the wire at
+   * once, and resolves at once when that write waits for a budget, a
+   * backoff, a write of its series already on its way, or a connection
+   * (every one of the pool's is busy): the occurrence is counted in its
+   * series, and its write will carry it. `written` keeps
+   * {@link publish}'s promise; whoever calls this must observe it.
+   * `@PublishesFailures` calls it.
+   * @internal
+   */
+  schedulePublish(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
+    return this.record(resource, event, failure);
   }
 
   /** Forgets the failure series of `resource` only, as after a successful reconcile. */
   forgetFailures(resource: KubernetesObject): void {
     this.end(resource, true);
+  }
+
+  /**
+   * Forgets the failure series of `resource`, as {@link forgetFailures}, and
+   * says how many failures they had counted since when, for a recovery Event;
+   * `undefined` when there were none. `@PublishesFailures` calls it.
+   * @internal
+   */
+  endFailures(resource: KubernetesObject): EndedFailures | undefined {
+    const uid = resource?.metadata?.uid;
+    const now = monotonicNow();
+    const counted = typeof uid === 'string' && uid ? this.series.countedIn(uid, true) : undefined;
+    this.end(resource, true);
+    return counted && { failures: counted.occurrences, durationMs: now - counted.since };
   }
 
   /**
@@ -234,7 +281,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     }
   }
 
-  private record(resource: KubernetesObject, event: KubeEvent, failure: boolean): Promise<void> {
+  private record(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
     const publishedAt = monotonicNow();
     let occurrence: Occurrence;
     try {
@@ -252,7 +299,8 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
         error,
         now: publishedAt,
       });
-      return Promise.reject(error);
+      const refused = Promise.reject(error);
+      return { scheduled: refused, written: refused };
     }
     const combined = this.similar?.combine(occurrence);
     if (combined) this.emit('combined', occurrence, { count: 1, now: publishedAt });
@@ -262,18 +310,23 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     const { reason, action } = occurrence.event;
     const series = uid
       ? this.series.acquire(uid, failure, reason, action, publishedAt)
-      : this.series.untracked(failure);
+      : this.series.untracked(failure, publishedAt);
     const awaited = new AwaitedPublish(publishedAt + this.options.timeout);
     const { batch, joined, evicted } = this.queue.enqueue(series, occurrence, awaited);
     if (evicted) this.loop.drop(evicted, 'evicted');
     if (!batch) {
       this.dropOccurrence(occurrence, awaited, 'full');
-      return awaited.promise;
+      return { scheduled: awaited.promise, written: awaited.promise };
     }
     awaited.carrier = batch;
     if (joined) this.emit('coalesced', occurrence, { count: batch.occurrences, now: publishedAt });
     this.loop.queued(series, awaited, publishedAt);
-    return awaited.promise;
+    // Settled already (the server is unreachable), or its own write is on the wire: that write is the answer.
+    // A write past the pool's connections waits for the writes on their way, as one behind a budget does.
+    const sentNow =
+      series.state === 'writing' && series.queue[0] === batch && this.loop.writesInFlight <= POOL_CONNECTIONS;
+    if (awaited.isSettled || sentNow) return { scheduled: awaited.promise, written: awaited.promise };
+    return { scheduled: Promise.resolve(), written: awaited.promise };
   }
 
   private dropOccurrence(occurrence: Occurrence, awaited: AwaitedPublish, cause: DropCause): void {

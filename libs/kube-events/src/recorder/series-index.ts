@@ -47,12 +47,13 @@ export class SeriesIndex {
     return this.tracked;
   }
 
-  /** Returns the series (failure?, `uid`, `reason`, `action`), creating it, and marks it used. */
+  /** Returns the series (failure?, `uid`, `reason`, `action`), creating it, marks it used and counts the occurrence. */
   acquire(uid: string, failure: boolean, reason: string, action: string, now: number): Series {
     const object = this.objects.get(uid);
     const known = object && find(object, failure, reason, action);
     if (known) {
       known.referenced = true;
+      known.occurrences++;
       this.dropStale(now, known);
       return known;
     }
@@ -61,20 +62,36 @@ export class SeriesIndex {
     let series: Series;
     // An object left without series (before, or by the drops just now) is either kept for its spent budget or gone.
     if (object && (object.series || this.spent.take(object))) {
-      series = newSeries(object, kind, this.options.resume);
+      series = newSeries(object, kind, this.options.resume, now);
       series.sibling = object.series;
       object.series = series;
     } else {
-      series = this.firstSeriesOf(uid, kind);
+      series = this.firstSeriesOf(uid, kind, now);
     }
+    series.occurrences = 1;
     this.order.push(series);
     this.tracked++;
     return series;
   }
 
   /** A series of one Event about an object without a uid: never tracked, so never repeated. */
-  untracked(failure: boolean): Series {
-    return newSeries(undefined, { failure, reason: '', action: '' }, false);
+  untracked(failure: boolean, now: number): Series {
+    return newSeries(undefined, { failure, reason: '', action: '' }, false, now);
+  }
+
+  /**
+   * The occurrences the failure or publish series of one object have
+   * counted, and when the earliest of them began; `undefined` when it has none.
+   */
+  countedIn(uid: string, failure: boolean): { readonly occurrences: number; readonly since: number } | undefined {
+    let occurrences = 0;
+    let since = Infinity;
+    for (let series = this.objects.get(uid)?.series; series; series = series.sibling) {
+      if (series.failure !== failure) continue;
+      occurrences += series.occurrences;
+      since = Math.min(since, series.openedAt);
+    }
+    return occurrences ? { occurrences, since } : undefined;
   }
 
   /**
@@ -98,9 +115,9 @@ export class SeriesIndex {
   }
 
   /** A new tracked object with its first series. */
-  private firstSeriesOf(uid: string, kind: SeriesKind): Series {
+  private firstSeriesOf(uid: string, kind: SeriesKind, now: number): Series {
     const object: TrackedObject = { uid, series: undefined, budget: undefined, previous: undefined, next: undefined };
-    const series = newSeries(object, kind, this.options.resume);
+    const series = newSeries(object, kind, this.options.resume, now);
     object.series = series;
     this.objects.set(uid, object);
     return series;
@@ -179,6 +196,7 @@ function newSeries(
   object: TrackedObject | undefined,
   { failure, reason, action }: SeriesKind,
   unexplored: boolean,
+  openedAt: number,
 ): Series {
   return {
     object,
@@ -186,6 +204,8 @@ function newSeries(
     reason,
     action,
     event: undefined,
+    occurrences: 0,
+    openedAt,
     inDoubt: undefined,
     queue: [],
     // The write state of a series that never wrote, written out: V8 keeps the fields after a spread outside the

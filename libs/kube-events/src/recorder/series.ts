@@ -100,6 +100,10 @@ export interface Series extends SeriesWriteState {
   readonly reason: string;
   readonly action: string;
   event: SeriesEvent | undefined;
+  /** Occurrences published in it since it began, whatever their Events: what a recovery Event counts. */
+  occurrences: number;
+  /** When its first occurrence was published (monotonic ms). */
+  readonly openedAt: number;
   /**
    * A create given up (dropped, expired) after an attempt that may have
    * applied: its Event may be on the server, or land there late. The

@@ -65,6 +65,11 @@ export class WriteLoop {
     parts.scheduler.due$.subscribe((series) => void this.write(series));
   }
 
+  /** Writes in flight now, each holding a connection while it lasts. */
+  get writesInFlight(): number {
+    return this.health.inFlight;
+  }
+
   /**
    * An occurrence was queued in `series`, awaited by `awaited`: its
    * deadline is watched and its write scheduled. While the server is
