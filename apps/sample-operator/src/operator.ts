@@ -8,7 +8,14 @@ import { LeaderElector } from './leader-election/leader-elector.js';
 import { LeaseLock } from './leader-election/lease-lock.js';
 import { OperatorModule } from './operator.module.js';
 import { OperatorShutdown } from './operator-shutdown.js';
-import { resolveOperatorOptions, type OperatorOptions, type ResolvedOperatorOptions } from './operator.options.js';
+import { boundedApiClient } from './kube/bounded-api-client.js';
+import {
+  leaseRequestTimeoutMs,
+  resolveOperatorOptions,
+  type OperatorOptions,
+  type ResolvedOperatorOptions,
+} from './operator.options.js';
+import { redactingLogger } from './redaction/redacting-logger.js';
 
 /** How long past its lease duration a leader that has not renewed still counts as alive (client-go's healthz adaptor uses 20 s). */
 const LIVENESS_TOLERANCE_MS = 20_000;
@@ -73,7 +80,11 @@ export interface OperatorStatus {
 
 /** Nest options for {@link startOperator}. */
 export interface StartOperatorOptions {
-  /** @default Nest's console logger */
+  /**
+   * Where the operator logs; whatever it is, every line passes the operator's
+   * credential redaction first.
+   * @default Nest's console logger
+   */
   logger?: LoggerService | LogLevel[] | false;
 }
 
@@ -97,7 +108,7 @@ export async function startOperator(
   const resolved = resolveOperatorOptions(options);
   const app = await NestFactory.createApplicationContext(OperatorModule.forRoot(resolved), {
     abortOnError: false,
-    ...(nest.logger !== undefined ? { logger: nest.logger } : {}),
+    logger: redactingLogger(nest.logger),
   });
   const controller = app.get(ConfigMirrorController);
   const shutdown = app.get(OperatorShutdown);
@@ -184,7 +195,8 @@ function campaign(
   closing: () => boolean,
 ): { elector: LeaderElector; leading: Promise<void>; lost: Promise<string> } {
   const { leaseName, namespace, leaseDurationMs, renewDeadlineMs, retryPeriodMs } = options.leaderElection;
-  const lock = new LeaseLock(app.get(KubeConfig).makeApiClient(CoordinationV1Api), namespace, leaseName);
+  const leases = boundedApiClient(app.get(KubeConfig), CoordinationV1Api, leaseRequestTimeoutMs(options));
+  const lock = new LeaseLock(leases, namespace, leaseName);
   let resolveLeading!: () => void;
   let resolveLost!: (reason: string) => void;
   const leading = new Promise<void>((resolve) => (resolveLeading = resolve));
