@@ -256,7 +256,9 @@ describe('ConfigMirrorReconciler', () => {
     await expect(reconciler.reconcile(mirror({ targetNamespaces: ['ns-a'] }))).rejects.toMatchObject({
       reason: 'Forbidden',
       message:
-        'could not create ConfigMap ns-a/app-config: configmaps is forbidden: User "system:serviceaccount:x:y" cannot create resource',
+        'could not create ConfigMap ns-a/app-config: configmaps is forbidden: User "system:serviceaccount:x:y" cannot create resource ' +
+        '(the API server lets the operator into namespace ns-a only once it opts in: ' +
+        "a RoleBinding there of the ClusterRole configmirror-controller-copies to the operator's service account)",
     });
   });
 
