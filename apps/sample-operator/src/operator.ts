@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger, type INestApplicationContext, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ConfigMirrorController } from './config-mirror/config-mirror.controller.js';
+import { ConfigMirrorController, type CacheStats } from './config-mirror/config-mirror.controller.js';
 import { HealthServer } from './health/health-server.js';
 import { LeaderElector } from './leader-election/leader-elector.js';
 import { LeaseLock } from './leader-election/lease-lock.js';
@@ -75,7 +75,8 @@ export interface OperatorStatus {
   leaderElection:
     | { enabled: false }
     | { enabled: true; lease: string; leader: string; isLeader: boolean; state: LeaderElector['state'] };
-  controller: { running: boolean; synced: boolean };
+  /** Whether the controller runs and has synced, and what its caches hold (their size does not grow with what tenants put in ConfigMaps). */
+  controller: { running: boolean; synced: boolean; cache: CacheStats };
 }
 
 /** Nest options for {@link startOperator}. */
@@ -128,7 +129,7 @@ export async function startOperator(
           state: election.elector.state,
         }
       : { enabled: false },
-    controller: { running: controller.isRunning, synced: controller.isReady },
+    controller: { running: controller.isRunning, synced: controller.isReady, cache: controller.cacheStats() },
   });
 
   let health: HealthServer | undefined;
