@@ -82,13 +82,13 @@ async function eventually<T>(
   timeoutMs = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
+  let lastError: Error | undefined;
   for (;;) {
     try {
       const value = await check();
       if (value !== undefined && value !== false) return value;
     } catch (error) {
-      lastError = error;
+      lastError = error instanceof Error ? error : new Error(String(error));
     }
     if (Date.now() > deadline) {
       throw new Error(

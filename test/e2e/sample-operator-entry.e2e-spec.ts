@@ -59,7 +59,10 @@ describe('the built entry point of the sample operator', () => {
         env: { ...process.env, KUBECONFIG: '/nonexistent' },
       }).then(
         () => ({ code: 0, stderr: '' }),
-        (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+        (error: unknown) => {
+          const failed = error as { code?: number; stderr?: string };
+          return { code: failed.code, stderr: failed.stderr ?? '' };
+        },
       );
       expect({ node, ...outcome }).toEqual({
         node,

@@ -3,8 +3,10 @@ import { MINIMUM_NODE, isSupportedNode, unsupportedNode } from './node-version.j
 
 describe('the Node.js check of the entry point', () => {
   test('asks for what the workspace declares in engines', () => {
-    const engines = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).engines;
-    expect(engines.node).toBe(`>=${MINIMUM_NODE}`);
+    const workspace = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      engines: { node: string };
+    };
+    expect(workspace.engines.node).toBe(`>=${MINIMUM_NODE}`);
   });
 
   test.each([

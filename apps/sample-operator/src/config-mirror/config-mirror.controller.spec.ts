@@ -152,10 +152,16 @@ function source(data: Record<string, string>, name = 'app-config', namespace = '
 }
 
 /** The copy `owner` keeps of default/app-config in `namespace` (ns-a), naming its uid (`uid-app`). */
-function copy(
-  data: Record<string, string>,
-  { owner = 'default/app', uid = `uid-${owner.split('/')[1]}`, namespace = 'ns-a', name = 'app-config' } = {},
-): V1ConfigMap {
+interface CopyOptions {
+  owner?: string;
+  uid?: string;
+  namespace?: string;
+  name?: string;
+}
+
+function copy(data: Record<string, string>, options: CopyOptions = {}): V1ConfigMap {
+  const { owner = 'default/app', namespace = 'ns-a', name = 'app-config' } = options;
+  const uid = options.uid ?? `uid-${owner.split('/')[1]}`;
   return {
     metadata: {
       name,

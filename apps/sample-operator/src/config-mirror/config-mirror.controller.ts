@@ -279,9 +279,10 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     if (!claim || !namespace) return undefined;
     const { namespace: mirrorNamespace, name } = splitObjectKey(claim.owner);
     const mirror = this.mirrors.get(name, mirrorNamespace);
-    if (!mirror || mirror.metadata.uid !== claim.uid) return undefined;
-    if (mirror.spec?.sourceName !== configMap.metadata?.name) return undefined;
-    if (!mirror.spec.targetNamespaces?.includes(namespace) || !this.writesInto(mirror, namespace)) return undefined;
+    if (mirror?.metadata.uid !== claim.uid) return undefined;
+    const targets = mirror.spec?.targetNamespaces ?? [];
+    if (mirror.spec?.sourceName !== configMap.metadata?.name || !targets.includes(namespace)) return undefined;
+    if (!this.writesInto(mirror, namespace)) return undefined;
     return objectKey(mirror);
   }
 

@@ -110,7 +110,7 @@ export class ResilientInformer<T extends KubernetesObject> implements ObjectCach
           false,
           labelSelector,
         ));
-    this.informer = make(options.kubeConfig, options.path, list, options.labelSelector) as Informer<T> & ObjectCache<T>;
+    this.informer = make(options.kubeConfig, options.path, list, options.labelSelector);
     this.informer.on(ERROR, (error) => this.onError(error));
   }
 

@@ -6,7 +6,7 @@ import { type KubeConfig, type KubernetesObject, type RequestContext, Watch } fr
  * objects become `PartialObjectMetadata`, a list becomes a
  * `PartialObjectMetadataList`. JSON either way.
  */
-export const METADATA_ONLY_WATCH = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+const METADATA_ONLY_WATCH = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 export const METADATA_ONLY_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 
 /** Options of {@link TrimmingWatch}. */

@@ -430,9 +430,7 @@ describe('LeaderElector', () => {
     expect(a.elector.state).toBe('candidate');
     expect(a.elector.check(20_000)).toBeUndefined();
     await advance(1);
-    expect(a.elector.check(20_000)).toBe(
-      'leader election: no attempt on lease test/lease has completed for 35001 ms',
-    );
+    expect(a.elector.check(20_000)).toBe('leader election: no attempt on lease test/lease has completed for 35001 ms');
     // Stopping waits for the attempt in flight within the renew deadline, then gives up on it.
     const stopping = a.elector.stop();
     await advance(RENEW);

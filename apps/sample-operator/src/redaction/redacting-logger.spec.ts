@@ -9,7 +9,8 @@ function keeping(): LoggerService & { lines: unknown[][] } {
 }
 
 describe('RedactingLogger', () => {
-  const url = 'Request cannot be constructed from a URL that includes credentials: https://admin:Sup3rSecretPw@127.0.0.1:6443/api';
+  const url =
+    'Request cannot be constructed from a URL that includes credentials: https://admin:Sup3rSecretPw@127.0.0.1:6443/api';
 
   test('removes credentials from messages, errors, objects and string parameters, at every level', () => {
     const inner = keeping();

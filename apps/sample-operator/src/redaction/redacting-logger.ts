@@ -42,8 +42,9 @@ export class RedactingLogger implements LoggerService {
   }
 
   private write(level: Level, message: unknown, optionalParams: unknown[]): void {
-    const method = this.inner[level] ?? this.inner.log;
-    method.call(this.inner, redacted(message), ...optionalParams.map(redacted));
+    const args = [redacted(message), ...optionalParams.map(redacted)] as const;
+    if (this.inner[level]) this.inner[level](...args);
+    else this.inner.log(...args);
   }
 }
 
