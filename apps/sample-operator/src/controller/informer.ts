@@ -98,7 +98,8 @@ export class ResilientInformer<T extends KubernetesObject> implements ObjectCach
     const trim = options.trim ?? ((object: T) => object);
     const list: ListPromise<T> = async () => {
       const listed = await options.list();
-      return { ...listed, items: listed.items.map(trim) };
+      // A metadata-only list of nothing has `items: null` (Go's nil slice).
+      return { ...listed, items: ((listed.items as T[] | null) ?? []).map(trim) };
     };
     const make =
       options.makeInformer ??
