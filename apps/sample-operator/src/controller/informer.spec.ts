@@ -86,7 +86,7 @@ describe('ResilientInformer', () => {
       name: 'widgets',
       kubeConfig: new KubeConfig(),
       path: '/apis/example.com/v1/widgets',
-      list: async () => ({ items: lists.shift() as KubernetesObject[] }),
+      list: async () => ({ items: lists.shift()! }),
       trim: (object) => ({ metadata: { name: object.metadata?.name, namespace: object.metadata?.namespace } }),
       clock,
       makeInformer: ((_kubeConfig: unknown, _path: unknown, list: typeof listFn) => {
