@@ -10,8 +10,9 @@
 //    says what was copied; the source goes away again, and that failure gets a
 //    NEW Event; a spec change is reflected in observedGeneration.
 // 2. As the ServiceAccount of apps/sample-operator/deploy (its
-//    service-account.yaml and rbac.yaml applied as they ship, the target
-//    namespaces opted in as examples/target-namespace.yaml shows): the same
+//    service-account.yaml and rbac.yaml applied as they ship, the mirror's
+//    namespace and the targets opted in as examples/mirror-namespace.yaml and
+//    examples/target-namespace.yaml show): the same
 //    loop works end to end, with no 403 anywhere, so the least RBAC is
 //    sufficient.
 // 3. The namespace rules, by default: a source in another namespace is refused
@@ -563,18 +564,19 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       });
       scenario = new Scenario(admin, 'mirror-e2e-sa');
       await scenario.createNamespaces();
-      // The targets let the operator write there, as examples/target-namespace.yaml shows.
+      // The mirror's namespace lets the operator in for its ConfigMirrors (examples/mirror-namespace.yaml), and
+      // the targets let it write there (examples/target-namespace.yaml).
       const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
-      for (const namespace of scenario.targets) {
+      const bindings: [string, string][] = [
+        [scenario.namespace, 'configmirror-controller-mirrors'],
+        ...scenario.targets.map((namespace): [string, string] => [namespace, 'configmirror-controller-copies']),
+      ];
+      for (const [namespace, role] of bindings) {
         await rbac.createNamespacedRoleBinding({
           namespace,
           body: {
-            metadata: { name: 'configmirror-controller-copies', namespace },
-            roleRef: {
-              apiGroup: 'rbac.authorization.k8s.io',
-              kind: 'ClusterRole',
-              name: 'configmirror-controller-copies',
-            },
+            metadata: { name: role, namespace },
+            roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
             subjects: [{ kind: 'ServiceAccount', ...SERVICE_ACCOUNT }],
           },
         });
@@ -598,7 +600,8 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       await operator?.stop();
       await scenario?.cleanUp();
       await cp.kubectl(['delete', '-f', join(DEPLOY, 'rbac.yaml'), '--ignore-not-found', '--wait=false']);
-      await cp.kubectl(['delete', '-f', join(DEPLOY, 'service-account.yaml'), '--ignore-not-found', '--wait=false']);
+      // Not service-account.yaml: the control plane has no namespace controller, so a deleted configmirror-system
+      // would stay Terminating and refuse the ServiceAccount to the next file that applies it.
     });
 
     test('the credentials really are the restricted ServiceAccount', async () => {

@@ -34,7 +34,11 @@ import {
   binariesIn,
   ensureControlPlaneBinaries,
 } from '../../../tools/control-plane/build.js';
-import { type ControlPlane, startControlPlane } from '../../../tools/control-plane/control-plane.js';
+import {
+  type ControlPlane,
+  serviceAccountKubeConfig,
+  startControlPlane,
+} from '../../../tools/control-plane/control-plane.js';
 // The built operator (`npm run demo` builds first).
 import { startOperator, type RunningOperator } from '../dist/operator.js';
 import type { ConfigMirror } from '../dist/config-mirror/config-mirror.types.js';
@@ -44,7 +48,9 @@ import {
   CONFIG_MIRROR_GROUP as GROUP,
   CONFIG_MIRROR_PLURAL as PLURAL,
   CONFIG_MIRROR_VERSION as VERSION,
+  COPIES_CLUSTER_ROLE,
   MIRROR_NAME_LABEL as MIRROR_LABEL,
+  MIRRORS_CLUSTER_ROLE,
   acceptMirrorsFromLabel,
 } from '../dist/config-mirror/config-mirror.constants.js';
 
@@ -65,6 +71,13 @@ const suffix = useKubeconfig ? `-${randomBytes(2).toString('hex')}` : '';
 const NS = `mirror-demo${suffix}`;
 const TARGETS = [`team-a${suffix}`, `team-b${suffix}`];
 const NAME = 'app-config';
+/** A namespace that accepts the demo's mirrors by its label, but never lets the operator in (no RoleBinding). */
+const UNBOUND = `team-c${suffix}`;
+/** The operator's identity in deploy/: on the demo's own control plane, the operator runs as it, confined by its RBAC. */
+const SERVICE_ACCOUNT = { namespace: 'configmirror-system', name: 'configmirror-controller' };
+const AS_OPERATOR = `--as=system:serviceaccount:${SERVICE_ACCOUNT.namespace}:${SERVICE_ACCOUNT.name}`;
+/** Against someone's cluster the demo installs no RBAC, and runs the operator with their credentials. */
+const confined = !useKubeconfig;
 
 // ---------------------------------------------------------------------------
 // Output
@@ -178,6 +191,12 @@ async function kubectl(
   interrupted.signal.throwIfAborted();
   if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr.trim()}`);
   return result.stdout;
+}
+
+/** `kubectl auth can-i …` as the operator's ServiceAccount: `yes` or `no`. */
+async function canI(args: string[]): Promise<string> {
+  if (!cp) throw new Error('no cluster');
+  return (await cp.kubectl(['auth', 'can-i', ...args, AS_OPERATOR])).stdout.trim();
 }
 
 /** Polls `check` until it returns a value, or fails after `timeoutMs` saying what it waited for. */
@@ -304,8 +323,27 @@ async function main(): Promise<void> {
   step('Starting the operator');
   await mkdir(dirname(LOG_PATH), { recursive: true });
   operatorLog = createWriteStream(LOG_PATH, { flags: 'w' });
+  let operatorKubeConfig = kubeConfig;
+  if (confined) {
+    say('It runs as the ServiceAccount of deploy/, with the RBAC it ships: the API server confines it.');
+    await kubectl(['apply', '-f', join(DEPLOY_DIR, 'service-account.yaml'), '-f', join(DEPLOY_DIR, 'rbac.yaml')], {
+      echo: 'kubectl apply -f apps/sample-operator/deploy/service-account.yaml -f apps/sample-operator/deploy/rbac.yaml',
+    });
+    operatorKubeConfig = (await serviceAccountKubeConfig(cp, SERVICE_ACCOUNT)).kubeConfig;
+    await waitFor('the RBAC to take effect', async () =>
+      (await canI(['watch', 'configmirrors.mirror.kube-events.dev', '-A'])) === 'yes' ? true : undefined,
+    );
+    say(`Nothing of any namespace's content until the namespace lets it in:`);
+    for (const args of [
+      ['get', 'configmaps', '-n', 'kube-system'],
+      ['create', 'events.events.k8s.io', '-n', 'kube-system'],
+    ]) {
+      say(dim(`$ kubectl auth can-i ${args.join(' ')} ${AS_OPERATOR}`));
+      say(`  ${await canI(args)}`);
+    }
+  }
   operator = await startOperator(
-    { kubeConfig, instance: 'demo', retryMaxDelayMs: RETRY_MAX_DELAY_MS, shutdownTimeoutMs: 5_000 },
+    { kubeConfig: operatorKubeConfig, instance: 'demo', retryMaxDelayMs: RETRY_MAX_DELAY_MS, shutdownTimeoutMs: 5_000 },
     { logger: operatorLogger(operatorLog) },
   );
   await Promise.race([
@@ -328,6 +366,35 @@ async function main(): Promise<void> {
   }
   say("A mirror writes only into namespaces that accept its namespace's mirrors, so the targets opt in:");
   await kubectl(['label', 'namespace', ...TARGETS, `${acceptMirrorsFromLabel(NS)}=true`]);
+  if (confined) {
+    say(`and let the operator in: ${NS} for its ConfigMirrors, the targets for their copies:`);
+    const serviceAccount = `--serviceaccount=${SERVICE_ACCOUNT.namespace}:${SERVICE_ACCOUNT.name}`;
+    await kubectl([
+      'create',
+      'rolebinding',
+      MIRRORS_CLUSTER_ROLE,
+      `--clusterrole=${MIRRORS_CLUSTER_ROLE}`,
+      serviceAccount,
+      '-n',
+      NS,
+    ]);
+    for (const target of TARGETS) {
+      await kubectl([
+        'create',
+        'rolebinding',
+        COPIES_CLUSTER_ROLE,
+        `--clusterrole=${COPIES_CLUSTER_ROLE}`,
+        serviceAccount,
+        '-n',
+        target,
+      ]);
+    }
+    for (const namespace of [NS, ...TARGETS]) {
+      await waitFor(`the RoleBinding in ${namespace} to take effect`, async () =>
+        (await canI(['list', 'configmaps', '-n', namespace])) === 'yes' ? true : undefined,
+      );
+    }
+  }
   const manifest = [
     `apiVersion: ${GROUP}/${VERSION}`,
     'kind: ConfigMirror',
@@ -399,6 +466,42 @@ async function main(): Promise<void> {
     ),
   );
   await kubectl(['delete', 'configmirror', PEEK, '-n', NS]);
+
+  if (confined) {
+    out();
+    say(`${UNBOUND} carries the label that accepts mirrors from ${NS}, but no RoleBinding: the operator's code`);
+    say('would write there, and the API server refuses it (403), which the mirror reports:');
+    await kubectl(['create', 'namespace', UNBOUND]);
+    createdNamespaces.push(UNBOUND);
+    await kubectl(['label', 'namespace', UNBOUND, `${acceptMirrorsFromLabel(NS)}=true`]);
+    const INTO = 'into-team-c';
+    const into = [
+      `apiVersion: ${GROUP}/${VERSION}`,
+      'kind: ConfigMirror',
+      'metadata:',
+      `  name: ${INTO}`,
+      `  namespace: ${NS}`,
+      'spec:',
+      `  sourceName: ${NAME}`,
+      `  targetNamespaces: [${UNBOUND}]`,
+    ].join('\n');
+    await kubectl(['apply', '-f', '-'], { input: into, echo: 'kubectl apply -f - <<EOF' });
+    out(indent(`${into}\nEOF`));
+    const text = await waitFor('the refusal by the API server', async () => {
+      const described = await kubectl(['describe', 'configmirror', INTO, '-n', NS], { quiet: true });
+      return described.includes('Forbidden') && described.includes('Warning') ? described : undefined;
+    });
+    say(dim(`$ kubectl describe configmirror ${INTO} -n ${NS}`));
+    out(
+      indent(
+        ['Status', 'Events']
+          .map((heading) => section(text, heading))
+          .filter(Boolean)
+          .join('\n'),
+      ),
+    );
+    await kubectl(['delete', 'configmirror', INTO, '-n', NS]);
+  }
 
   // 7. A new failure
   step('Deleting the source: a failure after a recovery starts a NEW Event');

@@ -19,7 +19,7 @@ export class OperatorModule {
     return {
       module: OperatorModule,
       imports: [
-        KubeModule.forRoot(resolved.kubeConfig),
+        KubeModule.forRoot(resolved.kubeConfig, resolved.requestTimeoutMs),
         KubeEventsModule.forRootAsync({
           isGlobal: true,
           inject: [KubeConfig],

@@ -22,6 +22,9 @@ export const LEASE_NAME = 'configmirror-controller';
 /** Where a pod finds its own namespace when POD_NAMESPACE is not set. */
 const IN_CLUSTER_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
+/** The default bound on one request to the API server. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 /** Injection token of the {@link ResolvedOperatorOptions}. */
 export const OPERATOR_OPTIONS = 'CONFIG_MIRROR:OPERATOR_OPTIONS';
 
@@ -106,6 +109,15 @@ export interface OperatorOptions {
    */
   shutdownTimeoutMs?: number;
   /**
+   * Bound on each request to the API server, in ms: reads, lists, writes,
+   * status writes and watch connects (a watch that stays silent for 30 s is
+   * reconnected, from client-node). Lease requests are bounded by half the
+   * renew deadline when that is shorter, so that a leader tries at least
+   * twice before it steps down.
+   * @default 30_000
+   */
+  requestTimeoutMs?: number;
+  /**
    * Bound on each Event publish, in ms.
    * @default the library's DEFAULT_TIMEOUT_MS
    */
@@ -179,6 +191,7 @@ export function resolveOperatorOptions(
     retryBaseDelayMs: options.retryBaseDelayMs ?? DEFAULT_BASE_DELAY_MS,
     retryMaxDelayMs: options.retryMaxDelayMs ?? DEFAULT_MAX_DELAY_MS,
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 20_000,
+    requestTimeoutMs: positive('requestTimeoutMs', options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     publishTimeoutMs: options.publishTimeoutMs,
   };
 }
@@ -186,7 +199,7 @@ export function resolveOperatorOptions(
 /**
  * Reads the operator's settings from the environment:
  * `POD_NAME`, `WORKERS`, `RESYNC_PERIOD_MS`, `RETRY_BASE_DELAY_MS`,
- * `RETRY_MAX_DELAY_MS`, `SHUTDOWN_TIMEOUT_MS`, `EVENT_PUBLISH_TIMEOUT_MS`,
+ * `RETRY_MAX_DELAY_MS`, `SHUTDOWN_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS`, `EVENT_PUBLISH_TIMEOUT_MS`,
  * `LEADER_ELECT`, `POD_NAMESPACE`, `LEADER_ELECT_LEASE_DURATION_MS`,
  * `LEADER_ELECT_RENEW_DEADLINE_MS`, `LEADER_ELECT_RETRY_PERIOD_MS`,
  * `HEALTH_PROBE_PORT`, `HEALTH_PROBE_BIND_ADDRESS`, `MIRROR_SOURCES`, `MIRROR_TARGETS`.
@@ -218,8 +231,26 @@ export function operatorOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Op
     retryBaseDelayMs: integer(env, 'RETRY_BASE_DELAY_MS', 1),
     retryMaxDelayMs: integer(env, 'RETRY_MAX_DELAY_MS', 1),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 0),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 1),
     publishTimeoutMs: integer(env, 'EVENT_PUBLISH_TIMEOUT_MS', 1),
   };
+}
+
+/**
+ * The bound on one Lease request: the request timeout, or half the renew
+ * deadline when that is shorter, so that a leader whose request hangs tries
+ * again before it must step down.
+ */
+export function leaseRequestTimeoutMs(
+  options: Pick<ResolvedOperatorOptions, 'requestTimeoutMs' | 'leaderElection'>,
+): number {
+  return Math.max(1, Math.floor(Math.min(options.requestTimeoutMs, options.leaderElection.renewDeadlineMs / 2)));
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new Error(`${name} must be a positive integer (ms), got ${value}`);
+  return value;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, min: number, max?: number): number | undefined {

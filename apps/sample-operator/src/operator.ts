@@ -2,13 +2,20 @@ import 'reflect-metadata';
 import { Logger, type INestApplicationContext, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ConfigMirrorController } from './config-mirror/config-mirror.controller.js';
+import { ConfigMirrorController, type CacheStats } from './config-mirror/config-mirror.controller.js';
 import { HealthServer } from './health/health-server.js';
 import { LeaderElector } from './leader-election/leader-elector.js';
 import { LeaseLock } from './leader-election/lease-lock.js';
 import { OperatorModule } from './operator.module.js';
 import { OperatorShutdown } from './operator-shutdown.js';
-import { resolveOperatorOptions, type OperatorOptions, type ResolvedOperatorOptions } from './operator.options.js';
+import { boundedApiClient } from './kube/bounded-api-client.js';
+import {
+  leaseRequestTimeoutMs,
+  resolveOperatorOptions,
+  type OperatorOptions,
+  type ResolvedOperatorOptions,
+} from './operator.options.js';
+import { redactingLogger } from './redaction/redacting-logger.js';
 
 /** How long past its lease duration a leader that has not renewed still counts as alive (client-go's healthz adaptor uses 20 s). */
 const LIVENESS_TOLERANCE_MS = 20_000;
@@ -68,12 +75,17 @@ export interface OperatorStatus {
   leaderElection:
     | { enabled: false }
     | { enabled: true; lease: string; leader: string; isLeader: boolean; state: LeaderElector['state'] };
-  controller: { running: boolean; synced: boolean };
+  /** Whether the controller runs and has synced, and what its caches hold (their size does not grow with what tenants put in ConfigMaps). */
+  controller: { running: boolean; synced: boolean; cache: CacheStats };
 }
 
 /** Nest options for {@link startOperator}. */
 export interface StartOperatorOptions {
-  /** @default Nest's console logger */
+  /**
+   * Where the operator logs; whatever it is, every line passes the operator's
+   * credential redaction first.
+   * @default Nest's console logger
+   */
   logger?: LoggerService | LogLevel[] | false;
 }
 
@@ -97,7 +109,7 @@ export async function startOperator(
   const resolved = resolveOperatorOptions(options);
   const app = await NestFactory.createApplicationContext(OperatorModule.forRoot(resolved), {
     abortOnError: false,
-    ...(nest.logger !== undefined ? { logger: nest.logger } : {}),
+    logger: redactingLogger(nest.logger),
   });
   const controller = app.get(ConfigMirrorController);
   const shutdown = app.get(OperatorShutdown);
@@ -117,7 +129,7 @@ export async function startOperator(
           state: election.elector.state,
         }
       : { enabled: false },
-    controller: { running: controller.isRunning, synced: controller.isReady },
+    controller: { running: controller.isRunning, synced: controller.isReady, cache: controller.cacheStats() },
   });
 
   let health: HealthServer | undefined;
@@ -184,7 +196,8 @@ function campaign(
   closing: () => boolean,
 ): { elector: LeaderElector; leading: Promise<void>; lost: Promise<string> } {
   const { leaseName, namespace, leaseDurationMs, renewDeadlineMs, retryPeriodMs } = options.leaderElection;
-  const lock = new LeaseLock(app.get(KubeConfig).makeApiClient(CoordinationV1Api), namespace, leaseName);
+  const leases = boundedApiClient(app.get(KubeConfig), CoordinationV1Api, leaseRequestTimeoutMs(options));
+  const lock = new LeaseLock(leases, namespace, leaseName);
   let resolveLeading!: () => void;
   let resolveLost!: (reason: string) => void;
   const leading = new Promise<void>((resolve) => (resolveLeading = resolve));

@@ -20,6 +20,13 @@ export const MANAGED_BY_VALUE = 'configmirror-controller';
 export const MIRROR_NAME_LABEL = `${CONFIG_MIRROR_GROUP}/mirror`;
 /** Annotation on every copy: `namespace/name` of the ConfigMirror that wrote it (labels cannot hold a slash). */
 export const MIRROR_OWNER_ANNOTATION = `${CONFIG_MIRROR_GROUP}/owner`;
+/**
+ * Annotation on every copy: the uid of the ConfigMirror that wrote it. A
+ * change of a ConfigMap queues a mirror only when this names that mirror's
+ * uid (and the ConfigMap sits where the mirror writes): the name in the
+ * owner annotation alone is anyone's to write.
+ */
+export const MIRROR_OWNER_UID_ANNOTATION = `${CONFIG_MIRROR_GROUP}/owner-uid`;
 /** Annotation on every copy: `namespace/name` of the source ConfigMap. */
 export const MIRROR_SOURCE_ANNOTATION = `${CONFIG_MIRROR_GROUP}/source`;
 
@@ -31,10 +38,23 @@ export const MIRROR_SOURCE_ANNOTATION = `${CONFIG_MIRROR_GROUP}/source`;
  * where mirrors of `tenant-a` may write; one key per namespace, since a label
  * value holds one name.
  */
-const ACCEPT_MIRRORS_FROM_LABEL_PREFIX = `accept-from.${CONFIG_MIRROR_GROUP}/`;
+export const ACCEPT_MIRRORS_FROM_LABEL_PREFIX = `accept-from.${CONFIG_MIRROR_GROUP}/`;
 
 /** The label a namespace carries, with the value `"true"`, to accept copies from ConfigMirrors of `namespace`. */
 export const acceptMirrorsFromLabel = (namespace: string) => `${ACCEPT_MIRRORS_FROM_LABEL_PREFIX}${namespace}`;
 
 /** The condition type the operator maintains. */
 export const READY_CONDITION = 'Ready';
+
+/**
+ * The ClusterRole (deploy/rbac.yaml) a namespace binds to the operator's
+ * service account, with a RoleBinding, for the operator to serve its
+ * ConfigMirrors: read its ConfigMaps (the sources) and publish Events there.
+ */
+export const MIRRORS_CLUSTER_ROLE = 'configmirror-controller-mirrors';
+/**
+ * The ClusterRole (deploy/rbac.yaml) a namespace binds to the operator's
+ * service account, with a RoleBinding, to receive copies: read and write its
+ * ConfigMaps.
+ */
+export const COPIES_CLUSTER_ROLE = 'configmirror-controller-copies';

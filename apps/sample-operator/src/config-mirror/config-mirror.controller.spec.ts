@@ -1,6 +1,7 @@
-// What ConfigMirrorController queues for which informer event. The two
+// What ConfigMirrorController queues for which informer event. The
 // informers are replaced (through an ESM module mock of
-// config-mirror.informers.js) by FakeInformers that the test drives by hand;
+// config-mirror.informers.js) by FakeInformers that the test drives by hand
+// (ConfigMaps: one per namespace the controller watches, none elsewhere);
 // the controller is never started, so no worker takes a key and no timer runs:
 // each test reads what was added to the work queue and what was forgotten.
 import { jest } from '@jest/globals';
@@ -22,6 +23,7 @@ import {
   MANAGED_BY_VALUE,
   MIRROR_NAME_LABEL,
   MIRROR_OWNER_ANNOTATION,
+  MIRROR_OWNER_UID_ANNOTATION,
   MIRROR_SOURCE_ANNOTATION,
 } from './config-mirror.constants.js';
 import type { ConfigMirrorReconciler } from './config-mirror.reconciler.js';
@@ -87,13 +89,38 @@ class FakeInformer<T extends KubernetesObject> {
   }
 }
 
+/** The ConfigMap informers the controller made, per namespace: an event in a namespace it does not watch reaches nothing. */
+class WatchedConfigMaps {
+  readonly informers = new Map<string, FakeInformer<V1ConfigMap>>();
+
+  informerFor(namespace: string): FakeInformer<V1ConfigMap> {
+    const informer = new FakeInformer<V1ConfigMap>();
+    informer.stop = async () => void this.informers.delete(namespace);
+    this.informers.set(namespace, informer);
+    return informer;
+  }
+  get namespaces(): string[] {
+    return [...this.informers.keys()].sort();
+  }
+  add(object: V1ConfigMap): void {
+    this.informers.get(object.metadata!.namespace!)?.add(object);
+  }
+  update(object: V1ConfigMap): void {
+    this.informers.get(object.metadata!.namespace!)?.update(object);
+  }
+  delete(object: V1ConfigMap): void {
+    this.informers.get(object.metadata!.namespace!)?.delete(object);
+  }
+}
+
 let mirrors: FakeInformer<ConfigMirror>;
-let configMaps: FakeInformer<V1ConfigMap>;
+let configMaps: WatchedConfigMaps;
 let namespaces: FakeInformer<V1Namespace>;
 
 jest.unstable_mockModule('./config-mirror.informers.js', () => ({
   configMirrorInformer: () => mirrors as unknown as ResilientInformer<ConfigMirror>,
-  configMapInformer: () => configMaps as unknown as ResilientInformer<V1ConfigMap>,
+  configMapInformer: (_kubeConfig: unknown, _core: unknown, namespace: string) =>
+    configMaps.informerFor(namespace) as unknown as ResilientInformer<V1ConfigMap>,
   namespaceInformer: () => namespaces as unknown as ResilientInformer<V1Namespace>,
 }));
 
@@ -124,17 +151,35 @@ function source(data: Record<string, string>, name = 'app-config', namespace = '
   return { metadata: { name, namespace }, data };
 }
 
-/** The copy `owner` keeps of default/app-config in ns-a. */
-function copy(data: Record<string, string>, owner = 'default/app'): V1ConfigMap {
+/** The copy `owner` keeps of default/app-config in `namespace` (ns-a), naming its uid (`uid-app`). */
+interface CopyOptions {
+  owner?: string;
+  uid?: string;
+  namespace?: string;
+  name?: string;
+}
+
+function copy(data: Record<string, string>, options: CopyOptions = {}): V1ConfigMap {
+  const { owner = 'default/app', namespace = 'ns-a', name = 'app-config' } = options;
+  const uid = options.uid ?? `uid-${owner.split('/')[1]}`;
   return {
     metadata: {
-      name: 'app-config',
-      namespace: 'ns-a',
+      name,
+      namespace,
       labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE, [MIRROR_NAME_LABEL]: owner.split('/')[1] },
-      annotations: { [MIRROR_OWNER_ANNOTATION]: owner, [MIRROR_SOURCE_ANNOTATION]: 'default/app-config' },
+      annotations: {
+        [MIRROR_OWNER_ANNOTATION]: owner,
+        ...(uid ? { [MIRROR_OWNER_UID_ANNOTATION]: uid } : {}),
+        [MIRROR_SOURCE_ANNOTATION]: 'default/app-config',
+      },
     },
     data,
   };
+}
+
+/** A namespace that accepts copies from the ConfigMirrors of `from`. */
+function accepting(name: string, from: string, labels: Record<string, string> = {}): V1Namespace {
+  return { metadata: { name, labels: { ...labels, [`accept-from.mirror.kube-events.dev/${from}`]: 'true' } } };
 }
 
 describe('ConfigMirrorController: what is queued', () => {
@@ -156,7 +201,7 @@ describe('ConfigMirrorController: what is queued', () => {
     added = jest.spyOn(WorkQueue.prototype as WorkQueue<string>, 'add');
     forgotten = jest.spyOn(WorkQueue.prototype as WorkQueue<string>, 'forget');
     mirrors = new FakeInformer<ConfigMirror>();
-    configMaps = new FakeInformer<V1ConfigMap>();
+    configMaps = new WatchedConfigMaps();
     namespaces = new FakeInformer<V1Namespace>();
     statusWriter = { forget: jest.fn() };
     recorder = { forget: jest.fn() };
@@ -252,7 +297,7 @@ describe('ConfigMirrorController: what is queued', () => {
 
     // With MIRROR_SOURCES=any-namespace it may read it, and follows it.
     mirrors = new FakeInformer<ConfigMirror>();
-    configMaps = new FakeInformer<V1ConfigMap>();
+    configMaps = new WatchedConfigMaps();
     new ConfigMirrorController(
       new KubeConfig(),
       {} as CoreV1Api,
@@ -269,9 +314,6 @@ describe('ConfigMirrorController: what is queued', () => {
   });
 
   test('a target namespace that comes to accept copies from a mirror queues it; nothing else about a namespace does', () => {
-    const accepting = (name: string, from: string, labels: Record<string, string> = {}): V1Namespace => ({
-      metadata: { name, labels: { ...labels, [`accept-from.mirror.kube-events.dev/${from}`]: 'true' } },
-    });
     mirrors.add(mirror('app')); // in default, targets ns-a
     queued();
 
@@ -293,38 +335,61 @@ describe('ConfigMirrorController: what is queued', () => {
     expect(queued()).toEqual(['default/app']);
   });
 
-  test('an edited copy that drifted from its source queues its owner; one still matching does not', () => {
-    configMaps.add(source({ greeting: 'hello' }));
+  test('ConfigMaps are watched only where ConfigMirrors read (their source) or write (targets that accept them)', () => {
+    expect(configMaps.namespaces).toEqual([]);
+    mirrors.add(mirror('app')); // in default, targets ns-a
+    expect(configMaps.namespaces).toEqual(['default']);
+    namespaces.add(accepting('ns-b', 'default')); // accepts, but is not a target
+    namespaces.add({ metadata: { name: 'ns-a' } });
+    expect(configMaps.namespaces).toEqual(['default']);
+    namespaces.update(accepting('ns-a', 'default'));
+    expect(configMaps.namespaces).toEqual(['default', 'ns-a']);
+    // A source in another namespace, refused by default: not watched.
+    mirrors.add(mirror('reaches-out', { sourceNamespace: 'kube-system' }));
+    expect(configMaps.namespaces).toEqual(['default', 'ns-a']);
+    mirrors.delete(mirror('app'));
+    mirrors.delete(mirror('reaches-out', { sourceNamespace: 'kube-system' }));
+    expect(configMaps.namespaces).toEqual([]);
+  });
+
+  test('an edited or deleted copy queues the mirror whose uid it names, which reads it and repairs what drifted', () => {
+    mirrors.add(mirror('app'));
+    namespaces.add(accepting('ns-a', 'default'));
     configMaps.add(copy({ greeting: 'hello' }));
     queued();
-
-    configMaps.update(copy({ greeting: 'hello' }));
-    expect(queued()).toEqual([]);
 
     configMaps.update(copy({ greeting: 'tampered' }));
     expect(queued()).toEqual(['default/app']);
-  });
-
-  test('a copy whose source is not in the cache counts as drifted and queues its owner', () => {
-    configMaps.add(copy({ greeting: 'hello' }));
-    queued();
-
-    configMaps.update(copy({ greeting: 'hello' }));
-
+    configMaps.delete(copy({ greeting: 'tampered' }));
     expect(queued()).toEqual(['default/app']);
   });
 
-  test('a deleted copy queues its owner', () => {
-    configMaps.add(source({ greeting: 'hello' }));
-    configMaps.add(copy({ greeting: 'hello' }));
+  test('a ConfigMap whose owner annotation names a mirror it cannot prove it belongs to queues nothing', () => {
+    mirrors.add(mirror('app')); // default/app, uid-app, copies app-config into ns-a
+    const other = mirror('other', { sourceName: 'other-config' });
+    mirrors.add({ ...other, metadata: { ...other.metadata, namespace: 'tenant-b' } });
+    namespaces.add(accepting('ns-a', 'default'));
+    namespaces.add(accepting('ns-c', 'someone-else'));
     queued();
 
-    configMaps.delete(copy({ greeting: 'hello' }));
-
-    expect(queued()).toEqual(['default/app']);
+    const forged = [
+      copy({ x: '1' }, { uid: 'uid-guessed' }), // another uid
+      copy({ x: '1' }, { uid: '' }), // no uid at all
+      copy({ x: '1' }, { name: 'other-name' }), // not the source's name
+      copy({ x: '1' }, { namespace: 'tenant-b' }), // another tenant's namespace, not a target
+      copy({ x: '1' }, { owner: 'default/missing' }), // no such mirror
+    ];
+    for (const configMap of forged) {
+      configMaps.add(configMap);
+      configMaps.update(configMap);
+      configMaps.delete(configMap);
+    }
+    expect(queued()).toEqual([]);
   });
 
   test('a ConfigMap that is not a copy queues no owner', () => {
+    mirrors.add(mirror('app'));
+    namespaces.add(accepting('ns-a', 'default'));
     configMaps.add(source({ greeting: 'hello' }));
     const unmanaged = copy({ greeting: 'other' });
     delete unmanaged.metadata!.labels![MANAGED_BY_LABEL];

@@ -3,21 +3,30 @@ import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1ConfigMap, type V1Names
 import { EventRecorder } from 'nestjs-kube-events';
 import { ItemExponentialBackoff } from '../controller/backoff.js';
 import type { ResilientInformer } from '../controller/informer.js';
+import { NamespacedInformers } from '../controller/namespaced-informers.js';
 import { objectKey, splitObjectKey } from '../controller/object-key.js';
 import { QueueWorkers } from '../controller/queue-workers.js';
 import { WorkQueue } from '../controller/work-queue.js';
 import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
 import { inReconcileSpan } from '../telemetry/reconcile-span.js';
-import { CONFIG_MIRROR_API_VERSION, CONFIG_MIRROR_KIND, MIRROR_SOURCE_ANNOTATION } from './config-mirror.constants.js';
+import { CONFIG_MIRROR_API_VERSION, CONFIG_MIRROR_KIND } from './config-mirror.constants.js';
 import { configMapInformer, configMirrorInformer, namespaceInformer } from './config-mirror.informers.js';
 import { ConfigMirrorReconciler } from './config-mirror.reconciler.js';
 import { ConfigMirrorStatusWriter } from './config-mirror.status-writer.js';
 import type { ConfigMirror } from './config-mirror.types.js';
-import { copyMatchesSource, copyOwner } from './mirrored-config-map.js';
+import { copyClaim } from './mirrored-config-map.js';
 import { acceptsMirrorsFrom, mayReadSource, type NamespaceRules } from './namespace-rules.js';
 
 /** Logged once both informers have synced and the workers run. */
 const READY_MESSAGE = 'ConfigMirror controller ready';
+
+/** What the controller's caches hold: how many objects, and their size as JSON. */
+export interface CacheStats {
+  objects: number;
+  bytes: number;
+  /** The namespaces whose ConfigMaps are watched. */
+  configMapNamespaces: string[];
+}
 
 /**
  * The controller loop: informers on ConfigMirrors and ConfigMaps feed
@@ -30,7 +39,14 @@ const READY_MESSAGE = 'ConfigMirror controller ready';
  * `metadata.generation`; status writes do not requeue it), on each resync,
  * when its source ConfigMap changes, when someone edits or deletes one of
  * its copies, and (with `opted-in` targets) when a target namespace comes to
- * accept its copies.
+ * accept its copies. A ConfigMap counts as its copy only when it sits where
+ * the mirror writes and names the mirror's uid: the owner annotation alone
+ * is anyone's to write.
+ *
+ * ConfigMaps are watched metadata only, in the namespaces ConfigMirrors read
+ * or write and nowhere else, and cached trimmed (see trimmed-objects.ts):
+ * what a tenant stores in its ConfigMaps costs the operator nothing, and a
+ * reconcile reads the content it needs.
  *
  * Starts when the application bootstraps, or, with leader election, when
  * this replica acquires the Lease (the operator calls {@link start}). On
@@ -44,7 +60,9 @@ const READY_MESSAGE = 'ConfigMirror controller ready';
 export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(ConfigMirrorController.name);
   private readonly mirrors: ResilientInformer<ConfigMirror>;
-  private readonly configMaps: ResilientInformer<V1ConfigMap>;
+  /** Per namespace that a ConfigMirror reads or writes: its ConfigMaps' metadata. */
+  private readonly configMaps: NamespacedInformers<V1ConfigMap>;
+  private readonly rules: NamespaceRules;
   /** With `opted-in` targets only: Namespaces, to see a target come to accept copies. */
   private readonly namespaces: ResilientInformer<V1Namespace> | undefined;
   private readonly queue: WorkQueue<string>;
@@ -77,7 +95,8 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
       logger: this.logger,
     });
     this.mirrors = configMirrorInformer(kubeConfig, customObjects, { resyncPeriodMs: options.resyncPeriodMs });
-    this.configMaps = configMapInformer(kubeConfig, core);
+    this.rules = { sources: options.mirrorSources, targets: options.mirrorTargets };
+    this.configMaps = new NamespacedInformers((namespace) => configMapInformer(kubeConfig, core, namespace));
     this.namespaces = options.mirrorTargets === 'opted-in' ? namespaceInformer(kubeConfig, core) : undefined;
     this.ready = Promise.all(this.informers().map((informer) => informer.whenSynced())).then(() => undefined);
     this.watchMirrors();
@@ -93,6 +112,13 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
   /** Resolves once every informer has delivered its initial list (and never if the API server stays unreachable). */
   whenReady(): Promise<void> {
     return this.ready;
+  }
+
+  /** The size of what the controller caches (ConfigMirrors, Namespaces, ConfigMaps' metadata). */
+  cacheStats(): CacheStats {
+    const objects = [...this.mirrors.list(), ...(this.namespaces?.list() ?? []), ...this.configMaps.list()];
+    const bytes = objects.reduce((sum, object) => sum + Buffer.byteLength(JSON.stringify(object)), 0);
+    return { objects: objects.length, bytes, configMapNamespaces: this.configMaps.namespaces.sort() };
   }
 
   /** The ConfigMirror as the informer last saw it. */
@@ -120,6 +146,7 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     this.started = true;
     this.workers.start();
     for (const informer of this.informers()) informer.start();
+    this.configMaps.start();
     void this.ready.then(() => {
       if (!this.stopping) {
         this.logger.log(
@@ -151,7 +178,7 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     // The queue first: from here on no reconcile starts (a replica that lost the Lease must stop at once).
     const inFlight = this.queue.inFlight;
     const drained = this.workers.stop().then(() => 'drained' as const);
-    await Promise.all(this.informers().map((informer) => informer.stop()));
+    await Promise.all([...this.informers().map((informer) => informer.stop()), this.configMaps.stop()]);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.options.shutdownTimeoutMs);
@@ -181,23 +208,82 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
   }
 
   private watchMirrors(): void {
-    this.mirrors.onAdd((mirror) => this.enqueueMirror(mirror, true));
-    this.mirrors.onUpdate((mirror) => this.enqueueMirror(mirror, false));
+    this.mirrors.onAdd((mirror) => {
+      this.enqueueMirror(mirror, true);
+      this.watchConfigMapsWhereNeeded();
+    });
+    this.mirrors.onUpdate((mirror) => {
+      this.enqueueMirror(mirror, false);
+      this.watchConfigMapsWhereNeeded();
+    });
     this.mirrors.onResync((mirror) => this.enqueueMirror(mirror, true));
-    this.mirrors.onDelete((mirror) => this.forgetMirror(mirror));
+    this.mirrors.onDelete((mirror) => {
+      this.forgetMirror(mirror);
+      this.watchConfigMapsWhereNeeded();
+    });
   }
 
+  /**
+   * A source's change queues the mirrors that copy it; an edit or deletion
+   * of a copy queues the mirror that wrote it, which reads the copy and
+   * repairs it if it drifted. (The operator's own writes come back here too:
+   * their reconcile finds the copies current and writes nothing.)
+   */
   private watchConfigMaps(): void {
-    const onSourceOrCopy = (configMap: V1ConfigMap, deleted: boolean) => {
+    const onChange = (configMap: V1ConfigMap) => {
       for (const mirror of this.mirrorsWithSource(configMap)) this.queue.add(objectKey(mirror));
-      const owner = copyOwner(configMap);
-      if (owner && (deleted || this.copyDrifted(configMap))) this.queue.add(owner);
+      const owner = this.verifiedOwner(configMap);
+      if (owner) this.queue.add(owner);
     };
     this.configMaps.onAdd((configMap) => {
       for (const mirror of this.mirrorsWithSource(configMap)) this.queue.add(objectKey(mirror));
     });
-    this.configMaps.onUpdate((configMap) => onSourceOrCopy(configMap, false));
-    this.configMaps.onDelete((configMap) => onSourceOrCopy(configMap, true));
+    this.configMaps.onUpdate(onChange);
+    this.configMaps.onDelete(onChange);
+  }
+
+  /**
+   * Watches the ConfigMaps of the namespaces ConfigMirrors read (their
+   * source's) and write (their targets that accept them), and no others.
+   */
+  private watchConfigMapsWhereNeeded(): void {
+    const needed = new Set<string>();
+    for (const mirror of this.mirrors.list()) {
+      const own = mirror.metadata.namespace;
+      const sourceNamespace = mirror.spec?.sourceNamespace || own;
+      if (mayReadSource(this.rules, own, sourceNamespace)) needed.add(sourceNamespace);
+      for (const target of mirror.spec?.targetNamespaces ?? []) {
+        if (this.writesInto(mirror, target)) needed.add(target);
+      }
+    }
+    this.configMaps.watch(needed);
+  }
+
+  /** Whether `mirror` may write its copy into `namespace`, by the namespace rules and the namespace's labels as cached. */
+  private writesInto(mirror: ConfigMirror, namespace: string): boolean {
+    if (this.rules.targets === 'any-namespace' || namespace === mirror.metadata.namespace) return true;
+    const target = this.namespaces?.get(namespace);
+    return target !== undefined && acceptsMirrorsFrom(target, mirror.metadata.namespace);
+  }
+
+  /**
+   * The key of the mirror `configMap` is a copy of, if that can be
+   * verified: its claim names a mirror that exists with that uid, the
+   * ConfigMap has that mirror's source name and sits in one of its targets,
+   * where the mirror may write. A forged claim (another tenant's mirror
+   * named in an annotation) queues nothing.
+   */
+  private verifiedOwner(configMap: V1ConfigMap): string | undefined {
+    const claim = copyClaim(configMap);
+    const namespace = configMap.metadata?.namespace;
+    if (!claim || !namespace) return undefined;
+    const { namespace: mirrorNamespace, name } = splitObjectKey(claim.owner);
+    const mirror = this.mirrors.get(name, mirrorNamespace);
+    if (mirror?.metadata.uid !== claim.uid) return undefined;
+    const targets = mirror.spec?.targetNamespaces ?? [];
+    if (mirror.spec?.sourceName !== configMap.metadata?.name || !targets.includes(namespace)) return undefined;
+    if (!this.writesInto(mirror, namespace)) return undefined;
+    return objectKey(mirror);
   }
 
   /**
@@ -216,6 +302,7 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
       if (!name) return;
       const before = seen.get(name);
       seen.set(name, namespace);
+      this.watchConfigMapsWhereNeeded();
       for (const mirror of this.mirrors.list()) {
         const from = mirror.metadata.namespace;
         if (!mirror.spec?.targetNamespaces?.includes(name) || !acceptsMirrorsFrom(namespace, from)) continue;
@@ -225,11 +312,14 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     };
     this.namespaces.onAdd(onChange);
     this.namespaces.onUpdate(onChange);
-    this.namespaces.onDelete((namespace) => seen.delete(namespace.metadata?.name ?? ''));
+    this.namespaces.onDelete((namespace) => {
+      seen.delete(namespace.metadata?.name ?? '');
+      this.watchConfigMapsWhereNeeded();
+    });
   }
 
   private informers(): Pick<ResilientInformer<never>, 'start' | 'stop' | 'whenSynced' | 'hasSynced'>[] {
-    return [this.mirrors, this.configMaps, ...(this.namespaces ? [this.namespaces] : [])];
+    return [this.mirrors, ...(this.namespaces ? [this.namespaces] : [])];
   }
 
   private enqueueMirror(mirror: ConfigMirror, always: boolean): void {
@@ -263,7 +353,7 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     const namespace = configMap.metadata?.namespace;
     const name = configMap.metadata?.name;
     if (!namespace) return [];
-    const rules: NamespaceRules = { sources: this.options.mirrorSources, targets: this.options.mirrorTargets };
+    const rules = this.rules;
     return this.mirrors
       .list()
       .filter(
@@ -272,16 +362,6 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
           (mirror.spec.sourceNamespace || mirror.metadata.namespace) === namespace &&
           mayReadSource(rules, mirror.metadata.namespace, namespace),
       );
-  }
-
-  /** Whether a copy no longer matches its source as the ConfigMap informer sees it. */
-  private copyDrifted(copy: V1ConfigMap): boolean {
-    const source = copy.metadata?.annotations?.[MIRROR_SOURCE_ANNOTATION];
-    if (!source) return true;
-    const { namespace, name } = splitObjectKey(source);
-    const original = this.configMaps.get(name, namespace);
-    if (!original) return true;
-    return !copyMatchesSource(copy, original);
   }
 }
 

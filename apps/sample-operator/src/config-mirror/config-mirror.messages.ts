@@ -27,6 +27,10 @@ export const noTargets = () => 'spec.targetNamespaces is empty: nothing to copy 
 
 export const apiRequestFailed = (verb: string, what: string, detail: string) => `could not ${verb} ${what}: ${detail}`;
 
+export const notOptedIn = (failure: string, namespace: string, role: string) =>
+  `${failure} (the API server lets the operator into namespace ${namespace} only once it opts in: ` +
+  `a RoleBinding there of the ClusterRole ${role} to the operator's service account)`;
+
 export const copied = (source: string, namespaces: readonly string[]) =>
   `copied ConfigMap ${source} to ${namespaces.join(', ')}`;
 

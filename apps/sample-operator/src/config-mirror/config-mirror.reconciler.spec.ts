@@ -24,7 +24,7 @@ class FakeCore {
   readonly reads: string[] = [];
   readonly configMaps = new Map<string, V1ConfigMap>();
   readonly writes: string[] = [];
-  failCreate?: ApiException<string>;
+  failCreate?: Error;
   private version = 1;
 
   put(configMap: V1ConfigMap): void {
@@ -256,8 +256,26 @@ describe('ConfigMirrorReconciler', () => {
     await expect(reconciler.reconcile(mirror({ targetNamespaces: ['ns-a'] }))).rejects.toMatchObject({
       reason: 'Forbidden',
       message:
-        'could not create ConfigMap ns-a/app-config: configmaps is forbidden: User "system:serviceaccount:x:y" cannot create resource',
+        'could not create ConfigMap ns-a/app-config: configmaps is forbidden: User "system:serviceaccount:x:y" cannot create resource ' +
+        '(the API server lets the operator into namespace ns-a only once it opts in: ' +
+        "a RoleBinding there of the ClusterRole configmirror-controller-copies to the operator's service account)",
     });
+  });
+
+  it('keeps credentials out of the condition message that tenants read', async () => {
+    core.put({ metadata: { name: 'app-config', namespace: 'default' }, data: { a: '1' } });
+    // What undici says of a kubeconfig whose server URL carries userinfo.
+    core.failCreate = new TypeError(
+      'Request cannot be constructed from a URL that includes credentials: ' +
+        'https://admin:Sup3rSecretPw@127.0.0.1:6443/api/v1/namespaces/ns-a/configmaps',
+    );
+    await expect(reconciler.reconcile(mirror({ targetNamespaces: ['ns-a'] }))).rejects.toMatchObject({
+      reason: 'ApiError',
+    });
+    expect(ready().message).toBe(
+      'could not create ConfigMap ns-a/app-config: Request cannot be constructed from a URL that includes credentials: ' +
+        'https://[redacted]@127.0.0.1:6443/api/v1/namespaces/ns-a/configmaps',
+    );
   });
 
   it('still succeeds when the Synced event cannot be published', async () => {

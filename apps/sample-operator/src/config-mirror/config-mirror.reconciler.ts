@@ -5,7 +5,13 @@ import { abortable } from '../kube/abortable-request.js';
 import { apiStatusCode, isConflict, isNotFound } from '../kube/api-status-code.js';
 import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
 import type { ReconcileOutcome } from './config-mirror.conditions.js';
-import { CONFIG_MIRROR_API_VERSION, CONFIG_MIRROR_KIND, FIELD_MANAGER } from './config-mirror.constants.js';
+import {
+  CONFIG_MIRROR_API_VERSION,
+  CONFIG_MIRROR_KIND,
+  COPIES_CLUSTER_ROLE,
+  FIELD_MANAGER,
+  MIRRORS_CLUSTER_ROLE,
+} from './config-mirror.constants.js';
 import {
   ApiRequestError,
   ConfigMirrorError,
@@ -191,7 +197,7 @@ export class ConfigMirrorReconciler {
       return await this.core.readNamespacedConfigMap({ namespace, name }, abortable(signal));
     } catch (error) {
       if (isNotFound(error)) throw new SourceNotFoundError(source);
-      throw apiFailure('read', `source ConfigMap ${source}`, error);
+      throw apiFailure('read', `source ConfigMap ${source}`, error, { namespace, role: MIRRORS_CLUSTER_ROLE });
     }
   }
 
@@ -210,7 +216,8 @@ export class ConfigMirrorReconciler {
     try {
       existing = await this.core.readNamespacedConfigMap({ namespace, name }, abortable(signal));
     } catch (error) {
-      if (!isNotFound(error)) throw apiFailure('read', `ConfigMap ${target}`, error);
+      if (!isNotFound(error))
+        throw apiFailure('read', `ConfigMap ${target}`, error, { namespace, role: COPIES_CLUSTER_ROLE });
     }
 
     if (!existing) {
@@ -221,7 +228,7 @@ export class ConfigMirrorReconciler {
           abortable(signal),
         );
       } catch (error) {
-        throw apiFailure('create', `ConfigMap ${target}`, error);
+        throw apiFailure('create', `ConfigMap ${target}`, error, { namespace, role: COPIES_CLUSTER_ROLE });
       }
       return 'created';
     }
@@ -234,7 +241,7 @@ export class ConfigMirrorReconciler {
         abortable(signal),
       );
     } catch (error) {
-      throw apiFailure('update', `ConfigMap ${target}`, error);
+      throw apiFailure('update', `ConfigMap ${target}`, error, { namespace, role: COPIES_CLUSTER_ROLE });
     }
     return 'updated';
   }
@@ -308,10 +315,20 @@ function cancelled(mirror: ConfigMirror): ReconcileResult {
   return { source, created: [], updated: [], unchanged: [], incomplete: 'cancelled' };
 }
 
-function apiFailure(verb: string, what: string, error: unknown): ApiRequestError {
-  return new ApiRequestError(apiStatusCode(error), messages.apiRequestFailed(verb, what, describeError(error)), {
-    cause: error,
-  });
+/** Where a 403 comes from when the API server confines the operator: the namespace, and the ClusterRole it must bind. */
+interface OptIn {
+  namespace: string;
+  role: string;
+}
+
+function apiFailure(verb: string, what: string, error: unknown, optIn?: OptIn): ApiRequestError {
+  const code = apiStatusCode(error);
+  const detail = describeError(error);
+  const message =
+    code === 403 && optIn
+      ? messages.notOptedIn(messages.apiRequestFailed(verb, what, detail), optIn.namespace, optIn.role)
+      : messages.apiRequestFailed(verb, what, detail);
+  return new ApiRequestError(code, message, { cause: error });
 }
 
 function statusWriteFailed(mirror: ConfigMirror, error: unknown): ApiRequestError {

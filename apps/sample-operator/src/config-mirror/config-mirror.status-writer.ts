@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { abortable } from '../kube/abortable-request.js';
+import { redact } from '../redaction/redact.js';
 import { desiredStatus, sameStatus, type ReconcileOutcome } from './config-mirror.conditions.js';
 import {
   CONFIG_MIRROR_GROUP,
@@ -35,6 +36,7 @@ interface Written {
  * status, someone edited the spec). A replica that lost the Lease therefore
  * cannot overwrite the status its successor wrote.
  *
+ * The condition's message passes the operator's credential redaction.
  * It writes only when the status would change, which keeps retries from
  * generating watch events. It remembers its own last write: a reconcile that
  * runs before the informer has seen that write (it reads the version the
@@ -63,7 +65,9 @@ export class ConfigMirrorStatusWriter {
     const ownWriteUnseen = last !== undefined && last.readVersion === readVersion;
     const current = ownWriteUnseen ? last.status : mirror.status;
     const precondition = ownWriteUnseen ? last.writtenVersion : readVersion;
-    const status = desiredStatus({ ...mirror, status: current }, outcome, options.now ?? new Date());
+    // Tenants read the condition's message: an error's text in it may quote a credential.
+    const shown = { ...outcome, message: redact(outcome.message) };
+    const status = desiredStatus({ ...mirror, status: current }, shown, options.now ?? new Date());
     if (sameStatus(current, status)) return undefined;
     const written = (await this.customObjects.patchNamespacedCustomObjectStatus(
       {

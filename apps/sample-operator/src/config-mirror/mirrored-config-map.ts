@@ -4,6 +4,7 @@ import {
   MANAGED_BY_VALUE,
   MIRROR_NAME_LABEL,
   MIRROR_OWNER_ANNOTATION,
+  MIRROR_OWNER_UID_ANNOTATION,
   MIRROR_SOURCE_ANNOTATION,
 } from './config-mirror.constants.js';
 import type { ConfigMirror } from './config-mirror.types.js';
@@ -11,7 +12,8 @@ import type { ConfigMirror } from './config-mirror.types.js';
 /**
  * The copy of `source` a ConfigMirror keeps in `namespace`. An owner
  * reference cannot cross namespaces, so the copy names its ConfigMirror in a
- * label (the name) and an annotation (`namespace/name`). The copy is never
+ * label (the name) and annotations (`namespace/name`, and its uid, which is
+ * what the controller trusts: see {@link copyClaim}). The copy is never
  * immutable, even when the source is, so that it can follow the source.
  */
 export function desiredCopy(mirror: ConfigMirror, source: V1ConfigMap, namespace: string): V1ConfigMap {
@@ -27,6 +29,7 @@ export function desiredCopy(mirror: ConfigMirror, source: V1ConfigMap, namespace
       },
       annotations: {
         [MIRROR_OWNER_ANNOTATION]: `${mirror.metadata.namespace}/${mirror.metadata.name}`,
+        ...(mirror.metadata.uid ? { [MIRROR_OWNER_UID_ANNOTATION]: mirror.metadata.uid } : {}),
         [MIRROR_SOURCE_ANNOTATION]: `${source.metadata!.namespace}/${source.metadata!.name}`,
       },
     },
@@ -41,6 +44,19 @@ export function copyOwner(configMap: V1ConfigMap): string | undefined {
   return configMap.metadata.annotations?.[MIRROR_OWNER_ANNOTATION];
 }
 
+/** Who a ConfigMap says wrote it: the mirror's `namespace/name` and uid. Anyone can write these; check them. */
+export interface CopyClaim {
+  owner: string;
+  uid: string;
+}
+
+/** What `configMap`'s labels and annotations claim about its owner, if they claim one in full. */
+export function copyClaim(configMap: V1ConfigMap): CopyClaim | undefined {
+  const owner = copyOwner(configMap);
+  const uid = configMap.metadata?.annotations?.[MIRROR_OWNER_UID_ANNOTATION];
+  return owner && uid ? { owner, uid } : undefined;
+}
+
 /** Whether `existing` holds `desired`'s content, labels and annotations (other keys may be added by others). */
 export function copyIsCurrent(existing: V1ConfigMap, desired: V1ConfigMap): boolean {
   return (
@@ -49,11 +65,6 @@ export function copyIsCurrent(existing: V1ConfigMap, desired: V1ConfigMap): bool
     includes(existing.metadata?.labels, desired.metadata?.labels) &&
     includes(existing.metadata?.annotations, desired.metadata?.annotations)
   );
-}
-
-/** Whether `copy` holds the same data as `source`. */
-export function copyMatchesSource(copy: V1ConfigMap, source: V1ConfigMap): boolean {
-  return sameEntries(copy.data, source.data) && sameEntries(copy.binaryData, source.binaryData);
 }
 
 /**

@@ -76,6 +76,28 @@ describe('ResilientInformer', () => {
     jest.restoreAllMocks();
   });
 
+  it('hands the cache trimmed objects, and a list of nothing (a metadata-only list has items: null) as empty', async () => {
+    let listFn: (() => Promise<{ items: KubernetesObject[] }>) | undefined;
+    const lists: (KubernetesObject[] | null)[] = [
+      [{ metadata: { name: 'a', namespace: 'ns', annotations: { big: 'x'.repeat(1000) } } }],
+      null,
+    ];
+    informer = new ResilientInformer<KubernetesObject>({
+      name: 'widgets',
+      kubeConfig: new KubeConfig(),
+      path: '/apis/example.com/v1/widgets',
+      list: async () => ({ items: lists.shift()! }),
+      trim: (object) => ({ metadata: { name: object.metadata?.name, namespace: object.metadata?.namespace } }),
+      clock,
+      makeInformer: ((_kubeConfig: unknown, _path: unknown, list: typeof listFn) => {
+        listFn = list;
+        return fake;
+      }) as unknown as typeof makeInformer,
+    });
+    await expect(listFn!()).resolves.toEqual({ items: [{ metadata: { name: 'a', namespace: 'ns' } }] });
+    await expect(listFn!()).resolves.toEqual({ items: [] });
+  });
+
   it('is synced once its first start lists and watches without error', async () => {
     create();
     expect(informer.hasSynced).toBe(false);

@@ -3,8 +3,9 @@ import {
   ADD,
   DELETE,
   ERROR,
+  ListWatch,
   UPDATE,
-  makeInformer,
+  type makeInformer,
   type Informer,
   type KubeConfig,
   type KubernetesObject,
@@ -14,6 +15,7 @@ import {
 } from '@kubernetes/client-node';
 import { describeError } from 'nestjs-kube-events';
 import { ItemExponentialBackoff } from './backoff.js';
+import { TrimmingWatch } from '../kube/trimming-watch.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 
 /** Options of {@link ResilientInformer}. */
@@ -26,6 +28,19 @@ export interface ResilientInformerOptions<T extends KubernetesObject> {
   /** Lists the objects at `path` (the informer's initial list and relists). */
   list: ListPromise<T>;
   labelSelector?: string;
+  /**
+   * Reduces each object, listed or watched, to what the handlers and the
+   * cache need, before the cache keeps it: what a tenant puts in an object
+   * then costs the operator nothing.
+   * @default the object as it is
+   */
+  trim?: (object: T) => T;
+  /**
+   * Watch metadata only (`PartialObjectMetadata`); `list` should ask for
+   * `PartialObjectMetadataList` as well.
+   * @default false
+   */
+  metadataOnly?: boolean;
   /**
    * Every `resyncPeriodMs`, the resync handlers are called with every cached
    * object, as client-go's resync does; `0` turns it off.
@@ -46,7 +61,7 @@ export interface ResilientInformerOptions<T extends KubernetesObject> {
   /** Adds advice to the log line of a failed list/watch, e.g. "is the CRD installed?". */
   hint?: (statusCode: number | undefined) => string | undefined;
   clock?: Clock;
-  /** Builds the underlying informer; tests replace it. @default makeInformer */
+  /** Builds the underlying informer; tests replace it. @default a ListWatch through a {@link TrimmingWatch} */
   makeInformer?: typeof makeInformer;
 }
 
@@ -80,12 +95,23 @@ export class ResilientInformer<T extends KubernetesObject> implements ObjectCach
       baseDelayMs: options.reconnectBaseDelayMs ?? 1_000,
       maxDelayMs: options.reconnectMaxDelayMs ?? 30_000,
     });
-    this.informer = (options.makeInformer ?? makeInformer)(
-      options.kubeConfig,
-      options.path,
-      options.list,
-      options.labelSelector,
-    );
+    const trim = options.trim ?? ((object: T) => object);
+    const list: ListPromise<T> = async () => {
+      const listed = await options.list();
+      // A metadata-only list of nothing has `items: null` (Go's nil slice).
+      return { ...listed, items: ((listed.items as T[] | null) ?? []).map(trim) };
+    };
+    const make =
+      options.makeInformer ??
+      ((kubeConfig: KubeConfig, path: string, listFn: ListPromise<T>, labelSelector?: string) =>
+        new ListWatch<T>(
+          path,
+          new TrimmingWatch<T>(kubeConfig, { trim, metadataOnly: options.metadataOnly }),
+          listFn,
+          false,
+          labelSelector,
+        ));
+    this.informer = make(options.kubeConfig, options.path, list, options.labelSelector);
     this.informer.on(ERROR, (error) => this.onError(error));
   }
 

@@ -1,10 +1,12 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { boundedApiClient } from './bounded-api-client.js';
 
 /**
  * Provides the one {@link KubeConfig} of the process, and the API clients made
- * from it. The operator's informers and clients and the event recorder all use
- * it, so they talk to the same cluster as the same identity.
+ * from it, each request of which is bounded by `requestTimeoutMs`. The
+ * operator's informers and clients and the event recorder all use it, so
+ * they talk to the same cluster as the same identity.
  */
 @Global()
 @Module({})
@@ -12,8 +14,9 @@ export class KubeModule {
   /**
    * @param kubeConfig the cluster to use; without it, `KubeConfig.loadFromDefault()`
    *   (`$KUBECONFIG`, else `~/.kube/config`, else the in-cluster service account).
+   * @param requestTimeoutMs the bound on each request of the clients (reads, lists, writes).
    */
-  static forRoot(kubeConfig?: KubeConfig): DynamicModule {
+  static forRoot(kubeConfig: KubeConfig | undefined, requestTimeoutMs: number): DynamicModule {
     return {
       module: KubeModule,
       providers: [
@@ -21,11 +24,15 @@ export class KubeModule {
           provide: KubeConfig,
           useFactory: () => kubeConfig ?? loadDefaultKubeConfig(),
         },
-        { provide: CoreV1Api, inject: [KubeConfig], useFactory: (kc: KubeConfig) => kc.makeApiClient(CoreV1Api) },
+        {
+          provide: CoreV1Api,
+          inject: [KubeConfig],
+          useFactory: (kc: KubeConfig) => boundedApiClient(kc, CoreV1Api, requestTimeoutMs),
+        },
         {
           provide: CustomObjectsApi,
           inject: [KubeConfig],
-          useFactory: (kc: KubeConfig) => kc.makeApiClient(CustomObjectsApi),
+          useFactory: (kc: KubeConfig) => boundedApiClient(kc, CustomObjectsApi, requestTimeoutMs),
         },
       ],
       exports: [KubeConfig, CoreV1Api, CustomObjectsApi],

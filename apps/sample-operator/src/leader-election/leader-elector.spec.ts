@@ -422,6 +422,22 @@ describe('LeaderElector', () => {
     expect(b.elector.check(20_000)).toBeUndefined(); // a follower is always healthy
   });
 
+  test('check(): a candidate whose attempts never settle (a Lease read that hangs) fails the liveness check', async () => {
+    lock.hang = true;
+    const a = candidate('a');
+    a.elector.start();
+    await advance(LEASE + 20_000);
+    expect(a.elector.state).toBe('candidate');
+    expect(a.elector.check(20_000)).toBeUndefined();
+    await advance(1);
+    expect(a.elector.check(20_000)).toBe('leader election: no attempt on lease test/lease has completed for 35001 ms');
+    // Stopping waits for the attempt in flight within the renew deadline, then gives up on it.
+    const stopping = a.elector.stop();
+    await advance(RENEW);
+    await stopping;
+    expect(a.elector.check(20_000)).toBeUndefined();
+  });
+
   test("client-go's timing rules: lease > renew deadline > 1.2 x retry period, lease in whole seconds", () => {
     expect(
       leaderElectionTimingProblem({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }),

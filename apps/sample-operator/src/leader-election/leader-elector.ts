@@ -104,6 +104,8 @@ export class LeaderElector {
   private inFlight: Promise<unknown> | undefined;
   private stopping: Promise<void> | undefined;
   private lastProblem: string | undefined;
+  /** When (by this clock) the last attempt settled, or the elector started: a candidate that stops making attempts shows here. */
+  private lastSettled = 0;
 
   constructor(options: LeaderElectorOptions) {
     this.lock = options.lock;
@@ -145,6 +147,7 @@ export class LeaderElector {
   start(): void {
     if (this.currentState !== 'idle') return;
     this.currentState = 'candidate';
+    this.lastSettled = this.clock.now();
     this.logger.log(`${this.identity}: attempting to acquire leader lease ${this.describe()}...`);
     this.acquireAttempt();
   }
@@ -160,15 +163,22 @@ export class LeaderElector {
   }
 
   /**
-   * client-go's `Check` (its healthz adaptor): an error when this replica
-   * leads but has not renewed for longer than the lease duration plus
-   * `toleranceMs`, which its renew deadline should have prevented.
+   * client-go's `Check` (its healthz adaptor), for the liveness probe: an
+   * error when this replica leads but has not renewed for longer than the
+   * lease duration plus `toleranceMs`, which its renew deadline should have
+   * prevented; and, for a candidate or a leader alike, when no attempt to
+   * acquire or renew has settled for that long (each request is bounded, so
+   * a stuck elector means something a restart fixes).
    */
   check(toleranceMs: number): string | undefined {
-    if (this.currentState !== 'leading') return undefined;
-    const since = this.clock.now() - this.observedTime;
-    if (since > this.leaseDurationMs + toleranceMs) {
-      return `leader election: lease ${this.describe()} not renewed for ${since} ms`;
+    if (this.currentState !== 'leading' && this.currentState !== 'candidate') return undefined;
+    const now = this.clock.now();
+    const limit = this.leaseDurationMs + toleranceMs;
+    if (this.currentState === 'leading' && now - this.observedTime > limit) {
+      return `leader election: lease ${this.describe()} not renewed for ${now - this.observedTime} ms`;
+    }
+    if (now - this.lastSettled > limit) {
+      return `leader election: no attempt on lease ${this.describe()} has completed for ${now - this.lastSettled} ms`;
     }
     return undefined;
   }
@@ -274,7 +284,7 @@ export class LeaderElector {
 
   /** Runs {@link tryAcquireOrRenew}, remembering it as the attempt in flight. */
   private attempt(): Promise<boolean> {
-    const attempt = this.tryAcquireOrRenew();
+    const attempt = this.tryAcquireOrRenew().finally(() => (this.lastSettled = this.clock.now()));
     this.inFlight = attempt;
     return attempt;
   }

@@ -1,5 +1,6 @@
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { redact } from '../redaction/redact.js';
 
 const tracer = trace.getTracer('sample-operator');
 
@@ -19,8 +20,14 @@ export function inReconcileSpan<T>(object: KubernetesObject, reconcile: () => Pr
     try {
       return await reconcile();
     } catch (error) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      // A span goes to a collector: its text passes the redaction, as log lines do.
+      const message = redact(error instanceof Error ? error.message : String(error));
+      span.recordException(
+        error instanceof Error
+          ? { name: error.name, message, ...(error.stack ? { stack: redact(error.stack) } : {}) }
+          : message,
+      );
+      span.setStatus({ code: SpanStatusCode.ERROR, message });
       throw error;
     } finally {
       span.end();
