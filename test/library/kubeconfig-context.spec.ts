@@ -75,7 +75,10 @@ describe('the kubeconfig context of a recorder', () => {
   });
 
   it("sends the built context's token and TLS settings to its server after the current context is switched", async () => {
-    const kubeConfig = twoContexts({ token: 'DEV-TOKEN' }, { token: 'PROD-ADMIN-TOKEN', impersonateUser: 'system:admin' });
+    const kubeConfig = twoContexts(
+      { token: 'DEV-TOKEN' },
+      { token: 'PROD-ADMIN-TOKEN', impersonateUser: 'system:admin' },
+    );
     // A server name the dev server's certificate does not carry: dev's TLS settings must be the ones used.
     kubeConfig.clusters[1] = { ...kubeConfig.clusters[1], tlsServerName: 'prod.example' };
     const recorder = recorderFor(kubeConfig);
