@@ -362,6 +362,37 @@ describe('exec credential plugins', () => {
       ).toBe(false);
   });
 
+  it('lets publishes succeed again after a run whose child hung outlasted their timeout', async () => {
+    const kubeConfig = await shellPluginKubeConfig(1);
+    const recorder = recorderWith(kubeConfig, 300, new EventsApi(kubeConfig, { execPluginTimeoutMs: 1_000 }));
+
+    const first = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+
+    expect(first).toBeInstanceOf(PublishTimeoutError);
+    // Once the run is stopped, with its child, the next one gives a token: a publish succeeds.
+    const succeeded = await eventually(
+      () =>
+        recorder.publish(configMap(), syncFailed).then(
+          () => true,
+          () => false,
+        ),
+      (done) => done,
+    );
+    expect(succeeded).toBe(true);
+    // The write's own timeout said what it waited for.
+    expect(outcomes.find((outcome) => outcome.kind === 'failed')?.error?.message).toMatch(
+      /exec credential plugin `\/bin\/sh` was still running/,
+    );
+    expect(await runs()).toHaveLength(2);
+    const [child] = await pidsIn(childrenFile);
+    expect(
+      await eventually(
+        () => isRunning(child),
+        (running) => !running,
+      ),
+    ).toBe(false);
+  });
+
   it('ends a plugin run whose child left its process group and holds its pipes', async () => {
     const kubeConfig = await shellPluginKubeConfig(1, 'setsid');
     const recorder = recorderWith(kubeConfig, 5_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 300 }));

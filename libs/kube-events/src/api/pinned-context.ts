@@ -49,7 +49,7 @@ export class PinnedContext {
    * and the context's credentials may now be for the other).
    */
   assertUsable(): void {
-    const name = truncateText(String(this.name), MAX_CONTEXT_NAME_BYTES);
+    const name = truncateText(this.name, MAX_CONTEXT_NAME_BYTES);
     if (!this.kubeConfig.getContextObject(this.name)) throw new PublishCredentialError(CONTEXT_GONE(name));
     if (this.kubeConfig.getCurrentCluster()?.server !== this.server)
       throw new PublishCredentialError(CONTEXT_MOVED(name));
