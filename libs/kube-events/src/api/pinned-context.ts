@@ -34,7 +34,7 @@ export class PinnedContext {
 
   constructor(kubeConfig: KubeConfig) {
     this.name = kubeConfig.getCurrentContext();
-    this.server = kubeConfig.getCurrentCluster()?.server;
+    this.server = serverOf(kubeConfig);
     const { authenticators } = kubeConfig as unknown as Authenticators;
     this.kubeConfig = Object.create(kubeConfig, {
       currentContext: { value: this.name },
@@ -51,9 +51,13 @@ export class PinnedContext {
   assertUsable(): void {
     const name = truncateText(this.name, MAX_CONTEXT_NAME_BYTES);
     if (!this.kubeConfig.getContextObject(this.name)) throw new PublishCredentialError(CONTEXT_GONE(name));
-    if (this.kubeConfig.getCurrentCluster()?.server !== this.server)
-      throw new PublishCredentialError(CONTEXT_MOVED(name));
+    if (serverOf(this.kubeConfig) !== this.server) throw new PublishCredentialError(CONTEXT_MOVED(name));
   }
+}
+
+/** The current cluster's server, without the trailing slashes requests leave out. */
+function serverOf(kubeConfig: KubeConfig): string | undefined {
+  return kubeConfig.getCurrentCluster()?.server.replace(/\/+$/, '');
 }
 
 /**
