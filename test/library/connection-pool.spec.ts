@@ -231,7 +231,6 @@ describe('connections to the API server', () => {
     server = await FakeApiServer.start({ tls: true, token: 'static-token' });
     for (let i = 0; i < 8; i++) server.hangNext('POST');
     const recorder = recorderFor(server.kubeConfig(), 500);
-    const started = Date.now();
     const results = await Promise.all(
       Array.from({ length: 9 }, (_, i) =>
         recorder.publish(object(`held-${i}`), failed).then(
@@ -240,8 +239,8 @@ describe('connections to the API server', () => {
         ),
       ),
     );
-    // The ninth waited in the pool's queue behind the eight hung ones: its deadline held all the same.
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // The ninth waited in the pool's queue behind the eight hung ones: its deadline held all the same (it would
+    // otherwise have been sent, and answered, once the hung ones were aborted).
     for (const result of results) expect(result).toMatchObject({ name: PublishTimeoutError.name, queued: true });
 
     await recorder.flush();

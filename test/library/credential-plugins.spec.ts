@@ -4,6 +4,7 @@
 // for a while and loses nothing, and what it printed stays out of every
 // message.
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +45,19 @@ if (mode === 'token') {
 `;
 const SECRETS = ['RT123', 'secret-output', 'eyJhbGciOiJSUzI1NiJ9'];
 
+/**
+ * A shell-script plugin: writes its pid to RUNS_FILE; its first HANGING_RUNS runs start a child that hangs
+ * holding the script's pipes (no `exec`), the child's pid in CHILDREN_FILE; later runs print a token. With
+ * LAUNCHER=setsid, the child leaves the script's process group.
+ */
+const SHELL_PLUGIN = `
+echo $$ >> "$RUNS_FILE"
+if [ "$(wc -l < "$RUNS_FILE")" -le "$HANGING_RUNS" ]; then
+  $LAUNCHER sh -c 'echo $$ >> "$CHILDREN_FILE"; exec sleep 1000'
+fi
+printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"plugin-token"}}'
+`;
+
 /** Polls `probe` until `done` says yes (a process starting or ending takes its time on a loaded machine). */
 async function eventually<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -54,12 +68,17 @@ async function eventually<T>(probe: () => T | Promise<T>, done: (value: T) => bo
   }
 }
 
+/** Whether the process runs: one killed but not yet reaped by its new parent (a zombie) has ended. */
 const isRunning = (pid: number) => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return process.platform !== 'linux';
   }
 };
 
@@ -70,6 +89,7 @@ describe('exec credential plugins', () => {
   let server: FakeApiServer;
   let dir: string;
   let runsFile: string;
+  let childrenFile: string;
   let fixedFile: string;
   let plugin: string;
   const recorders: EventRecorder[] = [];
@@ -101,7 +121,18 @@ describe('exec credential plugins', () => {
     recorders.push(recorder);
     return recorder;
   };
-  const runs = async () => (await readFile(runsFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
+  const pidsIn = async (file: string) =>
+    (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
+  const runs = () => pidsIn(runsFile);
+  /**
+   * Resolves once the recorder has had the server's answer to a create: the server stores the Event before the
+   * recorder reads the answer, and a publish made in between is still told the credentials failed.
+   */
+  const writtenByTheRecorder = () =>
+    eventually(
+      () => outcomes.some((outcome) => outcome.kind === 'created'),
+      (created) => created,
+    );
   /** Every text a failure reached: the errors and their causes, the outcomes, the log. */
   const texts = (errors: unknown[]) => {
     const found = [...logged];
@@ -115,6 +146,7 @@ describe('exec credential plugins', () => {
     server = await FakeApiServer.start({ token: 'plugin-token' });
     dir = await mkdtemp(join(tmpdir(), 'kube-events-exec-'));
     runsFile = join(dir, 'runs');
+    childrenFile = join(dir, 'children');
     fixedFile = join(dir, 'fixed');
     plugin = join(dir, 'credential-plugin.mjs');
     await writeFile(plugin, PLUGIN);
@@ -128,7 +160,8 @@ describe('exec credential plugins', () => {
   });
   afterEach(async () => {
     await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
-    for (const pid of await runs()) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of [...(await runs()), ...(await pidsIn(childrenFile))])
+      if (isRunning(pid)) process.kill(pid, 'SIGKILL');
     await server.close();
     await rm(dir, { recursive: true, force: true });
     jest.restoreAllMocks();
@@ -234,10 +267,8 @@ describe('exec credential plugins', () => {
     }
 
     await writeFile(fixedFile, '');
-    const written = await eventually(
-      () => server.events(),
-      (events) => events.length > 0,
-    );
+    await writtenByTheRecorder();
+    const written = server.events();
     expect(written).toHaveLength(1);
     expect(written[0].series?.count ?? 1).toBe(5);
 
@@ -277,6 +308,107 @@ describe('exec credential plugins', () => {
         (running) => !running,
       ),
     ).toBe(false);
+  });
+
+  /** A kubeconfig running {@link SHELL_PLUGIN}. */
+  const shellPluginKubeConfig = async (hangingRuns: number, launcher = '') => {
+    const script = join(dir, 'credential-plugin.sh');
+    await writeFile(script, SHELL_PLUGIN);
+    return server.kubeConfig({
+      token: undefined,
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: '/bin/sh',
+        args: [script],
+        env: [
+          { name: 'RUNS_FILE', value: runsFile },
+          { name: 'CHILDREN_FILE', value: childrenFile },
+          { name: 'HANGING_RUNS', value: String(hangingRuns) },
+          { name: 'LAUNCHER', value: launcher },
+        ],
+        interactiveMode: 'Never',
+      },
+    });
+  };
+
+  it('stops a plugin whose child holds its pipes, child included, as a credential failure, and writes once a run works', async () => {
+    const kubeConfig = await shellPluginKubeConfig(2);
+    const recorder = recorderWith(kubeConfig, 5_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 300 }));
+
+    const first = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+
+    // client-node read the end of the plugin's output only once its child was stopped too.
+    expect(first).toBeInstanceOf(PublishCredentialError);
+    expect(first).toMatchObject({ queued: true, plugin: { command: '/bin/sh', timedOut: true, signal: 'SIGKILL' } });
+    expect((first as Error).message).toMatch(
+      /^The kubeconfig's exec credential plugin `\/bin\/sh` timed out and was stopped after \d+ ms\.$/,
+    );
+    const meanwhile = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+    expect(meanwhile).toBeInstanceOf(PublishCredentialError);
+    expect(server.requests).toHaveLength(0);
+
+    // Tried again on the credentials' backoff: the second run hangs too, the third prints a token.
+    await writtenByTheRecorder();
+    expect(server.events()).toHaveLength(1);
+    await recorder.publish(configMap(), syncFailed);
+    expect(server.events()[0].series?.count).toBe(3);
+    expect(server.requests.every((request) => request.headers.authorization === 'Bearer plugin-token')).toBe(true);
+    expect(await runs()).toHaveLength(3);
+
+    const hung = await pidsIn(childrenFile);
+    expect(hung).toHaveLength(2);
+    for (const pid of [...hung, ...(await runs())])
+      expect(
+        await eventually(
+          () => isRunning(pid),
+          (running) => !running,
+        ),
+      ).toBe(false);
+  });
+
+  it('lets publishes succeed again after a run whose child hung outlasted their timeout', async () => {
+    const kubeConfig = await shellPluginKubeConfig(1);
+    const recorder = recorderWith(kubeConfig, 300, new EventsApi(kubeConfig, { execPluginTimeoutMs: 1_000 }));
+
+    const first = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+
+    expect(first).toBeInstanceOf(PublishTimeoutError);
+    // Once the run is stopped, with its child, the next one gives a token: a publish succeeds.
+    const succeeded = await eventually(
+      () =>
+        recorder.publish(configMap(), syncFailed).then(
+          () => true,
+          () => false,
+        ),
+      (done) => done,
+    );
+    expect(succeeded).toBe(true);
+    // The write's own timeout said what it waited for.
+    expect(outcomes.find((outcome) => outcome.kind === 'failed')?.error?.message).toMatch(
+      /exec credential plugin `\/bin\/sh` was still running/,
+    );
+    expect(await runs()).toHaveLength(2);
+    const [child] = await pidsIn(childrenFile);
+    expect(
+      await eventually(
+        () => isRunning(child),
+        (running) => !running,
+      ),
+    ).toBe(false);
+  });
+
+  it('ends a plugin run whose child left its process group and holds its pipes', async () => {
+    const kubeConfig = await shellPluginKubeConfig(1, 'setsid');
+    const recorder = recorderWith(kubeConfig, 5_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 300 }));
+
+    const first = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+
+    expect(first).toBeInstanceOf(PublishCredentialError);
+    expect(first).toMatchObject({ plugin: { timedOut: true } });
+    // The child outside the group is not found (the test ends it): the run ends all the same, and the next one works.
+    await recorder.flush();
+    expect(server.events()).toHaveLength(1);
+    expect(await runs()).toHaveLength(2);
   });
 
   it('says a plugin that is not there could not be started', async () => {

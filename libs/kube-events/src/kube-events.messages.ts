@@ -206,6 +206,12 @@ export const AUTHENTICATION_FAILED = (authenticator: string | undefined, code: s
 export const CREDENTIAL_PLUGIN_STILL_RUNNING = (plugin: string, runningMs: number) =>
   `${plugin} was still running (for ${Math.round(runningMs)} ms), so no request was sent.`;
 export const CREDENTIAL_PLUGIN_NAMED = (command: string) => `The kubeconfig's exec credential plugin \`${command}\``;
+export const CONTEXT_GONE = (context: string) =>
+  `The kubeconfig no longer has the context \`${context}\` the recorder was built with, so no request was sent; ` +
+  'a recorder keeps its context for its whole life: build a new one to use another.';
+export const CONTEXT_MOVED = (context: string) =>
+  `The kubeconfig's context \`${context}\` now names another server than when the recorder was built, so no ` +
+  'request was sent; a recorder keeps its server for its whole life: build a new one to follow the context.';
 /** How a credential plugin's run ended, for {@link CREDENTIAL_PLUGIN_ENDED}. */
 export const CREDENTIAL_PLUGIN_RUN = (run: {
   startError?: string;

@@ -10,6 +10,14 @@ import type { CredentialPluginRun } from '../errors.js';
  */
 const EXEC_PLUGIN_TIMEOUT_MS = 30_000;
 
+/**
+ * Whether a plugin runs in a process group of its own, so that stopping it
+ * stops what it started too: a shell-script plugin's child (a `sleep`, a
+ * cloud CLI) holds the plugin's output pipes, and client-node reads a
+ * credential only once they close. Windows has no process groups.
+ */
+const OWN_PROCESS_GROUP = process.platform !== 'win32';
+
 /** client-node's authenticators, private in its typings: the exec one starts the plugin through its `execFn`. */
 interface Authenticator {
   execFn?: (command: string, args: readonly string[] | undefined, options: SpawnOptions) => ChildProcess;
@@ -32,9 +40,9 @@ interface Run {
  * The runs of a kubeconfig's exec credential plugin, as client-node's own
  * exec authentication starts them (its token cache, environment and
  * parsing unchanged): each is stopped once it has run for `timeoutMs`
- * (client-node waits for ever), and how the latest one ended is kept, since
- * client-node's error says only what the plugin printed to stderr, which
- * must not reach a message.
+ * (client-node waits for ever), with every process it started, and how the
+ * latest one ended is kept, since client-node's error says only what the
+ * plugin printed to stderr, which must not reach a message.
  */
 export class ExecPluginRuns {
   private latest: Run | undefined;
@@ -82,11 +90,11 @@ export class ExecPluginRuns {
 
   /** Stops the runs still going, as the recorder shuts down. */
   stop(): void {
-    for (const run of this.running) run.child.kill('SIGKILL');
+    for (const run of this.running) stopRun(run);
   }
 
   private start(command: string, args: readonly string[] | undefined, options: SpawnOptions): ChildProcess {
-    const child = spawn(command, args ?? [], options);
+    const child = spawn(command, args ?? [], { ...options, detached: OWN_PROCESS_GROUP });
     const run: Run = {
       command,
       child,
@@ -94,7 +102,7 @@ export class ExecPluginRuns {
       timedOut: false,
       timer: setTimeout(() => {
         run.timedOut = true;
-        child.kill('SIGKILL');
+        stopRun(run);
       }, this.timeoutMs),
     };
     run.timer.unref();
@@ -112,5 +120,26 @@ export class ExecPluginRuns {
       this.running.delete(run);
     });
     return child;
+  }
+}
+
+/**
+ * Kills the run's process group (the plugin and whatever it started that
+ * stayed in it), and closes this end of its pipes: client-node waits for
+ * them to close, and a process that left the group (a daemon) may still
+ * hold the other end.
+ */
+function stopRun({ child }: Run): void {
+  if (!OWN_PROCESS_GROUP || child.pid === undefined || !killGroup(child.pid)) child.kill('SIGKILL');
+  for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.destroy();
+}
+
+/** Whether the process group `pid` leads was there to be killed. */
+function killGroup(pid: number): boolean {
+  try {
+    process.kill(-pid, 'SIGKILL');
+    return true;
+  } catch {
+    return false;
   }
 }

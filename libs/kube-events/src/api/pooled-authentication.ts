@@ -4,6 +4,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { PublishTimeoutError } from '../errors.js';
 import { credentialFailure, timedOutWaitingFor } from './credential-failure.js';
 import { ExecPluginRuns } from './exec-plugin-runs.js';
+import { PinnedContext } from './pinned-context.js';
 
 /** Connections one recorder keeps open to its API server, at most. */
 const POOL_CONNECTIONS = 8;
@@ -69,13 +70,20 @@ export interface PooledAuthenticationOptions {
  * TLS fields change and its files once a minute, rather than for every
  * request.
  *
+ * Everything comes from the context that was current when it was made
+ * (the server requests go to is read then too): a switch of the
+ * KubeConfig's current context is not followed, so that one context's
+ * credentials never go to another's server ({@link PinnedContext}).
+ *
  * Requests sent while an authentication is running share it: client-node
  * would start a slow or hanging exec plugin again for every request. A
  * failed authentication rejects with `PublishCredentialError`, which
  * names the plugin and how it ended, never what it printed.
  */
 export class PooledAuthentication {
-  /** The KubeConfig as client-node's authentication sees it: its dispatcher factory replaced by the pool, its TLS material kept. */
+  /** The context requests are authenticated for, whatever the KubeConfig's current one becomes. */
+  private readonly context: PinnedContext;
+  /** The context's KubeConfig as client-node's authentication sees it: its dispatcher factory replaced by the pool, its TLS material kept. */
   private readonly view: KubeConfig;
   private pooled: { material: Material; dispatcher: Dispatcher | undefined } | undefined;
   private tls: { readAt: number; sources: Material; options: TlsOptions } | undefined;
@@ -83,23 +91,22 @@ export class PooledAuthentication {
   /** The authentication running now, which requests sent meanwhile share. */
   private running: Promise<Authenticated> | undefined;
 
-  constructor(
-    private readonly kubeConfig: KubeConfig,
-    options: PooledAuthenticationOptions = {},
-  ) {
+  constructor(kubeConfig: KubeConfig, options: PooledAuthenticationOptions = {}) {
+    this.context = new PinnedContext(kubeConfig);
+    const pinned = this.context.kubeConfig;
     this.plugins = new ExecPluginRuns(options.execPluginTimeoutMs);
     const createDispatcher: DispatcherFactory['createDispatcher'] = (cluster, options) =>
       this.dispatcherFor(cluster, options);
     const applyHTTPSOptions: TlsMaterialReader['applyHTTPSOptions'] = (options) =>
       Object.assign(options, this.tlsOptions());
-    const authorization = kubeConfig as unknown as AuthorizationStep;
+    const authorization = pinned as unknown as AuthorizationStep;
     const view: Record<string, unknown> = {};
     const applyAuthorizationHeader: AuthorizationStep['applyAuthorizationHeader'] = (options) =>
       authorization.applyAuthorizationHeader.call(view, options).catch((error: unknown) => {
         throw new AuthenticatorFailed(error);
       });
-    const authenticators = this.plugins.authenticatorsFor(kubeConfig);
-    Object.setPrototypeOf(view, kubeConfig);
+    const authenticators = this.plugins.authenticatorsFor(pinned);
+    Object.setPrototypeOf(view, pinned);
     Object.defineProperties(view, {
       createDispatcher: { value: createDispatcher },
       applyHTTPSOptions: { value: applyHTTPSOptions },
@@ -144,18 +151,19 @@ export class PooledAuthentication {
   private async authenticateOnce(): Promise<Authenticated> {
     // The URL is not read: authentication depends on the kubeconfig alone.
     const context = new RequestContext('https://authentication.invalid', 'GET');
+    this.context.assertUsable();
     const before = this.plugins.mark();
     try {
       await this.view.applySecurityAuthentication(context);
     } catch (error) {
       if (!(error instanceof AuthenticatorFailed)) throw error;
-      throw credentialFailure(error.failure, this.kubeConfig.getCurrentUser(), this.plugins.endedSince(before));
+      throw credentialFailure(error.failure, this.context.kubeConfig.getCurrentUser(), this.plugins.endedSince(before));
     }
     return { headers: context.getHeaders(), dispatcher: context.getDispatcher() };
   }
 
   /**
-   * The kubeconfig's TLS options, read again whenever what they are read
+   * The context's TLS options, read again whenever what they are read
    * from changes (the CA, client certificate and key, as data or file
    * names, `insecure-skip-tls-verify`, `tls-server-name`, the user
    * impersonated), as after `kubeConfig.loadFromString(...)`, and at least
@@ -166,10 +174,10 @@ export class PooledAuthentication {
    */
   private tlsOptions(): TlsOptions {
     const now = Date.now();
-    const sources = tlsSources(this.kubeConfig);
+    const sources = tlsSources(this.context.kubeConfig);
     if (!this.tls || !sameMaterial(this.tls.sources, sources) || now - this.tls.readAt >= TLS_MATERIAL_TTL_MS) {
       const options: TlsOptions = {};
-      (this.kubeConfig as unknown as TlsMaterialReader).applyHTTPSOptions(options);
+      (this.context.kubeConfig as unknown as TlsMaterialReader).applyHTTPSOptions(options);
       this.tls = { readAt: now, sources, options };
     }
     const { headers, ...options } = this.tls.options;
@@ -197,17 +205,17 @@ export class PooledAuthentication {
   }
 
   private createDispatcher(cluster: Cluster | null, options: AgentOptions): Dispatcher | undefined {
-    const planned = this.kubeConfig.createDispatcherOptions(cluster, options);
+    const planned = this.context.kubeConfig.createDispatcherOptions(cluster, options);
     // Through a proxy, client-node's own dispatcher (kept like ours); without TLS options, undici's global pool.
     if (planned.type !== 'agent')
-      return (this.kubeConfig as unknown as DispatcherFactory).createDispatcher(cluster, options);
+      return (this.context.kubeConfig as unknown as DispatcherFactory).createDispatcher(cluster, options);
     // HTTP/1.1 keep-alive: Node's HTTP/2 builds a stream object per request, and measured a third
     // more CPU per write for writes one at a time, as controllers send them (see the README).
     return new Agent({ connect: planned.connect, connections: POOL_CONNECTIONS, allowH2: false });
   }
 }
 
-/** What client-node reads the TLS options from: the current cluster's and user's TLS fields, as the kubeconfig has them now. */
+/** What client-node reads the TLS options from: the (pinned) current cluster's and user's TLS fields, as the kubeconfig has them now. */
 function tlsSources(kubeConfig: KubeConfig): Material {
   const cluster = kubeConfig.getCurrentCluster();
   const user = kubeConfig.getCurrentUser();

@@ -1,0 +1,76 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { PublishCredentialError } from '../errors.js';
+import { CONTEXT_GONE, CONTEXT_MOVED } from '../kube-events.messages.js';
+import { truncateText } from './note-truncation.js';
+
+/** The most of a context's name that a message shows, in UTF-8 bytes. */
+const MAX_CONTEXT_NAME_BYTES = 256;
+
+/** client-node's authenticators, private in its typings. */
+interface Authenticators {
+  authenticators?: unknown[];
+}
+
+/**
+ * A KubeConfig held to the context that was current when it was pinned,
+ * for good: what client-node reads through it (the cluster, the user, the
+ * TLS material, the credentials) comes from that context, whatever the
+ * current context of the KubeConfig becomes (`setCurrentContext`, a
+ * `loadFromString` naming another one). The context's own material is
+ * read as it is now: a token or certificate rotated in place, a kubeconfig
+ * loaded again with the same context, are used.
+ *
+ * Its authenticators are its own, fresh: client-node's keep one cache per
+ * KubeConfig across users (the token file's token, OIDC's expiry), which
+ * would hand this context a token read for another one.
+ */
+export class PinnedContext {
+  /** The KubeConfig as client-node's authentication reads it: this context current, its authenticators its own. */
+  readonly kubeConfig: KubeConfig;
+  /** The context's name, as it was current. */
+  readonly name: string;
+  /** Its cluster's server then: the one requests go to. */
+  private readonly server: string | undefined;
+
+  constructor(kubeConfig: KubeConfig) {
+    this.name = kubeConfig.getCurrentContext();
+    this.server = serverOf(kubeConfig);
+    const { authenticators } = kubeConfig as unknown as Authenticators;
+    this.kubeConfig = Object.create(kubeConfig, {
+      currentContext: { value: this.name },
+      ...(Array.isArray(authenticators) && { authenticators: { value: authenticators.map(ownAuthenticator) } }),
+    }) as KubeConfig;
+  }
+
+  /**
+   * Throws a `PublishCredentialError` when the context can no longer be
+   * used for the server it named: it is gone from the kubeconfig, or its
+   * cluster now has another server (requests still go to the first one,
+   * and the context's credentials may now be for the other).
+   */
+  assertUsable(): void {
+    const name = truncateText(this.name, MAX_CONTEXT_NAME_BYTES);
+    if (!this.kubeConfig.getContextObject(this.name)) throw new PublishCredentialError(CONTEXT_GONE(name));
+    if (serverOf(this.kubeConfig) !== this.server) throw new PublishCredentialError(CONTEXT_MOVED(name));
+  }
+}
+
+/** The current cluster's server, without the trailing slashes requests leave out. */
+function serverOf(kubeConfig: KubeConfig): string | undefined {
+  return kubeConfig.getCurrentCluster()?.server.replace(/\/+$/, '');
+}
+
+/**
+ * A fresh instance of one of client-node's built-in authenticators (each
+ * made without arguments), so that its cache holds this context's
+ * credentials only; one that cannot be made so is shared as it is.
+ */
+function ownAuthenticator(authenticator: unknown): unknown {
+  const made = (authenticator as { constructor?: unknown } | null)?.constructor;
+  if (typeof made !== 'function' || made === Object || made.length > 0) return authenticator;
+  try {
+    return new (made as new () => unknown)();
+  } catch {
+    return authenticator;
+  }
+}
