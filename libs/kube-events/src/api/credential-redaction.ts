@@ -83,7 +83,7 @@ const CREDENTIAL_PATTERNS: readonly RegExp[] = [
   /\b([a-z][a-z0-9+.-]{0,30}:\/\/)[^\s/?#"'<>]{1,512}(?=@)/gi,
   /(^|[\s"'(<[=,;])[\w.%+-]{1,128}:(?!\/\/)[^\s/"'<>]{1,256}(?=@[\w-]+(?:[.:][\w-]+)*)(?!@sha\d{3}:)/gi,
   new RegExp(
-    String.raw`\b((?:proxy-)?authorization${QUOTE}\s*(?:[:=]|<\/t[dh]>\s*<t[dh][^>]{0,100}>)\s*${QUOTE})${AUTHORIZATION_VALUE}`,
+    String.raw`((?:proxy-)?authorization${QUOTE}\s*(?:[:=]|<\/t[dh]>\s*<t[dh][^>]{0,100}>)\s*${QUOTE})${AUTHORIZATION_VALUE}`,
     'gi',
   ),
   /\b((?:bearer|basic)\s+)[A-Za-z0-9\-._~+/]{8,}=*/gi,

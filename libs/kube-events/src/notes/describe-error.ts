@@ -122,7 +122,7 @@ function describe(value: unknown, depth: number, seen: Set<unknown>): string {
 
 /** `<reason>: <message>` of a Status, the HTTP status for any other body; after the text a copied message had before it. */
 function describeRefusal(refusal: HttpRefusal): string {
-  const before = refusal.before ? oneLine(refusal.before).replace(/[\s:;,-]+$/, '') : '';
+  const before = refusal.before ? oneLine(refusal.before).replace(/[\s:;,([-]+$/, '') : '';
   return joined(before, describeStatus(refusal));
 }
 
