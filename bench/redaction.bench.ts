@@ -35,17 +35,17 @@ const cases: readonly Case[] = [
   { name: 'note without credentials, no redaction', run: () => redactedNote(plain, unredacted) },
   {
     name: 'note with a credential, no redaction',
-    run: (index) => redactedNote(withCredentials[index % withCredentials.length]!, unredacted),
+    run: (index) => redactedNote(withCredentials[index % withCredentials.length], unredacted),
   },
   {
     name: 'note with a credential, redacted',
-    run: (index) => redactedNote(withCredentials[index % withCredentials.length]!, redacted),
+    run: (index) => redactedNote(withCredentials[index % withCredentials.length], redacted),
   },
   { name: '1 MB note, no redaction', run: () => redactedNote(huge, unredacted) },
   { name: '1 MB note, redacted (8 KiB window)', run: () => redactedNote(huge, redacted) },
   {
     name: 'describeError of an error with a credential (redacts, then cuts to 300 B)',
-    run: (index) => describeError(new Error(withCredentials[index % withCredentials.length]!)),
+    run: (index) => describeError(new Error(withCredentials[index % withCredentials.length])),
   },
 ];
 
@@ -54,19 +54,19 @@ export async function redactionCost(): Promise<void> {
   let sink = 0;
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, { run }] of cases.entries()) {
-      micros[index]!.push(
+      micros[index].push(
         await cpuMicrosPerOp(NOTES_PER_ROUND, async (count) => {
           for (let note = 0; note < count; note++) sink += String(run(note)).length;
         }),
       );
     }
   }
-  const baseline = median(micros[0]!);
+  const baseline = median(micros[0]);
   printTable(
     `Redaction per note (${NOTES_PER_ROUND} notes per round; CPU time, median of ${ROUNDS} interleaved rounds; ${sink > 0 ? 'results used' : ''})`,
     ['note', 'µs per note', 'vs baseline'],
     cases.map(({ name }, index) => {
-      const value = median(micros[index]!);
+      const value = median(micros[index]);
       return [name, value.toFixed(2), ratio(value, baseline)];
     }),
   );

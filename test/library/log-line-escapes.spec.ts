@@ -30,7 +30,8 @@ describe('log lines with text from outside', () => {
     server = await FakeApiServer.start();
     lines = [];
     const capture = (line: unknown) => void lines.push(String(line));
-    for (const level of ['log', 'warn', 'error'] as const) jest.spyOn(Logger.prototype, level).mockImplementation(capture);
+    for (const level of ['log', 'warn', 'error'] as const)
+      jest.spyOn(Logger.prototype, level).mockImplementation(capture);
     app = await Test.createTestingModule({
       imports: [
         KubeEventsModule.forRoot({

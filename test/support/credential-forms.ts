@@ -118,7 +118,10 @@ export const CREDENTIAL_FORMS: readonly CredentialForm[] = [
       'blob upload failed: DefaultEndpointsProtocol=https;AccountName=opsbackup;' +
       'AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;EndpointSuffix=core.windows.net',
     secret: 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==',
-    kept: ['blob upload failed: DefaultEndpointsProtocol=https;AccountName=opsbackup;AccountKey=', ';EndpointSuffix=core.windows.net'],
+    kept: [
+      'blob upload failed: DefaultEndpointsProtocol=https;AccountName=opsbackup;AccountKey=',
+      ';EndpointSuffix=core.windows.net',
+    ],
   },
   {
     form: 'an Azure Service Bus SharedAccessKey',

@@ -3,8 +3,9 @@
  * separators and the marks that reorder text on screen: what a terminal
  * or a log viewer would act on rather than show.
  */
-// eslint-disable-next-line no-control-regex -- control characters are what this finds
-const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE =
+  // eslint-disable-next-line no-control-regex -- control characters are what this finds
+  /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * `text` with what a terminal would act on escaped as `\n`, `\r` or

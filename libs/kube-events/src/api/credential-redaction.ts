@@ -24,12 +24,10 @@ const CREDENTIAL_NAME =
  * was cut; the part of an unquoted ADO.NET value before the next `;`; or
  * one word (not a URL, whose userinfo alone is a credential).
  */
-const CREDENTIAL_VALUE =
-  String.raw`(?:(?<=["'])(?:(?!\2)[^\r\n])*|(?<!["'])(?![a-z][a-z0-9+.-]{0,30}:\/\/)(?:[^;\r\n"'<>]{1,128}(?=;)|[^\s"'<>,;&]+))`;
+const CREDENTIAL_VALUE = String.raw`(?:(?<=["'])(?:(?!\2)[^\r\n])*|(?<!["'])(?![a-z][a-z0-9+.-]{0,30}:\/\/)(?:[^;\r\n"'<>]{1,128}(?=;)|[^\s"'<>,;&]+))`;
 
 /** An `Authorization` value: a scheme and its token, or a scheme's comma-separated parameters (Digest, AWS SigV4). */
-const AUTHORIZATION_VALUE =
-  String.raw`(?:[A-Za-z][\w-]{0,40}\s+)?(?:[\w-]{1,40}=(?:"[^"\r\n]*"|[^\s,"'<>]*)(?:\s*,\s*[\w-]{1,40}=(?:"[^"\r\n]*"|[^\s,"'<>]*))*|[^\s"'<>,;\\]+)`;
+const AUTHORIZATION_VALUE = String.raw`(?:[A-Za-z][\w-]{0,40}\s+)?(?:[\w-]{1,40}=(?:"[^"\r\n]*"|[^\s,"'<>]*)(?:\s*,\s*[\w-]{1,40}=(?:"[^"\r\n]*"|[^\s,"'<>]*))*|[^\s"'<>,;\\]+)`;
 
 /**
  * Tokens known by their form wherever they are, after the rule lists of
@@ -141,6 +139,6 @@ export function redactionWindow(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   let end = maxChars;
   const stop = Math.max(0, maxChars - MAX_TOKEN_TAIL);
-  while (end > stop && TOKEN_CHAR.test(text[end - 1]!)) end--;
+  while (end > stop && TOKEN_CHAR.test(text[end - 1])) end--;
   return text.slice(0, end);
 }

@@ -87,14 +87,16 @@ describe('describeError', () => {
     });
 
     it("reads an ApiException's message copied into another error's message: the text before it and the Status", () => {
-      const refusals = [1, 2].map(() => new ApiException(404, 'Unknown API Status Code!', NOT_FOUND_BODY, responseHeaders()));
+      const refusals = [1, 2].map(
+        () => new ApiException(404, 'Unknown API Status Code!', NOT_FOUND_BODY, responseHeaders()),
+      );
       const [first, second] = refusals.map(
         (refusal) => new Error(`could not mirror the source: ${refusal.message}`, { cause: refusal }),
       );
 
       expect(describeError(first)).toBe('could not mirror the source: NotFound: configmaps "source-missing" not found');
       expect(describeError(first)).toBe(describeError(second));
-      expect(describeError(new Error(`sync failed (${refusals[0]!.message})`))).toBe(
+      expect(describeError(new Error(`sync failed (${refusals[0].message})`))).toBe(
         'sync failed: NotFound: configmaps "source-missing" not found',
       );
     });
