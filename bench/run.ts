@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: prints each benchmark's table, with ratios against the
  * baseline measured in the same run. Pass names to run some only:
- * `npm run bench -- scaling heap http storms tracing recovery`.
+ * `npm run bench -- scaling heap http storms tracing recovery redaction`.
  */
 import { httpOverhead } from './http-overhead.bench.js';
 import { heapPerSeries, seriesScaling } from './series-scaling.bench.js';
 import { recoveryBench } from './recovery.bench.js';
+import { redactionCost } from './redaction.bench.js';
 import { storms } from './storm.bench.js';
 import { tracingCost } from './tracing.bench.js';
 
@@ -16,6 +17,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   storms,
   recovery: recoveryBench,
   tracing: tracingCost,
+  redaction: redactionCost,
 };
 
 const chosen = process.argv.slice(2);

@@ -1,6 +1,8 @@
-/** Text from the caller, cut to `max` characters for a message. */
+import { printable } from './printable-text.js';
+
+/** Text from the caller, cut to `max` characters for a message, with what a terminal would act on escaped. */
 export function excerpt(text: string, max = 256): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+  return printable(text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text);
 }
 
 /** How many characters of a caller's string a message quotes. */
@@ -56,7 +58,7 @@ export function describeValue(value: unknown): string {
   }
 }
 
-/** An error's message, or any other thrown value as `String()` gives it, for a message that reports it. */
+/** An error's message, or any other thrown value as `String()` gives it, for a message that reports it, with what a terminal would act on escaped. */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return printable(error instanceof Error ? error.message : String(error));
 }

@@ -106,7 +106,7 @@ export const SERIES_END_NOT_RECORDED = (namespace: string, name: string, error: 
   `Could not mark Event ${namespace}/${name} as ended (${errorMessage(error)}): ` +
   'a process that starts within the series window may continue its count.';
 export const SERIES_LOOKUP_REFUSED = (error: Error) =>
-  `resumeSeries: the API server refused to list Events (${error.message}); series start new Events, as without resumeSeries, ` +
+  `resumeSeries: the API server refused to list Events (${errorMessage(error)}); series start new Events, as without resumeSeries, ` +
   "until the recorder's ServiceAccount may list events.events.k8s.io.";
 export const SERVER_UNREACHABLE = (since: Date, detail: string) =>
   `The API server has been unreachable since ${since.toISOString()} (${detail}); ` +

@@ -48,7 +48,8 @@ describe('redactedNote', () => {
       seen.push(text.length);
       return redactPasswords(text);
     });
-    expect(seen).toEqual([8 * MAX_NOTE_BYTES]);
+    // The window ends before the word it cuts (of at most 256 characters), whose rest may be a credential's.
+    expect(seen).toEqual([8 * MAX_NOTE_BYTES - 256]);
     expect(written).toMatch(/^password=\[redacted\] x+\.\.\.$/);
     expect(Buffer.byteLength(written as string)).toBeLessThanOrEqual(MAX_NOTE_BYTES);
   });
@@ -56,6 +57,17 @@ describe('redactedNote', () => {
   test('marks a huge note cut even when redaction leaves its start within the limit', () => {
     const note = `password=${'s'.repeat(20_000)}`;
     expect(redactedNote(note, redactPasswords)).toBe('password=[redacted]...');
+  });
+
+  test("leaves out the token the 8 KiB window cuts, so that a credential's start too short to recognise is not kept", () => {
+    const note = `${'word '.repeat(1638)}ghp_R2d4F6h8J0l2N4p6R8t0V2x4Z6b8D0f2H4j6 ${'y'.repeat(9000)}`;
+    const seen: string[] = [];
+    redactedNote(note, (text) => {
+      seen.push(text);
+      return text;
+    });
+
+    expect(seen[0].endsWith('word ')).toBe(true);
   });
 
   test('returns what the redaction returned when it is not a string', () => {

@@ -1,4 +1,5 @@
 import { MAX_NOTE_BYTES } from '../kube-events.constants.js';
+import { redactionWindow } from './credential-redaction.js';
 
 const ELLIPSIS = '...';
 const encoder = new TextEncoder();
@@ -29,13 +30,15 @@ const REDACTED_NOTE_CHARS = 8 * MAX_NOTE_BYTES;
  * A note as it is written and shown: `redact` applied, then cut as
  * {@link truncateNote} cuts. Of a note longer than 8 KiB characters only
  * the start goes through `redact`, so that a huge note costs no more than
- * what can survive the cut; such a note always ends in `...`, even when
- * redaction left its start within the limit. What `redact` returns that is
- * not a string is returned as it is, for the caller to refuse.
+ * what can survive the cut; that start ends before the word the 8 KiB
+ * went through, whose rest may be too short to be recognised as a
+ * credential. Such a note always ends in `...`, even when redaction left
+ * its start within the limit. What `redact` returns that is not a string
+ * is returned as it is, for the caller to refuse.
  */
 export function redactedNote(note: string, redact: (note: string) => string): unknown {
   const long = note.length > REDACTED_NOTE_CHARS;
-  const redacted: unknown = redact(long ? note.slice(0, REDACTED_NOTE_CHARS) : note);
+  const redacted: unknown = redact(long ? redactionWindow(note, REDACTED_NOTE_CHARS) : note);
   if (typeof redacted !== 'string') return redacted;
   return long ? cutText(redacted, MAX_NOTE_BYTES, true) : truncateNote(redacted);
 }

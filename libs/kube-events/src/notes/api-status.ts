@@ -5,10 +5,10 @@ const MAX_BODY_CHARS = 64 * 1024;
 
 /**
  * The message of client-node's `ApiException`: the status, a generic text,
- * the body as JSON and the headers, on four lines. Matched also when it was
- * copied into another error's message, or cut before the headers.
+ * the body as JSON and the headers, on four lines. Matched also where it
+ * was copied into another error's message, or cut after any of its lines.
  */
-const API_EXCEPTION_MESSAGE = /^HTTP-Code: (\d{3})\r?\nMessage: [^\n]*\nBody: ([^\n]*)/;
+const API_EXCEPTION_MESSAGE = /HTTP-Code: (\d{3})(?:\r?\nMessage: [^\n]*(?:\nBody: ([^\n]*))?)?/;
 
 /** The server's explanation in a Kubernetes `Status` body. */
 export interface ApiStatus {
@@ -20,6 +20,8 @@ export interface ApiStatus {
 export interface HttpRefusal {
   readonly code: number;
   readonly status?: ApiStatus;
+  /** What a message said before the `ApiException` text copied into it (`could not mirror the source: `). */
+  readonly before?: string;
 }
 
 /**
@@ -43,10 +45,17 @@ export function httpRefusalOf(error: object): HttpRefusal | undefined {
   return copied && code !== undefined ? { ...copied, code } : copied;
 }
 
-/** The refusal a text in the format of `ApiException`'s message describes (a message copied, or thrown as a string). */
+/**
+ * The refusal a text holding `ApiException`'s message describes (a message
+ * copied into another, or thrown as a string), with the text before it;
+ * what follows it (the response headers) is left out.
+ */
 export function httpRefusalIn(text: string): HttpRefusal | undefined {
   const copied = API_EXCEPTION_MESSAGE.exec(text.slice(0, MAX_BODY_CHARS));
-  return copied ? { code: Number(copied[1]), status: statusOf(parseJson(copied[2])) } : undefined;
+  if (!copied) return undefined;
+  const status = copied[2] === undefined ? undefined : statusOf(parseJson(copied[2]));
+  const before = text.slice(0, copied.index).trim();
+  return { code: Number(copied[1]), status, ...(before && { before }) };
 }
 
 /** The first HTTP status code among the fields clients put it in. */

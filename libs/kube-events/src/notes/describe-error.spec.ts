@@ -86,6 +86,31 @@ describe('describeError', () => {
       expect(describeError(first)).toBe(describeError(second));
     });
 
+    it("reads an ApiException's message copied into another error's message: the text before it and the Status", () => {
+      const refusals = [1, 2].map(
+        () => new ApiException(404, 'Unknown API Status Code!', NOT_FOUND_BODY, responseHeaders()),
+      );
+      const [first, second] = refusals.map(
+        (refusal) => new Error(`could not mirror the source: ${refusal.message}`, { cause: refusal }),
+      );
+
+      expect(describeError(first)).toBe('could not mirror the source: NotFound: configmaps "source-missing" not found');
+      expect(describeError(first)).toBe(describeError(second));
+      expect(describeError(new Error(`sync failed (${refusals[0].message})`))).toBe(
+        'sync failed: NotFound: configmaps "source-missing" not found',
+      );
+    });
+
+    it('never keeps the headers of an ApiException text cut before its body, or thrown as a string', () => {
+      const headers = responseHeaders();
+      const cut = `mirror: HTTP-Code: 401\nMessage: Unauthorized\nHeaders: ${JSON.stringify(headers)}`;
+
+      expect(describeError(new Error(cut))).toBe('mirror: HTTP 401 Unauthorized');
+      expect(describeError(`retrying: ${new ApiException(403, 'Forbidden', FORBIDDEN_BODY, headers).message}`)).toBe(
+        'retrying: Forbidden: secrets "db" is forbidden: User "system:serviceaccount:demo:mirror" cannot get resource "secrets"',
+      );
+    });
+
     it('reads a Status given as an object', () => {
       const status = {
         kind: 'Status',

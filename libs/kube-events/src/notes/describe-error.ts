@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { inspect } from 'node:util';
 import { truncateText } from '../api/note-truncation.js';
+import { redactCredentials, redactionWindow } from '../api/credential-redaction.js';
 import { httpRefusalIn, httpRefusalOf, type HttpRefusal } from './api-status.js';
 import { readField } from './read-field.js';
 import { MAX_BYTES_TOO_SMALL } from '../kube-events.messages.js';
@@ -16,12 +17,13 @@ const MAX_LISTED_ERRORS = 3;
 /** What is read of one message: enough for any description, and bounded work for a huge one. */
 const MAX_MESSAGE_CHARS = 4096;
 
-// eslint-disable-next-line no-control-regex -- colours and control characters are what this removes
-const ANSI_ESCAPE = /\u001b\[[0-9;]*[A-Za-z]/g;
+// eslint-disable-next-line no-control-regex -- colours and terminal commands are what this removes
+const ANSI_ESCAPE = /(?:\u001b\[|\u009b)[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]/g;
 /** A stack frame line (`at fn (file.js:1:2)`, `at file.js:1:2`), which some libraries append to messages. */
 const STACK_FRAME = /^at\s.*:\d+:\d+\)?$/;
-// eslint-disable-next-line no-control-regex -- control characters other than line breaks, which a note cannot show
-const CONTROLS = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f]/g;
+/** Control characters other than line breaks (C0, DEL, C1) and the marks that reorder text on screen, which a note cannot show. */
+// eslint-disable-next-line no-control-regex -- control characters are what this removes
+const CONTROLS = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** How {@link describeError} describes. */
 export interface DescribeErrorOptions {
@@ -55,9 +57,12 @@ export interface DescribeErrorOptions {
  * | `undefined`, `null` | `undefined was thrown`, `null was thrown` |
  *
  * A cause whose text is already in its error's message is not repeated.
- * Credentials are removed by the recorder from every note it publishes
- * (its `redactNotes` option); pass a description you log yourself through
- * {@link redactCredentials}.
+ * Credentials are removed ({@link redactCredentials}) from the whole
+ * description before it is cut, so that no part of one survives the cut;
+ * client-node's `ApiException` text copied into another message
+ * (``new Error(`could not sync: ${err.message}`)``) is read as the refusal
+ * it describes: the text before it and the server's `Status`, never the
+ * response headers.
  *
  * @throws RangeError when `options.maxBytes` is not an integer of at least 16
  * @example
@@ -76,7 +81,7 @@ export function describeError(error: unknown, options: DescribeErrorOptions = {}
   } catch {
     text = 'an error was thrown that could not be read';
   }
-  return truncateText(text, maxBytes);
+  return truncateText(redactCredentials(text), maxBytes);
 }
 
 function describeThrown(error: unknown): string {
@@ -115,8 +120,13 @@ function describe(value: unknown, depth: number, seen: Set<unknown>): string {
   return text || fallback(value, message);
 }
 
-/** `<reason>: <message>` of a Status; the HTTP status for any other body. */
-function describeRefusal({ code, status }: HttpRefusal): string {
+/** `<reason>: <message>` of a Status, the HTTP status for any other body; after the text a copied message had before it. */
+function describeRefusal(refusal: HttpRefusal): string {
+  const before = refusal.before ? oneLine(refusal.before).replace(/[\s:;,([-]+$/, '') : '';
+  return joined(before, describeStatus(refusal));
+}
+
+function describeStatus({ code, status }: HttpRefusal): string {
   const reason = status?.reason ? oneLine(status.reason) : '';
   const message = status?.message ? oneLine(status.message) : '';
   if (reason && message && !message.startsWith(reason)) return `${reason}: ${message}`;
@@ -169,10 +179,14 @@ function isError(value: object): boolean {
   }
 }
 
-/** The text on one line: lines trimmed and joined by a space, without stack frames, colours or control characters. */
+/**
+ * The text on one line: lines trimmed and joined by a space, without stack
+ * frames, colours or control characters. Of a long text only the start is
+ * read, without the word the cut went through, so that what is left of a
+ * credential there is not too short to be recognised.
+ */
 function oneLine(text: string): string {
-  return text
-    .slice(0, MAX_MESSAGE_CHARS)
+  return redactionWindow(text, MAX_MESSAGE_CHARS)
     .replace(ANSI_ESCAPE, '')
     .replace(CONTROLS, ' ')
     .split(/\r\n|[\n\r\u2028\u2029]/)

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { EventSink } from './event-sink.js';
 import type { PublishOutcome } from '../recorder/publish-outcome.js';
+import { printable } from '../printable-text.js';
 
 /**
  * The built-in structured log sink, switched on by the `logEvents` option:
@@ -20,7 +21,12 @@ export class LogEventSink implements EventSink {
   }
 }
 
-/** One logfmt line: `key=value` pairs, values quoted when they hold spaces, quotes, `=` or line breaks. */
+/**
+ * One logfmt line: `key=value` pairs, values quoted when they hold spaces,
+ * quotes, `=`, line breaks or control characters, which are escaped (a
+ * note, an object's name or an error's text cannot start a line of its
+ * own or send commands to a terminal).
+ */
 function describeOutcome(outcome: PublishOutcome): string {
   const { regarding, event } = outcome;
   const object = [regarding.kind ?? 'object', regarding.namespace, regarding.name ?? regarding.uid]
@@ -47,5 +53,8 @@ function describeOutcome(outcome: PublishOutcome): string {
 
 function logfmtValue(value: string | number): string {
   if (typeof value === 'number') return String(value);
-  return value === '' || /[\s"=\\]/.test(value) ? JSON.stringify(value) : value;
+  // JSON escapes C0 controls; printable() then escapes DEL, C1 and the marks JSON leaves as they are.
+  return value === '' || /[\s"=\\]/.test(value) || printable(value) !== value
+    ? printable(JSON.stringify(value))
+    : value;
 }

@@ -1,0 +1,73 @@
+/**
+ * What redaction costs per note: a note as the recorder prepares it
+ * (redacted, then cut to 1 KiB) with the default redaction, against a
+ * note without credentials redacted so (the baseline) and against the
+ * same notes without redaction (`redactNotes: false`), for a note without
+ * credentials, one with credentials, and a 1 MB one (of which only an
+ * 8 KiB window is redacted); and `describeError` of an error, which now
+ * redacts its whole description before its cut, against the same
+ * description left unredacted. CPU time, median of interleaved rounds.
+ */
+import { redactCredentials } from '../libs/kube-events/src/api/credential-redaction.js';
+import { redactedNote } from '../libs/kube-events/src/api/note-truncation.js';
+import { describeError } from '../libs/kube-events/src/notes/describe-error.js';
+import { CREDENTIAL_FORMS } from '../test/support/credential-forms.js';
+import { cpuMicrosPerOp, median, printTable, ratio } from './measure.js';
+
+const ROUNDS = 7;
+const NOTES_PER_ROUND = 20_000;
+
+const plain =
+  'NotFound: configmaps "source-missing" not found while mirroring widget default/w1 (attempt 3, 1200 ms); ' +
+  'the reconcile will be retried after the backoff of the controller';
+const withCredentials = CREDENTIAL_FORMS.map((form) => form.text);
+const huge = `${plain} ${'x'.repeat(1_000_000)}`;
+const unredacted = (note: string) => note;
+const redacted = (note: string) => redactCredentials(note);
+
+interface Case {
+  readonly name: string;
+  readonly run: (index: number) => unknown;
+}
+
+const cases: readonly Case[] = [
+  { name: 'note without credentials, redacted (baseline)', run: () => redactedNote(plain, redacted) },
+  { name: 'note without credentials, no redaction', run: () => redactedNote(plain, unredacted) },
+  {
+    name: 'note with a credential, no redaction',
+    run: (index) => redactedNote(withCredentials[index % withCredentials.length], unredacted),
+  },
+  {
+    name: 'note with a credential, redacted',
+    run: (index) => redactedNote(withCredentials[index % withCredentials.length], redacted),
+  },
+  { name: '1 MB note, no redaction', run: () => redactedNote(huge, unredacted) },
+  { name: '1 MB note, redacted (8 KiB window)', run: () => redactedNote(huge, redacted) },
+  {
+    name: 'describeError of an error with a credential (redacts, then cuts to 300 B)',
+    run: (index) => describeError(new Error(withCredentials[index % withCredentials.length])),
+  },
+];
+
+export async function redactionCost(): Promise<void> {
+  const micros = cases.map(() => [] as number[]);
+  let sink = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [index, { run }] of cases.entries()) {
+      micros[index].push(
+        await cpuMicrosPerOp(NOTES_PER_ROUND, async (count) => {
+          for (let note = 0; note < count; note++) sink += String(run(note)).length;
+        }),
+      );
+    }
+  }
+  const baseline = median(micros[0]);
+  printTable(
+    `Redaction per note (${NOTES_PER_ROUND} notes per round; CPU time, median of ${ROUNDS} interleaved rounds; ${sink > 0 ? 'results used' : ''})`,
+    ['note', 'µs per note', 'vs baseline'],
+    cases.map(({ name }, index) => {
+      const value = median(micros[index]);
+      return [name, value.toFixed(2), ratio(value, baseline)];
+    }),
+  );
+}

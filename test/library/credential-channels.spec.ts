@@ -1,0 +1,118 @@
+import 'reflect-metadata';
+import { jest } from '@jest/globals';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { Injectable, Logger } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
+import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { CREDENTIAL_FORMS, survivingParts } from '../support/credential-forms.js';
+import { configMap, syncFailed } from '../support/objects.js';
+
+const spans = new InMemorySpanExporter();
+const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
+
+/** Throws what it is told to, as a reconcile whose client quoted a credential would. */
+@Injectable()
+class QuotingReconciler {
+  message = '';
+
+  @PublishesFailures()
+  async reconcile(object: KubernetesObject): Promise<void> {
+    await Promise.resolve(object);
+    throw new Error(this.message);
+  }
+}
+
+/** What a stack trace says, without its frames (whose file names would match parts of ordinary words). */
+const withoutFrames = (stack: string) => stack.split(/\n\s+at /)[0];
+
+/** Everything a span of the library's writes says in text: attribute values, event attributes and the status message. */
+function spanTexts(): string[] {
+  return spans
+    .getFinishedSpans()
+    .filter((span) => span.instrumentationScope.name === 'nestjs-kube-events')
+    .flatMap((span) => [
+      ...Object.values(span.attributes).map(String),
+      ...span.events.flatMap((event) =>
+        Object.values(event.attributes ?? {}).map((value) => withoutFrames(String(value))),
+      ),
+      span.status.message ?? '',
+    ]);
+}
+
+describe('credentials in every channel a note or an error leaves by', () => {
+  let server: FakeApiServer;
+  let app: TestingModule;
+  let lines: string[];
+
+  beforeAll(() => {
+    trace.setGlobalTracerProvider(provider);
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  });
+  afterAll(async () => {
+    trace.disable();
+    context.disable();
+    await provider.shutdown();
+  });
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+    spans.reset();
+    lines = [];
+    const capture = (line: unknown) => void lines.push(String(line));
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(capture);
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(capture);
+    app = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({
+          reporter: { controller: 'widgets' },
+          kubeConfig: server.kubeConfig(),
+          metrics: false,
+          logEvents: true,
+        }),
+      ],
+      providers: [QuotingReconciler],
+    }).compile();
+    await app.init();
+  });
+  afterEach(async () => {
+    await app.close();
+    await server.close();
+    jest.restoreAllMocks();
+  });
+
+  it.each(CREDENTIAL_FORMS.map((form) => [form.form, form] as const))(
+    'keeps %s out of the note, the error, the log line and the span',
+    async (_form, { text, secret }) => {
+      const recorder = app.get(EventRecorder);
+      await recorder.publish(configMap('written'), { ...syncFailed, note: text });
+      // A real server's 422 quotes the value it refused.
+      server.failNext(422, 'POST', 'Invalid', `Event "refused.1" is invalid: note: Invalid value: "${text}"`);
+      const refused = await recorder.publish(configMap('refused'), { ...syncFailed, note: text }).then(
+        () => new Error('the publish was not refused'),
+        (error: unknown) => error as Error,
+      );
+      const reconciler = app.get(QuotingReconciler);
+      reconciler.message = `could not mirror the source: ${text}`;
+      await reconciler.reconcile(configMap('reconciled')).catch(() => undefined);
+      await recorder.flush();
+
+      const notes = server.events('default').map((event) => event.note ?? '');
+      expect(notes).toHaveLength(2);
+      expect(refused.message).toMatch(/422/);
+      expect(lines.filter((line) => line.startsWith('outcome='))).toHaveLength(3);
+      const channels = {
+        notes,
+        error: [refused.message, withoutFrames(String(refused.stack))],
+        log: lines,
+        span: spanTexts(),
+      };
+      const surviving = Object.fromEntries(
+        Object.entries(channels).map(([channel, texts]) => [channel, texts.flatMap((t) => survivingParts(t, secret))]),
+      );
+      expect(surviving).toEqual({ notes: [], error: [], log: [], span: [] });
+    },
+  );
+});
