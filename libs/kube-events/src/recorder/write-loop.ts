@@ -190,10 +190,25 @@ export class WriteLoop {
     const now = monotonicNow();
     this.parts.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
     const verdict = this.parts.accounting.fail(series, batch, error, now);
+    const wasDown = this.health.down !== undefined;
     this.judgeConnection(batch, error, now);
     if (verdict.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
     else if (verdict.kind === 'expired') this.drop(batch, 'expired', error);
-    else if (this.health.down) for (const waiter of [...batch.waiters]) waiter.reject(this.downError());
+    if (!this.health.down) return;
+    // Publishes queued behind this write (a probe's occurrence joins the batch behind the one it sends) are told now.
+    const downError = this.downError();
+    this.rejectQueued(series, downError);
+    // Just found down: what waits elsewhere (for a budget, a backoff) would wait for a server that is not there.
+    if (!wasDown) for (const other of this.parts.queue.withWork) if (other !== series) this.rejectQueued(other, downError);
+  }
+
+  /** Rejects, as queued, the publishes awaiting the series' batches that are not on their way now. */
+  private rejectQueued(series: Series, error: PublishError): void {
+    const inFlight = series.state === 'writing' ? series.queue[0] : undefined;
+    for (const batch of series.queue) {
+      if (batch === inFlight || !batch.waiters.size) continue;
+      for (const waiter of [...batch.waiters]) waiter.reject(error);
+    }
   }
 
   /**
