@@ -111,7 +111,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.reporter = Object.freeze({ ...this.options.reporter });
     const { seriesWindow: window, maxSeries, writeControl, timeout, resumeSeries: resume } = this.options;
     this.series = new SeriesIndex({ window, maxSeries, resume });
-    this.queue = new WriteQueue(writeControl.maxPending);
+    this.queue = new WriteQueue(writeControl.maxPending, writeControl.maxPendingBytes);
     this.ended = new EndedEvents(maxSeries);
     const { combineSimilarEvents: limit } = this.options;
     if (limit) this.similar = new SimilarEvents(limit, window, maxSeries);

@@ -1,5 +1,6 @@
 import { isFailedConnectionAttempt } from '../api/unreachable-cause.js';
 import { PublishApiError, PublishCredentialError, PublishTimeoutError } from '../errors.js';
+import { MAX_RETRY_AFTER_MS } from '../kube-events.constants.js';
 
 /**
  * How failed writes are spaced, as client-go's backoff: doubling from
@@ -20,11 +21,16 @@ export function backoffMs(
   return Math.min(maxMs, initialMs * factor ** Math.max(0, failures - 1));
 }
 
-/** Milliseconds to wait before the next try, after `failures` failed tries in a row. */
+/**
+ * Milliseconds to wait before the next try, after `failures` failed tries
+ * in a row: the server's `Retry-After` honoured up to {@link MAX_RETRY_AFTER_MS}
+ * (whoever stands in for the server), the jitter above it.
+ */
 export function retryDelay(failures: number, retryAfterMs = 0): number {
   const base = backoffMs(RETRY_BACKOFF, failures);
   const { jitter } = RETRY_BACKOFF;
-  return Math.ceil(Math.max(retryAfterMs, base) * (1 + Math.random() * jitter));
+  const asked = Math.min(MAX_RETRY_AFTER_MS, retryAfterMs > 0 ? retryAfterMs : 0);
+  return Math.ceil(Math.max(asked, base) * (1 + Math.random() * jitter));
 }
 
 /**

@@ -22,6 +22,7 @@ import type { WriteAccounting } from './write-accounting.js';
 import type { WritePlan, WriteResult } from './write-plan.js';
 import type { WriteQueue } from './write-queue.js';
 import type { WriteScheduler } from './write-scheduler.js';
+import { timerDelay } from '../timer-delay.js';
 
 /** How soon `flush()` tries a failed write again, unless the server said when. */
 const FLUSH_RETRY_MS = 100;
@@ -266,7 +267,7 @@ export class WriteLoop {
       else if (now >= deadline)
         for (const batch of this.parts.accounting.dropQueued(series, now)) this.drop(batch, 'flush');
       else if (this.retryAtWhileDraining(series) > now)
-        await sleep(Math.min(this.retryAtWhileDraining(series), deadline) - now);
+        await sleep(timerDelay(Math.min(this.retryAtWhileDraining(series), deadline) - now));
       else await this.write(series);
     }
   }
