@@ -128,6 +128,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
         awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.lastError })),
       ),
       report: (kind, occurrence, details) => this.emit(kind, occurrence, details),
+      timeout,
     });
     this.outcomes$ = this.outcomes.asObservable();
   }

@@ -14,7 +14,7 @@ import { monotonicNow } from './monotonic-clock.js';
 import type { Occurrence } from './occurrence.js';
 import type { PublishDeadlines } from './publish-deadlines.js';
 import type { OutcomeDetails, PublishOutcomeKind } from './publish-outcome.js';
-import { connectionVerdict, isThrottled, mayHaveApplied, retryDelay } from './retry-backoff.js';
+import { connectionVerdict, contentionDelay, isThrottled, mayHaveApplied, retryDelay } from './retry-backoff.js';
 import type { Batch, Series } from './series.js';
 import { heldByConnection, probe, retryNow, serverBack } from './series-write-state.js';
 import type { SeriesWriter } from './series-writer.js';
@@ -27,8 +27,6 @@ import { timerDelay } from '../timer-delay.js';
 /** How soon `flush()` tries a failed write again, unless the server said when. */
 const FLUSH_RETRY_MS = 100;
 
-/** Requests one attempt may send when an Event changed or expired under it (read, then write again), before it counts as a failure. */
-const MAX_REQUESTS_PER_ATTEMPT = 4;
 
 /** Where the write loop tells what became of occurrences: the recorder's `outcomes$`. */
 export type OutcomeReport = (kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails) => void;
@@ -41,6 +39,8 @@ export interface WriteLoopParts {
   readonly writer: SeriesWriter;
   readonly deadlines: PublishDeadlines;
   readonly report: OutcomeReport;
+  /** How long one publish may take (ms): how long one attempt keeps writing again an Event that keeps changing. */
+  readonly timeout: number;
 }
 
 /**
@@ -147,7 +147,8 @@ export class WriteLoop {
   }
 
   private async attempt(series: Series, batch: Batch, plan: WritePlan): Promise<void> {
-    const { writer, accounting, report } = this.parts;
+    const { writer, accounting, report, timeout } = this.parts;
+    const startedAt = monotonicNow();
     let resent = false;
     for (let requests = 1; ; requests++) {
       let result: WriteResult;
@@ -179,11 +180,16 @@ export class WriteLoop {
         for (const waiter of [...batch.waiters]) waiter.resolve();
         return;
       }
-      if (requests >= MAX_REQUESTS_PER_ATTEMPT) {
+      plan = settled.plan;
+      // The Event changed under the write (another writer of it, our own late write) or went: read, it goes again at
+      // once, then after a pause with jitter, so that writers in contention fall out of step. Past the timeout the
+      // write backs off as after any transient failure, and its publishes time out queued: never refused for it.
+      if (requests < 2) continue;
+      if (monotonicNow() - startedAt >= timeout) {
         this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict'));
         return;
       }
-      plan = settled.plan;
+      await sleep(contentionDelay(requests - 1));
     }
   }
 
