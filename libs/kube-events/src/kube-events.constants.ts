@@ -33,8 +33,8 @@ export const DEFAULT_WRITE_CONTROL = Object.freeze({
   burst: 500,
   /** Writes waiting, across the recorder, held at most. */
   maxPending: 10_000,
-  /** Bytes of what the writes waiting across the recorder carry, held at most (64 MiB). */
-  maxPendingBytes: 64 * 1024 * 1024,
+  /** Bytes of what the writes waiting across the recorder carry, held at most (32 MiB). */
+  maxPendingBytes: 32 * 1024 * 1024,
 });
 
 /**

@@ -96,7 +96,7 @@ export interface WriteControlOptions {
    * publish that needs one more waiting write is rejected and dropped
    * (counted and logged), a series' first write still gets in until twice
    * as many bytes wait, and repeats joining a waiting write take no room.
-   * @default 67108864 (64 MiB)
+   * @default 33554432 (32 MiB)
    */
   maxPendingBytes?: number;
 }

@@ -17,7 +17,7 @@ describe('resolveRecorderOptions', () => {
         qps: 100,
         burst: 500,
         maxPending: 10_000,
-        maxPendingBytes: 64 * 1024 * 1024,
+        maxPendingBytes: 32 * 1024 * 1024,
       },
       resumeSeries: false,
       traceContext: { prefix: 'tracing.k8s.io' },
