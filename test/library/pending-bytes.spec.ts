@@ -41,7 +41,8 @@ describe('what waits during an outage, bounded in bytes', () => {
     const recorder: EventRecorder = recorderWith({ writeControl: { maxPendingBytes: 256 * KB } });
     await server.stopListening();
     const results: Settled[] = [];
-    for (let i = 0; i < 50; i++) results.push(await settle(recorder.publish(configMap(`large-${i}`), withLargeAnnotation)));
+    for (let i = 0; i < 50; i++)
+      results.push(await settle(recorder.publish(configMap(`large-${i}`), withLargeAnnotation)));
 
     expect(queued(results)).toHaveLength(5);
     expect(dropped(results)).toHaveLength(45);

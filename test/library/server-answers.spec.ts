@@ -26,10 +26,10 @@ const preconditionOf = (request: RecordedRequest): unknown =>
 async function overflowWarnings(run: () => Promise<void>): Promise<string[]> {
   const warnings: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+  process.stderr.write = (chunk: string | Uint8Array, ...rest: never[]) => {
     if (String(chunk).includes('TimeoutOverflowWarning')) warnings.push(String(chunk));
     return write(chunk, ...rest);
-  }) as typeof process.stderr.write;
+  };
   try {
     await run();
     await sleep(50);
@@ -71,41 +71,47 @@ describe('what the server answers, bounded by the client', () => {
       await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
     });
 
-    it.each([302, 307] as const)('answering a create (%i) rejects the publish, follows nothing, writes nothing', async (status) => {
-      const recorder = recorderWith();
-      server.redirectNext(status, location, 'POST');
+    it.each([302, 307] as const)(
+      'answering a create (%i) rejects the publish, follows nothing, writes nothing',
+      async (status) => {
+        const recorder = recorderWith();
+        server.redirectNext(status, location, 'POST');
 
-      const result = await settle(recorder.publish(configMap('redirected'), syncFailed));
+        const result = await settle(recorder.publish(configMap('redirected'), syncFailed));
 
-      expect(result).toBeInstanceOf(PublishApiError);
-      expect(result).toMatchObject({ statusCode: status, queued: false });
-      const { message } = result as PublishApiError;
-      expect(message).toContain(`answered ${status}, a redirect`);
-      expect(message).toContain(`http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/login`);
-      // The query, which may carry a credential, is not quoted.
-      expect(message).not.toContain('NotSentAnywhere');
-      expect(reachedElsewhere).toBe(0);
-      expect(eventsAbout('redirected')).toHaveLength(0);
-      expect(server.verbs()).toEqual(['create']);
-    });
+        expect(result).toBeInstanceOf(PublishApiError);
+        expect(result).toMatchObject({ statusCode: status, queued: false });
+        const { message } = result as PublishApiError;
+        expect(message).toContain(`answered ${status}, a redirect`);
+        expect(message).toContain(`http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/login`);
+        // The query, which may carry a credential, is not quoted.
+        expect(message).not.toContain('NotSentAnywhere');
+        expect(reachedElsewhere).toBe(0);
+        expect(eventsAbout('redirected')).toHaveLength(0);
+        expect(server.verbs()).toEqual(['create']);
+      },
+    );
 
-    it.each([302, 307] as const)('answering a patch (%i) rejects the publish and leaves the series as it was', async (status) => {
-      const recorder = recorderWith();
-      expect(await settle(recorder.publish(configMap('redirected'), syncFailed))).toBe('resolved');
-      server.redirectNext(status, location, 'PATCH');
+    it.each([302, 307] as const)(
+      'answering a patch (%i) rejects the publish and leaves the series as it was',
+      async (status) => {
+        const recorder = recorderWith();
+        expect(await settle(recorder.publish(configMap('redirected'), syncFailed))).toBe('resolved');
+        server.redirectNext(status, location, 'PATCH');
 
-      const result = await settle(recorder.publish(configMap('redirected'), syncFailed));
+        const result = await settle(recorder.publish(configMap('redirected'), syncFailed));
 
-      expect(result).toBeInstanceOf(PublishApiError);
-      expect(result).toMatchObject({ statusCode: status, queued: false });
-      expect(reachedElsewhere).toBe(0);
-      const [event] = eventsAbout('redirected');
-      expect(event.series?.count ?? 1).toBe(1);
-      // The series was left as it was: the next repeat counts 2.
-      expect(await settle(recorder.publish(configMap('redirected'), syncFailed))).toBe('resolved');
-      expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
-      expect(server.seriesCount('default', event.metadata.name)).toBe(2);
-    });
+        expect(result).toBeInstanceOf(PublishApiError);
+        expect(result).toMatchObject({ statusCode: status, queued: false });
+        expect(reachedElsewhere).toBe(0);
+        const [event] = eventsAbout('redirected');
+        expect(event.series?.count ?? 1).toBe(1);
+        // The series was left as it was: the next repeat counts 2.
+        expect(await settle(recorder.publish(configMap('redirected'), syncFailed))).toBe('resolved');
+        expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
+        expect(server.seriesCount('default', event.metadata.name)).toBe(2);
+      },
+    );
   });
 
   describe('a 2xx answer that does not hold the Event written', () => {
@@ -113,7 +119,10 @@ describe('what the server answers, bounded by the client', () => {
       ['an empty object', () => ({})],
       ['a Status of success', () => ({ kind: 'Status', apiVersion: 'v1', status: 'Success', code: 201 })],
       ['another Event', (request: RecordedRequest) => ({ ...(request.body as object), metadata: { name: 'other' } })],
-      ['a count that is not one', (request: RecordedRequest) => ({ ...(request.body as object), series: { count: -1 } })],
+      [
+        'a count that is not one',
+        (request: RecordedRequest) => ({ ...(request.body as object), series: { count: -1 } }),
+      ],
     ])('is %s: not taken as written; the create is sent again under its name', async (_, body) => {
       const recorder = recorderWith();
       server.respondNext('POST', (request) => ({ status: 201, body: body(request) }));
@@ -134,7 +143,10 @@ describe('what the server answers, bounded by the client', () => {
       const recorder = recorderWith();
       server.respondNext('POST', (request) => ({
         status: 201,
-        body: { ...(request.body as object), metadata: { ...(request.body as { metadata: object }).metadata, resourceVersion: huge } },
+        body: {
+          ...(request.body as object),
+          metadata: { ...(request.body as { metadata: object }).metadata, resourceVersion: huge },
+        },
       }));
 
       expect(await settle(recorder.publish(configMap('huge-rv'), syncFailed))).toBe('resolved');
@@ -207,7 +219,11 @@ describe('what the server answers, bounded by the client', () => {
 
       // The clock moves on a second at a time, through the cap and the jitter above it (half of it at most),
       // until the throttled write goes again.
-      for (let waited = 0; server.requestsFor('PATCH').length < 2 && waited <= 1.5 * MAX_RETRY_AFTER_MS; waited += 1_000) {
+      for (
+        let waited = 0;
+        server.requestsFor('PATCH').length < 2 && waited <= 1.5 * MAX_RETRY_AFTER_MS;
+        waited += 1_000
+      ) {
         await jest.advanceTimersByTimeAsync(1_000);
         await sleep(2);
       }

@@ -341,8 +341,8 @@ const MAX_LOCATION_CHARS = 200;
  * the write was not made. A proxy that sends a login page answers so.
  */
 function redirected(answer: JsonAnswer, origin: string, secrets: readonly string[]): PublishApiError {
-  const location = answer.headers.location;
-  const target = Array.isArray(location) ? location[0] : location;
+  const location: unknown = answer.headers.location;
+  const target = typeof location === 'string' ? location : undefined;
   let where = 'no Location';
   if (target) {
     let shown: string;

@@ -27,7 +27,6 @@ import { timerDelay } from '../timer-delay.js';
 /** How soon `flush()` tries a failed write again, unless the server said when. */
 const FLUSH_RETRY_MS = 100;
 
-
 /** Where the write loop tells what became of occurrences: the recorder's `outcomes$`. */
 export type OutcomeReport = (kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails) => void;
 
@@ -206,7 +205,8 @@ export class WriteLoop {
     const downError = this.downError();
     this.rejectQueued(series, downError);
     // Just found down: what waits elsewhere (for a budget, a backoff) would wait for a server that is not there.
-    if (!wasDown) for (const other of this.parts.queue.withWork) if (other !== series) this.rejectQueued(other, downError);
+    if (!wasDown)
+      for (const other of this.parts.queue.withWork) if (other !== series) this.rejectQueued(other, downError);
   }
 
   /** Rejects, as queued, the publishes awaiting the series' batches that are not on their way now. */
