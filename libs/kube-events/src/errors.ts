@@ -41,7 +41,7 @@ export class PublishTimeoutError extends PublishError {
 
 /** The API server refused the Event, or could not be reached. */
 export class PublishApiError extends PublishError {
-  /** How long the server asked the client to wait before the next write (`Retry-After`), in milliseconds. */
+  /** How long the server asked the client to wait before the next write (`Retry-After`), in milliseconds, at most `MAX_RETRY_AFTER_MS`. */
   readonly retryAfterMs?: number;
   /**
    * No answer could be read (the connection broke, or the body was cut),

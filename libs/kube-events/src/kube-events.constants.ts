@@ -33,6 +33,8 @@ export const DEFAULT_WRITE_CONTROL = Object.freeze({
   burst: 500,
   /** Writes waiting, across the recorder, held at most. */
   maxPending: 10_000,
+  /** Bytes of what the writes waiting across the recorder carry, held at most (32 MiB). */
+  maxPendingBytes: 32 * 1024 * 1024,
 });
 
 /**
@@ -83,6 +85,19 @@ export const DEFAULT_SINK_MAX_IN_FLIGHT = 100;
 
 /** The least time between two log lines about one misbehaving sink, in milliseconds. */
 export const SINK_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * The longest `Retry-After` the recorder honours, in milliseconds (2 minutes).
+ * kube-apiserver asks for 1 s when it throttles; proxies and load balancers
+ * in maintenance ask for tens of seconds. A longer wait (a day, a date in
+ * year 9999) would hold a series' count for most of its 10-minute window or
+ * beyond it: the recorder waits this long at most (plus its jitter), then
+ * tries again, and another 429 simply asks again.
+ */
+export const MAX_RETRY_AFTER_MS = 120_000;
+
+/** The longest delay a Node.js timer holds (2^31 − 1 ms, about 24.8 days): a longer one fires at once, with a warning. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 /**
  * The metrics a recorder's outcomes are counted in, as named in Prometheus.

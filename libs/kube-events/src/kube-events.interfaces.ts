@@ -107,6 +107,17 @@ export interface WriteControlOptions {
    * @default 10000
    */
   maxPending?: number;
+  /**
+   * How many bytes the writes waiting across the recorder may carry (the
+   * UTF-8 bytes of each one's object reference, note, related object,
+   * annotations and labels): an outage with large annotations is bounded in
+   * memory too, not only in count. Reached, it is as `maxPending` reached: a
+   * publish that needs one more waiting write is rejected and dropped
+   * (counted and logged), a series' first write still gets in until twice
+   * as many bytes wait, and repeats joining a waiting write take no room.
+   * @default 33554432 (32 MiB)
+   */
+  maxPendingBytes?: number;
 }
 
 export type ResolvedWriteControl = Required<WriteControlOptions>;

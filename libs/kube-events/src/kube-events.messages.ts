@@ -87,7 +87,7 @@ export const INVALID_RECOVERY_OPTION = (method: string, problem: string) =>
 export const NO_RESOURCE_ARGUMENT = (method: string) =>
   `@PublishesFailures on ${method}: the reconciled object is not an object with metadata; no Event was published.`;
 const DROP_CAUSES: Record<DropCause, string> = {
-  full: 'too many occurrences are waiting to be written (writeControl.maxPending)',
+  full: 'too many occurrences are waiting to be written (writeControl.maxPending, or maxPendingBytes of them)',
   evicted: 'their series holds 8 distinct events waiting to be written, and this was the oldest',
   expired: 'their write kept failing for longer than the series window',
   flush: 'flush() ran out of time before they could be written',
@@ -181,6 +181,12 @@ export const ANSWER_NOT_JSON = (contentType: string, bytes: number) =>
 export const ANSWER_UNREADABLE = (status: number, detail: string) =>
   `The API server answered ${status} but its answer could not be read (${detail}); the write may have been applied.`;
 export const SERVER_NOT_REACHED = (detail: string) => `The API server could not be reached: ${detail}`;
+export const EVENT_REDIRECTED = (status: number, location: string) =>
+  `The API server answered ${status}, a redirect (to ${location}), which is not followed: the Event was not written. ` +
+  `A proxy in front of the API server may want a login, or the kubeconfig's server address is not the API server's.`;
+export const ANSWER_NOT_AN_EVENT = (why: string) => `it is not the Event written: ${why}`;
+export const FIELD_OVER_BOUND = (field: string, length: number, limit: number) =>
+  `its ${field} is ${length} characters long, more than the ${limit} the recorder keeps`;
 export const PUBLISH_TIMED_OUT = (timeoutMs: number, queued: boolean, lastError: unknown) =>
   `Publishing the Event did not finish within ${timeoutMs} ms` +
   (queued

@@ -402,6 +402,23 @@ export class FakeApiServer {
   }
 
   /**
+   * The next request that `match` picks is answered with a redirect to
+   * `location`, with a small HTML body as a proxy in front of the server
+   * (a login page, a moved address) would send, and is not applied.
+   *
+   * @example
+   * server.redirectNext(307, 'https://login.example.com/?return=/apis', 'POST');
+   */
+  redirectNext(status: 301 | 302 | 303 | 307 | 308, location: string, match?: RequestMatch): this {
+    const text = `<html><body><a href="${location}">Moved</a>.</body></html>`;
+    return this.respondNext(match, () => ({
+      status,
+      text,
+      headers: { Location: location, 'Content-Type': 'text/html; charset=utf-8' },
+    }));
+  }
+
+  /**
    * Resolves with the matching requests once at least `count` of them have
    * arrived (bodies read); rejects after `timeoutMs`.
    */

@@ -77,6 +77,8 @@ export function injectedFailure(request: RecordedRequest, code: number, options:
   const reason = options.reason ?? DEFAULT_REASONS[code] ?? 'Unknown';
   const retryAfterSeconds = options.retryAfterSeconds ?? (code === 429 ? 1 : 0);
   const answer = injectedStatus(request, code, reason, options.message);
+  if (options.retryAfter !== undefined)
+    return { ...answer, headers: { ...answer.headers, 'Retry-After': options.retryAfter } };
   if (retryAfterSeconds <= 0) return answer;
   const status = answer.body as Status;
   return {

@@ -77,6 +77,11 @@ export interface FailOptions {
    * @default 1 for a 429 (the real server always sends it), none otherwise
    */
   retryAfterSeconds?: number;
+  /**
+   * Sends `Retry-After: <retryAfter>` as given (an HTTP-date, say, as a
+   * proxy may send), in place of `retryAfterSeconds`'s.
+   */
+  retryAfter?: string;
 }
 
 /** How {@link FakeApiServer.truncateAnswerNext} cuts the answer. */

@@ -1,10 +1,14 @@
 import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../describe-value.js';
 import { PublishApiError, PublishError, PublishTimeoutError } from '../errors.js';
+import { MAX_RETRY_AFTER_MS } from '../kube-events.constants.js';
 import {
+  ANSWER_NOT_AN_EVENT,
   ANSWER_NOT_JSON,
   ANSWER_UNREADABLE,
+  EVENT_REDIRECTED,
   EVENT_REFUSED,
+  FIELD_OVER_BOUND,
   NO_CURRENT_CLUSTER,
   SERVER_NOT_REACHED,
 } from '../kube-events.messages.js';
@@ -103,35 +107,36 @@ export class EventsApi implements EventsWriter {
     this.authentication = new PooledAuthentication(kubeConfig, options);
   }
 
-  async create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState> {
-    return storedState(await this.send('POST', eventsPath(namespace), signal, body));
+  create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState> {
+    const name = body.metadata?.name ?? '';
+    return this.send('POST', eventsPath(namespace), signal, body, (answer) => eventState(answer, namespace, name));
   }
 
-  async read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState> {
-    return storedState(await this.send('GET', eventsPath(namespace, name), signal));
+  read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState> {
+    return this.send('GET', eventsPath(namespace, name), signal, undefined, (answer) =>
+      eventState(answer, namespace, name),
+    );
   }
 
-  async patchSeries(
-    namespace: string,
-    name: string,
-    patch: SeriesPatch,
-    signal: AbortSignal,
-  ): Promise<StoredEventState> {
+  patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState> {
     const { resourceVersion, annotations, ...series } = patch;
     const metadata =
       resourceVersion === undefined && annotations === undefined ? undefined : { resourceVersion, annotations };
     const body = metadata ? { metadata, series } : { series };
-    return storedState(await this.send('PATCH', eventsPath(namespace, name), signal, body));
+    return this.send('PATCH', eventsPath(namespace, name), signal, body, (answer) =>
+      eventState(answer, namespace, name),
+    );
   }
 
-  async list(namespace: string, query: EventQuery, signal: AbortSignal): Promise<ListedEvent[]> {
+  list(namespace: string, query: EventQuery, signal: AbortSignal): Promise<ListedEvent[]> {
     const fieldSelector = `regarding.uid=${query.uid},reason=${query.reason},reportingController=${query.reportingController}`;
-    const list = await this.send<{ items?: EventsV1Event[] }>(
+    return this.send(
       'GET',
       `${eventsPath(namespace)}?fieldSelector=${encodeURIComponent(fieldSelector)}`,
       signal,
+      undefined,
+      (answer) => listedEvents(answer, namespace),
     );
-    return (list.items ?? []).map(listedEvent);
   }
 
   async annotate(
@@ -140,19 +145,26 @@ export class EventsApi implements EventsWriter {
     annotations: Record<string, string>,
     signal: AbortSignal,
   ): Promise<void> {
-    await this.send('PATCH', eventsPath(namespace, name), signal, { metadata: { annotations } });
+    await this.send('PATCH', eventsPath(namespace, name), signal, { metadata: { annotations } }, (answer) =>
+      eventState(answer, namespace, name),
+    );
   }
 
   close(): Promise<void> {
     return this.authentication.close();
   }
 
-  /** One request; PATCH bodies are JSON merge patches. */
-  private async send<T = EventsV1Event>(
+  /**
+   * One request; PATCH bodies are JSON merge patches. Only a 2xx answer
+   * whose body `read` takes is a success: a redirect is a refusal, and a
+   * body it throws on is unreadable (the write may have been applied).
+   */
+  private async send<T>(
     method: 'GET' | 'POST' | 'PATCH',
     path: string,
     signal: AbortSignal,
-    body?: unknown,
+    body: unknown,
+    read: (answer: unknown) => T,
   ): Promise<T> {
     let status: number | undefined;
     try {
@@ -174,7 +186,8 @@ export class EventsApi implements EventsWriter {
       });
       status = response.statusCode;
       if (status >= 400) throw refusal(response, credentialsOf(headers));
-      return parsedAnswer<T>(response);
+      if (status >= 300) throw redirected(response, this.origin, credentialsOf(headers));
+      return read(parsedAnswer(response));
     } catch (error) {
       if (error instanceof AnswerCutError) throw toPublishError(error.cause, signal, error.statusCode);
       throw toPublishError(error, signal, status);
@@ -190,20 +203,72 @@ function eventsPath(namespace: string, name?: string): string {
   return name === undefined ? collection : `${collection}/${encodeURIComponent(name)}`;
 }
 
-function listedEvent(event: EventsV1Event): ListedEvent {
-  const observed = event.series?.lastObservedTime ?? event.eventTime;
-  return { ...storedState(event), event, lastObservedAt: observed ? new Date(observed).getTime() : 0 };
+/**
+ * The most of a `resourceVersion` or a `uid` from the server that the
+ * recorder keeps, in characters: kube-apiserver's are an etcd revision (at
+ * most 20 digits) and a UUID (36). A longer one cannot be a precondition
+ * worth sending back, and a series would hold it for its whole life.
+ */
+const MAX_SERVER_TOKEN_CHARS = 256;
+
+/** The longest name an Event listed by the server may have: a DNS subdomain. */
+const MAX_EVENT_NAME_CHARS = 253;
+
+/** The Events a list answered, those a series could continue: an item out of bounds is left alone. */
+function listedEvents(answer: unknown, namespace: string): ListedEvent[] {
+  const items = isRecord(answer) ? answer.items : undefined;
+  if (items === undefined) return [];
+  if (!Array.isArray(items)) throw new Error(ANSWER_NOT_AN_EVENT('its items are not a list'));
+  const listed: ListedEvent[] = [];
+  for (const item of items as unknown[]) {
+    const name = isRecord(item) && isRecord(item.metadata) ? item.metadata.name : undefined;
+    if (typeof name !== 'string' || !name || name.length > MAX_EVENT_NAME_CHARS) continue;
+    let state: StoredEventState;
+    try {
+      state = eventState(item, namespace, name);
+    } catch {
+      continue;
+    }
+    const event = item as EventsV1Event;
+    const observed = event.series?.lastObservedTime ?? event.eventTime;
+    const at = observed ? new Date(observed).getTime() : 0;
+    listed.push({ ...state, event, lastObservedAt: Number.isFinite(at) ? at : 0 });
+  }
+  return listed;
 }
 
-function storedState(event: EventsV1Event): StoredEventState {
-  const metadata = event.metadata ?? {};
-  return {
-    name: metadata.name ?? '',
-    namespace: metadata.namespace ?? '',
-    uid: metadata.uid,
-    resourceVersion: metadata.resourceVersion,
-    count: event.series?.count ?? 1,
-  };
+/**
+ * What the recorder keeps of an answer that says it holds the Event
+ * `namespace/name`: its name and namespace as asked (never the server's
+ * strings), and its uid, resourceVersion and count within bounds. Anything
+ * else is not that Event: the answer counts as unreadable.
+ */
+function eventState(answer: unknown, namespace: string, name: string): StoredEventState {
+  const metadata = isRecord(answer) ? answer.metadata : undefined;
+  if (!isRecord(metadata)) throw new Error(ANSWER_NOT_AN_EVENT('it has no metadata'));
+  if (metadata.name !== name) throw new Error(ANSWER_NOT_AN_EVENT('it names another object'));
+  if (metadata.namespace !== undefined && metadata.namespace !== namespace)
+    throw new Error(ANSWER_NOT_AN_EVENT('it is in another namespace'));
+  const uid = boundedToken(metadata.uid, 'uid');
+  const resourceVersion = boundedToken(metadata.resourceVersion, 'resourceVersion');
+  const series = (answer as { series?: unknown }).series;
+  const count = isRecord(series) ? series.count : undefined;
+  if (count !== undefined && !(Number.isSafeInteger(count) && (count as number) >= 1))
+    throw new Error(ANSWER_NOT_AN_EVENT('its series.count is not a positive integer'));
+  return { name, namespace, uid, resourceVersion, count: (count as number | undefined) ?? 1 };
+}
+
+/** A uid or resourceVersion from the server, unless it is not one the recorder can keep. */
+function boundedToken(value: unknown, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new Error(ANSWER_NOT_AN_EVENT(`its metadata.${field} is not a string`));
+  if (value.length > MAX_SERVER_TOKEN_CHARS)
+    throw new Error(ANSWER_NOT_AN_EVENT(FIELD_OVER_BOUND(`metadata.${field}`, value.length, MAX_SERVER_TOKEN_CHARS)));
+  return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -268,13 +333,39 @@ function describeBody(answer: JsonAnswer, secrets: readonly string[]): string {
   return `${excerpt}${cut ? '…' : ''} (${type}, ${answer.bytes} bytes)`;
 }
 
+/** Of a redirect's `Location`, the characters an error message quotes. */
+const MAX_LOCATION_CHARS = 200;
+
+/**
+ * A redirect, which is never followed (no credential goes where it points):
+ * the write was not made. A proxy that sends a login page answers so.
+ */
+function redirected(answer: JsonAnswer, origin: string, secrets: readonly string[]): PublishApiError {
+  const location: unknown = answer.headers.location;
+  const target = typeof location === 'string' ? location : undefined;
+  let where = 'no Location';
+  if (target) {
+    let shown: string;
+    try {
+      // Origin and path only: a query or userinfo may carry a credential.
+      const url = new URL(target, origin);
+      shown = `${url.origin}${url.pathname}`;
+    } catch {
+      shown = target;
+    }
+    const redacted = redactCredentials(shown.slice(0, MAX_LOCATION_CHARS * 8), secrets);
+    where = redacted.length > MAX_LOCATION_CHARS ? `${redacted.slice(0, MAX_LOCATION_CHARS)}…` : redacted;
+  }
+  return new PublishApiError(EVENT_REDIRECTED(answer.statusCode, where), answer.statusCode);
+}
+
 /**
  * A successful answer's JSON. One that does not parse is unreadable, said
  * without JSON.parse's message, which quotes the body.
  */
-function parsedAnswer<T>(answer: JsonAnswer): T {
+function parsedAnswer(answer: JsonAnswer): unknown {
   try {
-    return JSON.parse(answer.text) as T;
+    return JSON.parse(answer.text) as unknown;
   } catch {
     throw new Error(ANSWER_NOT_JSON(contentTypeOf(answer), answer.bytes));
   }
@@ -327,11 +418,13 @@ function parseStatus(text: string): StatusBody | undefined {
   return undefined;
 }
 
-/** `Retry-After` in seconds (the API server's form) or as an HTTP date, in milliseconds. */
+/**
+ * `Retry-After` in seconds (the API server's form) or as an HTTP date, in
+ * milliseconds, at most {@link MAX_RETRY_AFTER_MS}: what the recorder honours.
+ */
 function retryAfterMs(value: string | undefined): number | undefined {
-  if (!value) return undefined;
+  if (!value?.trim()) return undefined;
   const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1_000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  const ms = Number.isFinite(seconds) ? seconds * 1_000 : Date.parse(value) - Date.now();
+  return Number.isNaN(ms) ? undefined : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }

@@ -2,9 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
 
 /**
- * The most of a refusal's body (status 400 and above) that is read: a
- * Kubernetes `Status`, even a 422 with many causes, is a few KB; anything
- * past this (a proxy's page, a body that never ends) is not read.
+ * The most of a refusal's or a redirect's body (status 300 and above) that
+ * is read: a Kubernetes `Status`, even a 422 with many causes, is a few KB;
+ * anything past this (a proxy's page, a body that never ends) is not read.
  */
 const MAX_ERROR_ANSWER_BYTES = 64 * 1024;
 
@@ -32,7 +32,7 @@ export interface JsonRequest {
 export interface JsonAnswer {
   readonly statusCode: number;
   readonly headers: IncomingHttpHeaders;
-  /** The body as text: all of it, or for a refusal its first {@link MAX_ERROR_ANSWER_BYTES}. */
+  /** The body as text: all of it, or for a refusal or a redirect its first {@link MAX_ERROR_ANSWER_BYTES}. */
   readonly text: string;
   /** The body's size as the server announced it (`Content-Length`), else as far as it was read. */
   readonly bytes: number;
@@ -63,9 +63,10 @@ class AnswerTooLongError extends Error {
  * One request through undici's `dispatch`, the body gathered into one
  * string: no response stream, no async resource per request, which
  * undici's `request` builds and a small JSON answer does not need.
- * Reads at most {@link MAX_ERROR_ANSWER_BYTES} of a refusal (it resolves
- * with that much, `truncated`, and the rest is not read: the connection is
- * closed) and {@link MAX_ANSWER_BYTES} of any other answer.
+ * Reads at most {@link MAX_ERROR_ANSWER_BYTES} of a refusal or a redirect
+ * (it resolves with that much, `truncated`, and the rest is not read: the
+ * connection is closed) and {@link MAX_ANSWER_BYTES} of any other answer.
+ * A redirect is never followed: the caller says what it means.
  * Rejects with the signal's reason once it aborts, with
  * {@link AnswerCutError} when the answer broke after its status (or was
  * too long), and with undici's error when no answer came.
@@ -103,7 +104,7 @@ export function jsonRequest(request: JsonRequest): Promise<JsonAnswer> {
       onResponseData(_, chunk) {
         if (settled) return;
         const { statusCode } = answer!;
-        const limit = statusCode >= 400 ? MAX_ERROR_ANSWER_BYTES : MAX_ANSWER_BYTES;
+        const limit = statusCode >= 300 ? MAX_ERROR_ANSWER_BYTES : MAX_ANSWER_BYTES;
         if (received + chunk.length <= limit) {
           chunks.push(chunk);
           received += chunk.length;
@@ -111,7 +112,7 @@ export function jsonRequest(request: JsonRequest): Promise<JsonAnswer> {
         }
         // Not a byte more: the rest of the body is dropped with its connection.
         const tooLong = new AnswerTooLongError(limit);
-        if (statusCode >= 400) {
+        if (statusCode >= 300) {
           chunks.push(chunk.subarray(0, limit - received));
           received = limit;
           settle(() => resolve(answered(true)));

@@ -128,7 +128,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.reporter = Object.freeze({ ...this.options.reporter });
     const { seriesWindow: window, maxSeries, writeControl, timeout, resumeSeries: resume } = this.options;
     this.series = new SeriesIndex({ window, maxSeries, resume });
-    this.queue = new WriteQueue(writeControl.maxPending);
+    this.queue = new WriteQueue(writeControl.maxPending, writeControl.maxPendingBytes);
     this.ended = new EndedEvents(maxSeries);
     const { combineSimilarEvents: limit } = this.options;
     if (limit) this.similar = new SimilarEvents(limit, window, maxSeries);
@@ -150,6 +150,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
         awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.lastError })),
       ),
       report: (kind, occurrence, details) => this.emit(kind, occurrence, details),
+      timeout,
     });
     this.outcomes$ = this.outcomes.asObservable();
   }

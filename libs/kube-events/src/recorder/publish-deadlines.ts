@@ -1,6 +1,7 @@
 import { monotonicNow } from './monotonic-clock.js';
 import type { AwaitedPublish, SettleWatcher } from './awaited-publish.js';
 import { InsertionOrder } from './insertion-order.js';
+import { timerDelay } from '../timer-delay.js';
 
 /**
  * Ends the wait of every publish at its deadline, with one timer for all of
@@ -39,7 +40,7 @@ export class PublishDeadlines implements SettleWatcher {
     const first = this.line.first;
     if (!first) return;
     if (this.timer) this.timer.ref();
-    else this.timer = setTimeout(() => this.expire(), Math.max(0, first.deadline - monotonicNow()));
+    else this.timer = setTimeout(() => this.expire(), timerDelay(first.deadline - monotonicNow()));
   }
 
   private expire(): void {

@@ -17,6 +17,7 @@ describe('resolveRecorderOptions', () => {
         qps: 100,
         burst: 500,
         maxPending: 10_000,
+        maxPendingBytes: 32 * 1024 * 1024,
       },
       resumeSeries: false,
       clusterScopedNamespace: 'default',

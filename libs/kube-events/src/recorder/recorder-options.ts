@@ -115,6 +115,7 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     qps: positive('writeControl.qps', control.qps),
     burst: count('writeControl.burst', control.burst),
     maxPending: count('writeControl.maxPending', control.maxPending),
+    maxPendingBytes: count('writeControl.maxPendingBytes', control.maxPendingBytes),
   };
   return {
     reporter: { controller, instance: resolvedInstance },

@@ -1,5 +1,6 @@
 import { isFailedConnectionAttempt } from '../api/unreachable-cause.js';
 import { PublishApiError, PublishCredentialError, PublishTimeoutError } from '../errors.js';
+import { MAX_RETRY_AFTER_MS } from '../kube-events.constants.js';
 
 /**
  * How failed writes are spaced, as client-go's backoff: doubling from
@@ -12,6 +13,20 @@ import { PublishApiError, PublishCredentialError, PublishTimeoutError } from '..
  */
 export const RETRY_BACKOFF = Object.freeze({ initialMs: 200, factor: 2, maxMs: 2_000, jitter: 0.5 });
 
+/**
+ * How a write pauses between tries when the Event keeps changing under it
+ * (409 Conflict, read, patch again): a random wait up to a ceiling that
+ * doubles from `initialMs` to `maxMs` ("full jitter"), so that writers in
+ * contention (replicas, shards, a failover) stop meeting in step and each
+ * gets its turn within a publish's timeout.
+ */
+const CONTENTION_BACKOFF = Object.freeze({ initialMs: 10, factor: 2, maxMs: 500 });
+
+/** Milliseconds to pause before the next try of a write whose Event changed under it `rounds` times in a row. */
+export function contentionDelay(rounds: number): number {
+  return Math.ceil(Math.random() * backoffMs(CONTENTION_BACKOFF, rounds));
+}
+
 /** A doubling backoff after `failures` failed tries in a row: `initialMs`, times `factor` each time, up to `maxMs`. */
 export function backoffMs(
   { initialMs, factor, maxMs }: { readonly initialMs: number; readonly factor: number; readonly maxMs: number },
@@ -20,23 +35,31 @@ export function backoffMs(
   return Math.min(maxMs, initialMs * factor ** Math.max(0, failures - 1));
 }
 
-/** Milliseconds to wait before the next try, after `failures` failed tries in a row. */
+/**
+ * Milliseconds to wait before the next try, after `failures` failed tries
+ * in a row: the server's `Retry-After` honoured up to {@link MAX_RETRY_AFTER_MS}
+ * (whoever stands in for the server), the jitter above it.
+ */
 export function retryDelay(failures: number, retryAfterMs = 0): number {
   const base = backoffMs(RETRY_BACKOFF, failures);
   const { jitter } = RETRY_BACKOFF;
-  return Math.ceil(Math.max(retryAfterMs, base) * (1 + Math.random() * jitter));
+  const asked = Math.min(MAX_RETRY_AFTER_MS, retryAfterMs > 0 ? retryAfterMs : 0);
+  return Math.ceil(Math.max(asked, base) * (1 + Math.random() * jitter));
 }
 
 /**
  * Whether a failed write may succeed later: server errors, throttling,
- * timeouts, unreachable servers and credentials that failed (a token
- * expires and is renewed, an identity service comes back); not refusals.
+ * timeouts, unreachable servers, credentials that failed (a token
+ * expires and is renewed, an identity service comes back) and an Event
+ * that kept changing under the writes (409 Conflict); not refusals.
  */
 export function isTransient(error: unknown): boolean {
   if (error instanceof PublishTimeoutError || error instanceof PublishCredentialError) return true;
   if (!(error instanceof PublishApiError)) return false;
   const status = error.statusCode;
-  return status === undefined || error.mayHaveApplied || status === 429 || status >= 500;
+  // A 409 Conflict: the Event kept changing under the writes, which the next try reads again.
+  const contended = status === 409 && error.reason === 'Conflict';
+  return status === undefined || error.mayHaveApplied || contended || status === 429 || status >= 500;
 }
 
 /** Whether the server may have applied a write that failed this way, so that writing it again must not count it twice. */

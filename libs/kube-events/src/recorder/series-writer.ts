@@ -7,6 +7,8 @@ import type { RecorderTracing, WriteAnswer } from '../tracing/recorder-tracing.j
 import type { TraceContext } from '../tracing/trace-context.js';
 import type { Occurrence } from './occurrence.js';
 import type { CreatePlan, FindPlan, PatchPlan, WritePlan, WriteResult } from './write-plan.js';
+import { timerDelay } from '../timer-delay.js';
+import { monotonicNow } from './monotonic-clock.js';
 
 /**
  * Sends one write of a series and says what the server holds afterwards.
@@ -144,14 +146,21 @@ export class SeriesWriter {
    */
   private bounded<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
+    const deadline = monotonicNow() + this.timeout;
     let timer: NodeJS.Timeout | undefined;
     const aborted = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      const expire = () => {
+        // A timeout longer than a timer holds is waited out in turns.
+        if (monotonicNow() < deadline) {
+          timer = setTimeout(expire, timerDelay(deadline - monotonicNow()));
+          return;
+        }
         const error = new PublishTimeoutError(this.timeout);
         controller.abort(error);
         // After the promise callbacks the abort runs: a request that heeds it rejects first, saying more.
         setImmediate(() => reject(error));
-      }, this.timeout);
+      };
+      timer = setTimeout(expire, timerDelay(this.timeout));
     });
     return Promise.race([work(controller.signal), aborted]).finally(() => clearTimeout(timer));
   }

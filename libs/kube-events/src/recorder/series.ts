@@ -43,6 +43,8 @@ export interface Batch {
   /** The first of them: what the Event says. */
   readonly first: Occurrence;
   occurrences: number;
+  /** The UTF-8 bytes of what it carries (see `WriteQueue`), which `maxPendingBytes` bounds while it waits. */
+  readonly bytes: number;
   /** The trace context of the latest of them, which the write puts on the Event. */
   trace: TraceContext | undefined;
   /** The publishes still awaiting this write; each leaves as it settles. */

@@ -117,7 +117,7 @@ export class WriteAccounting {
       failedWrite(series, now, undefined, series.queue.length > 0);
       return { kind: 'expired' };
     }
-    this.queue.putBack();
+    this.queue.putBack(series);
     // A timeout or a lost answer (an unreadable 2xx too) holds nothing that delays a new publish; a 5xx keeps
     // its backoff, a Retry-After its time.
     const lostAnswer =

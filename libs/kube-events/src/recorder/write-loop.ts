@@ -14,7 +14,7 @@ import { monotonicNow } from './monotonic-clock.js';
 import type { Occurrence } from './occurrence.js';
 import type { PublishDeadlines } from './publish-deadlines.js';
 import type { OutcomeDetails, PublishOutcomeKind } from './publish-outcome.js';
-import { connectionVerdict, isThrottled, mayHaveApplied, retryDelay } from './retry-backoff.js';
+import { connectionVerdict, contentionDelay, isThrottled, mayHaveApplied, retryDelay } from './retry-backoff.js';
 import type { Batch, Series } from './series.js';
 import { heldByConnection, probe, retryNow, serverBack } from './series-write-state.js';
 import type { SeriesWriter } from './series-writer.js';
@@ -22,12 +22,10 @@ import type { WriteAccounting } from './write-accounting.js';
 import type { WritePlan, WriteResult } from './write-plan.js';
 import type { WriteQueue } from './write-queue.js';
 import type { WriteScheduler } from './write-scheduler.js';
+import { timerDelay } from '../timer-delay.js';
 
 /** How soon `flush()` tries a failed write again, unless the server said when. */
 const FLUSH_RETRY_MS = 100;
-
-/** Requests one attempt may send when an Event changed or expired under it (read, then write again), before it counts as a failure. */
-const MAX_REQUESTS_PER_ATTEMPT = 4;
 
 /** Where the write loop tells what became of occurrences: the recorder's `outcomes$`. */
 export type OutcomeReport = (kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails) => void;
@@ -40,6 +38,8 @@ export interface WriteLoopParts {
   readonly writer: SeriesWriter;
   readonly deadlines: PublishDeadlines;
   readonly report: OutcomeReport;
+  /** How long one publish may take (ms): how long one attempt keeps writing again an Event that keeps changing. */
+  readonly timeout: number;
 }
 
 /**
@@ -151,7 +151,8 @@ export class WriteLoop {
   }
 
   private async attempt(series: Series, batch: Batch, plan: WritePlan): Promise<void> {
-    const { writer, accounting, report } = this.parts;
+    const { writer, accounting, report, timeout } = this.parts;
+    const startedAt = monotonicNow();
     let resent = false;
     for (let requests = 1; ; requests++) {
       let result: WriteResult;
@@ -183,11 +184,16 @@ export class WriteLoop {
         for (const waiter of [...batch.waiters]) waiter.resolve();
         return;
       }
-      if (requests >= MAX_REQUESTS_PER_ATTEMPT) {
+      plan = settled.plan;
+      // The Event changed under the write (another writer of it, our own late write) or went: read, it goes again at
+      // once, then after a pause with jitter, so that writers in contention fall out of step. Past the timeout the
+      // write backs off as after any transient failure, and its publishes time out queued: never refused for it.
+      if (requests < 2) continue;
+      if (monotonicNow() - startedAt >= timeout) {
         this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict'));
         return;
       }
-      plan = settled.plan;
+      await sleep(contentionDelay(requests - 1));
     }
   }
 
@@ -195,10 +201,26 @@ export class WriteLoop {
     const now = monotonicNow();
     this.parts.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
     const verdict = this.parts.accounting.fail(series, batch, error, now);
+    const wasDown = this.health.down !== undefined;
     this.judgeConnection(batch, error, now);
     if (verdict.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
     else if (verdict.kind === 'expired') this.drop(batch, 'expired', error);
-    else if (this.health.down) for (const waiter of [...batch.waiters]) waiter.reject(this.downError());
+    if (!this.health.down) return;
+    // Publishes queued behind this write (a probe's occurrence joins the batch behind the one it sends) are told now.
+    const downError = this.downError();
+    this.rejectQueued(series, downError);
+    // Just found down: what waits elsewhere (for a budget, a backoff) would wait for a server that is not there.
+    if (!wasDown)
+      for (const other of this.parts.queue.withWork) if (other !== series) this.rejectQueued(other, downError);
+  }
+
+  /** Rejects, as queued, the publishes awaiting the series' batches that are not on their way now. */
+  private rejectQueued(series: Series, error: PublishError): void {
+    const inFlight = series.state === 'writing' ? series.queue[0] : undefined;
+    for (const batch of series.queue) {
+      if (batch === inFlight || !batch.waiters.size) continue;
+      for (const waiter of [...batch.waiters]) waiter.reject(error);
+    }
   }
 
   /**
@@ -256,7 +278,7 @@ export class WriteLoop {
       else if (now >= deadline)
         for (const batch of this.parts.accounting.dropQueued(series, now)) this.drop(batch, 'flush');
       else if (this.retryAtWhileDraining(series) > now)
-        await sleep(Math.min(this.retryAtWhileDraining(series), deadline) - now);
+        await sleep(timerDelay(Math.min(this.retryAtWhileDraining(series), deadline) - now));
       else await this.write(series);
     }
   }

@@ -19,19 +19,25 @@ export interface Enqueued {
 
 /**
  * The occurrences waiting to be written, in batches per series, and the
- * bound on them: `maxPending` batches waiting (not in flight) across every
- * series. A repeat joins the last batch of its series while that one is
- * not on its way, so one write carries them all.
+ * bounds on them: `maxPending` batches waiting (not in flight) across every
+ * series, carrying at most `maxPendingBytes` (see {@link heldBytes}). A
+ * repeat joins the last batch of its series while that one is not on its
+ * way, so one write carries them all, and costs no room.
  */
 export class WriteQueue {
   /** Series with occurrences queued, forgotten ones and those of objects without a uid included. */
   readonly withWork = new Set<Series>();
   /** Batches waiting for a write (not in flight), which `maxPending` bounds. */
   private waiting = 0;
+  /** What the waiting batches carry, in bytes, which `maxPendingBytes` bounds. */
+  private waitingBytes = 0;
   /** Identities, which many batches and series hold alike. */
   private readonly identities = new StringPool();
 
-  constructor(private readonly maxPending: number) {}
+  constructor(
+    private readonly maxPending: number,
+    private readonly maxPendingBytes = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Queues an occurrence in its series: with the last batch when it repeats it and is not sent yet, else in a batch of its own. */
   enqueue(series: Series, occurrence: Occurrence, waiter: AwaitedPublish): Enqueued {
@@ -46,12 +52,15 @@ export class WriteQueue {
     }
     // A series' first write gets in while others back up, so that a new object is heard, but only up to
     // twice the room: a flood of new objects held back by the recorder-wide budget would queue without bound.
-    const room = series.queue.length ? this.maxPending : 2 * this.maxPending;
-    if (this.waiting >= room) return { batch: undefined, joined: false };
+    const share = series.queue.length ? 1 : 2;
+    const bytes = heldBytes(occurrence);
+    if (this.waiting >= share * this.maxPending || this.waitingBytes + bytes > share * this.maxPendingBytes)
+      return { batch: undefined, joined: false };
     const evicted = series.queue.length >= MAX_BATCHES_PER_SERIES ? this.remove(series, 1) : undefined;
     const batch: Batch = {
       identity,
       first: occurrence,
+      bytes,
       occurrences: 1,
       trace: occurrence.trace,
       waiters: new Set([waiter]),
@@ -66,6 +75,7 @@ export class WriteQueue {
     };
     series.queue.push(batch);
     this.waiting++;
+    this.waitingBytes += bytes;
     this.withWork.add(series);
     queued(series);
     return { batch, joined: false, evicted };
@@ -77,12 +87,14 @@ export class WriteQueue {
     if (series.state === 'writing' || !batch) return undefined;
     writing(series);
     this.waiting--;
+    this.waitingBytes -= batch.bytes;
     return batch;
   }
 
   /** The batch in flight failed and waits for a retry: it takes its room again. */
-  putBack(): void {
+  putBack(series: Series): void {
     this.waiting++;
+    this.waitingBytes += series.queue[0]?.bytes ?? 0;
   }
 
   /**
@@ -122,8 +134,39 @@ export class WriteQueue {
   private remove(series: Series, index: number, wasInFlight = false): Batch | undefined {
     const [batch] = series.queue.splice(index, 1);
     if (!batch) return undefined;
-    if (!wasInFlight) this.waiting--;
+    if (!wasInFlight) {
+      this.waiting--;
+      this.waitingBytes -= batch.bytes;
+    }
     if (!series.queue.length) this.withWork.delete(series);
     return batch;
   }
+}
+
+/**
+ * The UTF-8 bytes of what a batch keeps of its first occurrence while it
+ * waits: the object's reference and every string of the event (note,
+ * related object, annotations, labels). Its own fields and the repeats
+ * that join it (a count) are small and bounded by `maxPending`.
+ */
+function heldBytes({ resource, event }: Occurrence): number {
+  const { metadata } = resource;
+  let bytes = stringBytes(resource.apiVersion) + stringBytes(resource.kind);
+  if (metadata)
+    bytes +=
+      stringBytes(metadata.name) +
+      stringBytes(metadata.namespace) +
+      stringBytes(metadata.uid) +
+      stringBytes(metadata.resourceVersion);
+  for (const value of Object.values(event)) {
+    if (typeof value === 'string') bytes += stringBytes(value);
+    else if (value && typeof value === 'object')
+      for (const [key, field] of Object.entries(value as Record<string, unknown>))
+        bytes += stringBytes(key) + stringBytes(field);
+  }
+  return bytes;
+}
+
+function stringBytes(value: unknown): number {
+  return typeof value === 'string' ? Buffer.byteLength(value) : 0;
 }

@@ -2,6 +2,7 @@ import { Subject, type Observable } from 'rxjs';
 import { monotonicNow } from './monotonic-clock.js';
 import type { Series } from './series.js';
 import type { WriteBudget } from './write-budget.js';
+import { timerDelay } from '../timer-delay.js';
 
 /**
  * How often, at most, the line waiting for the recorder-wide budget is
@@ -47,7 +48,7 @@ export class WriteScheduler {
       const timer = setTimeout(() => {
         this.timers.delete(series);
         this.schedule(series);
-      }, wait);
+      }, timerDelay(wait));
       timer.unref();
       this.timers.set(series, timer);
     } else if ((atHeadOfLine || !this.line.size) && this.budget.tryTakeFolded(series.object, waited, now)) {
@@ -79,7 +80,7 @@ export class WriteScheduler {
         this.schedule(series, true);
       }
       this.armLineTimer();
-    }, wait);
+    }, timerDelay(wait));
     this.lineTimer.unref();
   }
 }

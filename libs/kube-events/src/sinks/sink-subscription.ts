@@ -4,6 +4,7 @@ import type { EventSink } from './event-sink.js';
 import { SINK_LOG_INTERVAL_MS } from '../kube-events.constants.js';
 import { SINK_FAILED, SINK_OVERLOADED } from '../kube-events.messages.js';
 import type { PublishOutcome } from '../recorder/publish-outcome.js';
+import { timerDelay } from '../timer-delay.js';
 
 /**
  * One sink's subscription to a recorder's outcomes, isolated so that the sink
@@ -43,7 +44,7 @@ export class SinkSubscription {
     if (!this.inFlight.size) return;
     let timer: NodeJS.Timeout | undefined;
     const elapsed = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
+      timer = setTimeout(resolve, timerDelay(timeoutMs));
       timer.unref();
     });
     await Promise.race([Promise.allSettled([...this.inFlight]), elapsed]);

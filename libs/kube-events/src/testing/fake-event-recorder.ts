@@ -25,6 +25,7 @@ export const TEST_WRITE_CONTROL: Readonly<Required<WriteControlOptions>> = Objec
   qps: 1e9,
   burst: Number.MAX_SAFE_INTEGER,
   maxPending: Number.MAX_SAFE_INTEGER,
+  maxPendingBytes: Number.MAX_SAFE_INTEGER,
 });
 
 /** Fakes created by a Nest module (KubeEventsTestingModule), which Nest initialises with the application. */

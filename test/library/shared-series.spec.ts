@@ -1,0 +1,89 @@
+// Several writers of one series (replicas during a failover, shards while an object moves, active-active
+// replicas) leave one Event whose count is every occurrence that resolved; their contention is retried with
+// jitter within the timeout, never rejected while the server answers (SPEC §5, "Writes are idempotent").
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { EventRecorder } from 'nestjs-kube-events';
+import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { configMap, syncFailed } from '../support/objects.js';
+import { recordersOf } from '../support/fake-server-recorders.js';
+import { settle, type Settled } from '../support/settled.js';
+
+const REPLICAS = 3;
+const PUBLISHES_PER_REPLICA = 60;
+const object = configMap('shared');
+
+describe('replicas that share one Event', () => {
+  let server: FakeApiServer;
+  const { recorderWith, shutDown } = recordersOf(() => server);
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+  });
+  afterEach(async () => {
+    await shutDown();
+    await server.close();
+  });
+
+  /** A replica of the controller: its own instance, continuing the series others left (`resumeSeries`). */
+  const replica = (instance: string): EventRecorder =>
+    recorderWith({
+      reporter: { controller: 'widgets', instance },
+      resumeSeries: true,
+      // Budgets that never fold: every publish is a write of its own, so the replicas' writes meet all the time.
+      writeControl: { objectBurst: 100_000, burst: 100_000, qps: 100_000 },
+    });
+
+  /** `count` publishes one after the other, as a reconcile loop that fails each time. */
+  const failRepeatedly = async (recorder: EventRecorder, count: number): Promise<Settled[]> => {
+    const results: Settled[] = [];
+    for (let i = 0; i < count; i++) results.push(await settle(recorder.publish(object, syncFailed)));
+    return results;
+  };
+
+  const theEvent = () => {
+    const events = server.events().filter((event) => event.regarding.name === 'shared');
+    expect(events).toHaveLength(1);
+    const [event] = events;
+    const history = server.countHistory(event.metadata.namespace, event.metadata.name);
+    expect(history).toEqual([...history].sort((a, b) => a - b));
+    return event;
+  };
+
+  it('counts every publish of three replicas writing the same series at once, and rejects none', async () => {
+    const replicas = Array.from({ length: REPLICAS }, (_, i) => replica(`widgets-${i}`));
+    expect(await settle(replicas[0].publish(object, syncFailed))).toBe('resolved');
+
+    const results = (
+      await Promise.all(replicas.map((recorder) => failRepeatedly(recorder, PUBLISHES_PER_REPLICA)))
+    ).flat();
+
+    expect(results.filter((result) => result !== 'resolved')).toEqual([]);
+    // They did meet: patches refused as the Event had changed under them.
+    expect(server.requestsFor((request) => request.verb === 'patch' && request.status === 409).length).toBeGreaterThan(
+      0,
+    );
+    expect(theEvent().series?.count).toBe(1 + REPLICAS * PUBLISHES_PER_REPLICA);
+  }, 60_000);
+
+  it('counts every publish across a failover: one replica stops, another continues its Event', async () => {
+    const [first, second] = [replica('widgets-a'), replica('widgets-b')];
+    const before = await failRepeatedly(first, 10);
+    await first.onApplicationShutdown();
+    const after = await failRepeatedly(second, 10);
+
+    expect([...before, ...after].filter((result) => result !== 'resolved')).toEqual([]);
+    expect(theEvent().series?.count).toBe(20);
+  }, 30_000);
+
+  it('counts every publish while an object moves between shards that both still publish about it', async () => {
+    const [owner, next] = [replica('widgets-shard-0'), replica('widgets-shard-1')];
+    const early = await failRepeatedly(owner, 5);
+    // The move: for a while both reconcile the object, then the old owner lets go.
+    const overlapping = (await Promise.all([failRepeatedly(owner, 20), failRepeatedly(next, 20)])).flat();
+    await sleep(10);
+    const late = await failRepeatedly(next, 5);
+
+    expect([...early, ...overlapping, ...late].filter((result) => result !== 'resolved')).toEqual([]);
+    expect(theEvent().series?.count).toBe(50);
+  }, 30_000);
+});
