@@ -15,6 +15,7 @@ import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import { OCCURRENCES_DROPPED, SERIES_END_NOT_RECORDED } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
 import { AwaitedPublish } from './awaited-publish.js';
+import type { ConnectionDown } from './connection-health.js';
 import { EndedEvents } from './ended-events.js';
 import { monotonicNow } from './monotonic-clock.js';
 import { PublishDeadlines } from './publish-deadlines.js';
@@ -135,6 +136,23 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   /** How long one publish may take, in milliseconds. */
   get timeout(): number {
     return this.options.timeout;
+  }
+
+  /**
+   * Why and since when writes cannot reach the server (unreachable, or the
+   * credentials failing); undefined while they can. `KubeEventsHealth` reads it.
+   * @internal
+   */
+  get connectionDown(): ConnectionDown | undefined {
+    return this.loop.connectionDown;
+  }
+
+  /**
+   * Occurrences queued now, not yet counted on the server. `KubeEventsHealth` reads it.
+   * @internal
+   */
+  get queuedOccurrences(): number {
+    return this.queue.occurrences;
   }
 
   /** How many series the recorder tracks now. */

@@ -9,7 +9,7 @@ import {
   SERVER_UNREACHABLE,
 } from '../kube-events.messages.js';
 import type { AwaitedPublish } from './awaited-publish.js';
-import { ConnectionHealth } from './connection-health.js';
+import { ConnectionHealth, type ConnectionDown } from './connection-health.js';
 import { monotonicNow } from './monotonic-clock.js';
 import type { Occurrence } from './occurrence.js';
 import type { PublishDeadlines } from './publish-deadlines.js';
@@ -63,6 +63,11 @@ export class WriteLoop {
 
   constructor(private readonly parts: WriteLoopParts) {
     parts.scheduler.due$.subscribe((series) => void this.write(series));
+  }
+
+  /** Why and since when writes cannot reach the server; undefined while they can. */
+  get connectionDown(): ConnectionDown | undefined {
+    return this.health.down;
   }
 
   /**
