@@ -436,6 +436,15 @@ export class FakeApiServer {
     );
   }
 
+  /** Resolves once at least `count` SelfSubjectAccessReviews have come; rejects after `timeoutMs`. */
+  waitForAccessReviews(count: number, timeoutMs = DEFAULT_WAIT_MS): Promise<AccessReview[]> {
+    return this.waitUntil(
+      () => (this.accessReviews.length >= count ? [...this.accessReviews] : undefined),
+      timeoutMs,
+      `${count} access review(s)`,
+    );
+  }
+
   /** Resolves once the client has aborted at least `count` requests; rejects after `timeoutMs`. */
   waitForAborted(count = 1, timeoutMs = DEFAULT_WAIT_MS): Promise<RecordedRequest[]> {
     return this.waitUntil(

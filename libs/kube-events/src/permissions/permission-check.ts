@@ -300,7 +300,8 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
   private describeFailure(failure: unknown): string {
     if (failure instanceof PublishApiError && failure.statusCode !== undefined)
       return `the review was answered ${failure.statusCode}${failure.reason ? ` ${failure.reason}` : ''}`;
-    if (failure instanceof Error && failure.name === 'TimeoutError')
+    // AbortSignal.timeout's reason: a DOMException, of another realm than Error under some test runners.
+    if ((failure as { name?: unknown } | undefined)?.name === 'TimeoutError')
       return `no answer within ${this.settings.timeoutMs} ms`;
     return truncateText(errorMessage(failure), MAX_WHY_BYTES);
   }
