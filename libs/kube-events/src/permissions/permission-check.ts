@@ -40,7 +40,7 @@ export interface PermissionState {
   readonly mode: PermissionCheckMode;
   /**
    * - `off`: nothing is checked (`permissionCheck: 'off'`, or a writer that cannot review);
-   * - `pending`: the start-up review has not answered yet;
+   * - `pending`: the start-up review (every namespace, then the kubeconfig's) has not finished yet;
    * - `cluster-wide`: every verb is granted in every namespace, nothing more is reviewed;
    * - `per-namespace`: each namespace is reviewed the first time the recorder writes there;
    * - `unknown`: the API server cannot review (no `SelfSubjectAccessReview` API): nothing more is reviewed.
@@ -186,7 +186,9 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     if (this.scope === 'off' || this.scope === 'cluster-wide' || this.scope === 'unknown') return;
     if (this.reviewed.has(namespace) || this.reviewed.size >= MAX_REVIEWED_NAMESPACES) return;
     this.reviewed.add(namespace);
-    void (this.startup ?? Promise.resolve()).then(() => this.reviewNamespace(namespace, false));
+    void (this.startup ?? Promise.resolve()).then(() =>
+      this.scope === 'per-namespace' ? this.reviewNamespace(namespace, false) : undefined,
+    );
   }
 
   private wroteIn(namespace: string): void {
@@ -212,9 +214,10 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
       this.scope = 'cluster-wide';
       return undefined;
     }
-    this.scope = 'per-namespace';
     this.clusterDenied = !cluster.failure;
-    return this.reviewNamespace(homeNamespace, true, cluster.failure ? verbs : cluster.denied);
+    const finding = await this.reviewNamespace(homeNamespace, true, cluster.failure ? verbs : cluster.denied);
+    this.scope = 'per-namespace';
+    return finding;
   }
 
   /** Reviews `namespace`: a finding is kept, said (unless start-up fails with it), and rechecked later. */
@@ -223,7 +226,7 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     atStartup: boolean,
     verbs: readonly EventVerb[] = this.settings.verbs,
   ): Promise<MissingPermission | undefined> {
-    if (this.scope !== 'per-namespace' || this.stopped.signal.aborted) return undefined;
+    if (this.stopped.signal.aborted) return undefined;
     const { denied, failure } = await this.review(namespace, verbs);
     if (failure) this.noteUnknown(namespace, failure);
     if (!denied.length) return undefined;
