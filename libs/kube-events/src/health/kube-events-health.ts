@@ -4,8 +4,12 @@ import type { EventRecorder } from '../recorder/event-recorder.js';
 
 /** The API server as the recorder's writes last found it. */
 export type ServerHealth =
-  | { readonly reachable: true }
   | {
+      /** The last write got an answer, or none was tried yet. */
+      readonly reachable: true;
+    }
+  | {
+      /** The last writes could not reach it. */
       readonly reachable: false;
       /** Since when no connection could be made (the first failed attempt). */
       readonly since: Date;
@@ -15,8 +19,12 @@ export type ServerHealth =
 
 /** The kubeconfig's credentials as the recorder's writes last found them. */
 export type CredentialsHealth =
-  | { readonly working: true }
   | {
+      /** No write found them failing. */
+      readonly working: true;
+    }
+  | {
+      /** The kubeconfig gave no credentials for the last writes. */
       readonly working: false;
       /** Since when they fail. */
       readonly since: Date;
@@ -35,10 +43,13 @@ export interface KubeEventsHealthState {
   readonly writable: boolean;
   /** Why Events cannot be written, one sentence each; empty while `writable`. */
   readonly problems: readonly string[];
+  /** The API server reachable, or since when not and why. */
   readonly server: ServerHealth;
+  /** The credentials working, or since when not and why. */
   readonly credentials: CredentialsHealth;
   /** What the permission check found. */
   readonly permissions: PermissionState;
+  /** What waits to be written, and what was given up. */
   readonly occurrences: {
     /** Occurrences waiting to be written now (those in flight included). */
     readonly queued: number;
@@ -73,8 +84,8 @@ export class KubeEventsHealth {
   private dropped = 0;
 
   /**
-   * @param recorder the recorder whose state this reads
-   * @param permissions its permission check
+   * `KubeEventsModule` builds one per recorder.
+   * @internal
    */
   constructor(
     private readonly recorder: EventRecorder,

@@ -42,6 +42,7 @@ export interface KubeEventsHealthCheckOptions {
  */
 @Injectable()
 export class KubeEventsHealthIndicator {
+  /** Nest injects terminus's `HealthIndicatorService` (import `TerminusModule`) and the module reference. */
   constructor(
     private readonly healthIndicatorService: HealthIndicatorService,
     private readonly moduleRef: ModuleRef,
