@@ -48,9 +48,17 @@ module.exports = {
     layer('tracing', above('tracing'), 'OpenTelemetry glue knows the Event, not the recorder that writes it.'),
     layer('notes', above('notes'), 'Describing an error needs nothing of the recorder or what is built on it.'),
     layer('recorder', above('recorder'), 'The recorder is built from parts handed to it; it never reaches up.'),
-    layer('permissions', above('permissions'), 'The permission check asks through the API client, and knows no recorder.'),
+    layer(
+      'permissions',
+      above('permissions'),
+      'The permission check asks through the API client, and knows no recorder.',
+    ),
     layer('health', above('health'), "A recorder's health reads the recorder and its permission check."),
-    layer('sinks', ['publishes-failures', 'metrics', 'module', 'terminus', 'testing'], 'Sinks sit on the recorder alone.'),
+    layer(
+      'sinks',
+      ['publishes-failures', 'metrics', 'module', 'terminus', 'testing'],
+      'Sinks sit on the recorder alone.',
+    ),
     layer(
       'publishes-failures',
       ['sinks', 'metrics', 'module', 'terminus', 'testing'],

@@ -135,7 +135,7 @@ describe('the permission check', () => {
       await started
         .get(HealthController)
         .ready()
-        .catch((error: HttpException) => error.getResponse()),
+        .catch((error: unknown) => (error as HttpException).getResponse()),
     ).toMatchObject({
       status: 'error',
       error: { 'kube-events': { status: 'down', writable: false } },
@@ -294,7 +294,7 @@ describe('the health state', () => {
     // Unreachable, but not yet for longer than the timeout: Events may still get through.
     expect(state).toMatchObject({ writable: true, occurrences: { queued: 1 } });
     expect(state.server).toMatchObject({ reachable: false, why: expect.stringContaining('could not be reached') });
-    expect(state.server.reachable === false && state.server.since).toBeInstanceOf(Date);
+    expect(!state.server.reachable && state.server.since).toBeInstanceOf(Date);
 
     const down = await eventually(() => {
       const current = health.state();

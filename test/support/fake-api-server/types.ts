@@ -240,6 +240,4 @@ export interface AccessReview {
 
 /** How {@link FakeApiServer.answerAccessReviews} answers one review. */
 export type AccessReviewReply =
-  | { readonly allowed: boolean }
-  | { readonly status: number; readonly reason?: string }
-  | { readonly hang: true };
+  { readonly allowed: boolean } | { readonly status: number; readonly reason?: string } | { readonly hang: true };

@@ -1,5 +1,5 @@
 /** The API group of the Events a recorder writes. */
-export const EVENTS_GROUP = 'events.k8s.io';
+const EVENTS_GROUP = 'events.k8s.io';
 
 /** The verbs a recorder uses on Events: `list` only with `resumeSeries`. */
 export type EventVerb = 'create' | 'get' | 'patch' | 'list';

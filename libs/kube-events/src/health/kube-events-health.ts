@@ -103,9 +103,7 @@ export class KubeEventsHealth {
     const server: ServerHealth =
       down?.kind === 'unreachable' ? { reachable: false, since: new Date(down.since), why: why! } : { reachable: true };
     const credentials: CredentialsHealth =
-      down?.kind === 'unauthenticated'
-        ? { working: false, since: new Date(down.since), why: why! }
-        : { working: true };
+      down?.kind === 'unauthenticated' ? { working: false, since: new Date(down.since), why: why! } : { working: true };
     const permissions = this.permissions.state;
     const problems: string[] = [];
     for (const { namespace, verbs } of permissions.missing) {

@@ -152,10 +152,12 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
    */
   watch(writer: EventsWriter): EventsWriter {
     const seen = (namespace: string) => this.writingIn(namespace);
-    const wrote = <T>(namespace: string) => (result: T) => {
-      this.wroteIn(namespace);
-      return result;
-    };
+    const wrote =
+      <T>(namespace: string) =>
+      (result: T) => {
+        this.wroteIn(namespace);
+        return result;
+      };
     const watched: EventsWriter = {
       create: (namespace, body, signal) => {
         seen(namespace);

@@ -36,7 +36,8 @@ export class WriteQueue {
   /** Occurrences not on the server yet, those of writes in flight included. */
   get occurrences(): number {
     let occurrences = 0;
-    for (const series of this.withWork) for (const batch of series.queue) occurrences += batch.occurrences - batch.landed;
+    for (const series of this.withWork)
+      for (const batch of series.queue) occurrences += batch.occurrences - batch.landed;
     return occurrences;
   }
 
