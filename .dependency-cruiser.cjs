@@ -1,10 +1,23 @@
 // Which folder may import which: `npm run depcruise` fails on a violation or a cycle.
 // The library's floors, from the bottom: the ground floor (the files directly in src/), api/, tracing/, notes/, recorder/,
-// then the features (sinks/, publishes-failures/, then metrics/), module/, and the entry points
-// (index.ts, testing/). A folder imports only from floors below it.
+// permissions/, health/, then the features (sinks/, publishes-failures/, then metrics/), module/, and the entry points
+// (index.ts, terminus/, testing/). A folder imports only from floors below it.
 const SRC = '^libs/kube-events/src/';
 const folder = (...names) => `${SRC}(${names.join('|')})/`;
-const FOLDERS = ['api', 'tracing', 'notes', 'recorder', 'sinks', 'publishes-failures', 'metrics', 'module', 'testing'];
+const FOLDERS = [
+  'api',
+  'tracing',
+  'notes',
+  'recorder',
+  'permissions',
+  'health',
+  'sinks',
+  'publishes-failures',
+  'metrics',
+  'module',
+  'terminus',
+  'testing',
+];
 const above = (name) => FOLDERS.slice(FOLDERS.indexOf(name) + 1);
 const layer = (name, forbidden, comment) => ({
   name: `${name}-imports-only-lower-floors`,
@@ -35,10 +48,32 @@ module.exports = {
     layer('tracing', above('tracing'), 'OpenTelemetry glue knows the Event, not the recorder that writes it.'),
     layer('notes', above('notes'), 'Describing an error needs nothing of the recorder or what is built on it.'),
     layer('recorder', above('recorder'), 'The recorder is built from parts handed to it; it never reaches up.'),
-    layer('sinks', ['publishes-failures', 'metrics', 'module', 'testing'], 'Sinks sit on the recorder alone.'),
-    layer('publishes-failures', ['sinks', 'metrics', 'module', 'testing'], 'The decorator sits on the recorder alone.'),
+    layer(
+      'permissions',
+      above('permissions'),
+      'The permission check asks through the API client, and knows no recorder.',
+    ),
+    layer('health', above('health'), "A recorder's health reads the recorder and its permission check."),
+    layer(
+      'sinks',
+      ['publishes-failures', 'metrics', 'module', 'terminus', 'testing'],
+      'Sinks sit on the recorder alone.',
+    ),
+    layer(
+      'publishes-failures',
+      ['sinks', 'metrics', 'module', 'terminus', 'testing'],
+      'The decorator sits on the recorder alone.',
+    ),
     layer('metrics', above('metrics'), 'Metrics are a sink; the module wires them.'),
     layer('module', above('module'), 'The module wires the library; the testing kit is built on it, not under it.'),
+    layer('terminus', ['testing'], 'The health indicator reads a health the module provides; nothing imports it.'),
+    {
+      name: 'terminus-loaded-by-its-entry-only',
+      comment: '@nestjs/terminus is an optional peer: only nestjs-kube-events/terminus loads it.',
+      severity: 'error',
+      from: { path: SRC, pathNot: `${SRC}terminus/` },
+      to: { path: '(^|/)node_modules/@nestjs/terminus/' },
+    },
     {
       name: 'every-folder-on-a-floor',
       comment: 'A new folder of the library is placed among FOLDERS above before anything in it imports.',

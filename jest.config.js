@@ -21,6 +21,7 @@ const shared = {
   moduleNameMapper: {
     '^nestjs-kube-events$': '<rootDir>/libs/kube-events/src/index.ts',
     '^nestjs-kube-events/testing$': '<rootDir>/libs/kube-events/src/testing/index.ts',
+    '^nestjs-kube-events/terminus$': '<rootDir>/libs/kube-events/src/terminus/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testEnvironment: 'node',

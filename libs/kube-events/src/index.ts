@@ -65,3 +65,17 @@ export type {
   KubeEventsMetricsSnapshot,
   KubeEventsMetricUpdate,
 } from './metrics/kube-events-metrics.interfaces.js';
+export {
+  KubeEventsHealth,
+  type CredentialsHealth,
+  type KubeEventsHealthState,
+  type ServerHealth,
+} from './health/kube-events-health.js';
+export { getKubeEventsHealthToken } from './health/health-tokens.js';
+export type {
+  MissingPermission,
+  PermissionCheckMode,
+  PermissionState,
+  UnknownPermission,
+} from './permissions/permission-check.js';
+export type { EventVerb } from './api/access-review.js';

@@ -253,6 +253,20 @@ export interface KubeEventsModuleOptions {
    * @default false
    */
   logRecords?: boolean;
+  /**
+   * Checks at start-up, with `SelfSubjectAccessReview`s (no RBAC of their
+   * own), whether the recorder may `create`, `get` and `patch` Events of
+   * `events.k8s.io` (and `list` with `resumeSeries`): in every namespace,
+   * else in its kubeconfig's namespace, and then in each namespace the first
+   * time it writes there, beside that write. `'warn'` says each finding once
+   * in one warn line (the missing verbs, the namespace, the shipped manifest
+   * that grants them); `'fail'` fails start-up on a start-up finding with
+   * the same message (later ones are warned); `'off'` checks nothing. A
+   * review that fails is unknown, never missing, and never delays a
+   * publish. Runs in `KubeEventsModule` only.
+   * @default 'warn'
+   */
+  permissionCheck?: 'warn' | 'fail' | 'off';
 }
 
 /** Where the trace context of a publish goes on its Event. */

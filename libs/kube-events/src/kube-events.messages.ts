@@ -232,3 +232,38 @@ export const CREDENTIAL_PLUGIN_RUN = (run: {
   if (run.exitCode !== undefined && run.exitCode !== 0) return `failed with exit code ${run.exitCode}`;
   return 'printed no credential that could be read (a client.authentication.k8s.io ExecCredential)';
 };
+export const NOT_A_PERMISSION_CHECK = (value: unknown) =>
+  `permissionCheck must be 'warn', 'fail' or 'off', got ${describeValue(value)}.`;
+/** Where the package's manifests are, as an application that installed it names them. */
+const SHIPPED_RBAC = 'node_modules/nestjs-kube-events/rbac';
+export const EVENTS_PERMISSION_MISSING = (
+  controller: string,
+  verbs: readonly string[],
+  namespace: string,
+  clusterWide: boolean,
+) => {
+  const written = verbs.filter((verb) => verb !== 'list');
+  const grant = written.length
+    ? ` Grant them with ${SHIPPED_RBAC}/role.yaml applied in ${JSON.stringify(namespace)} and bound to the controller's ` +
+      `ServiceAccount there (kubectl apply -n ${namespace} -f ${SHIPPED_RBAC}/role.yaml; kubectl create rolebinding ` +
+      `nestjs-kube-events -n ${namespace} --role nestjs-kube-events --serviceaccount <namespace>:<name>), or with ` +
+      `${SHIPPED_RBAC}/cluster-role.yaml and a ClusterRoleBinding for every namespace.`
+    : '';
+  const list = verbs.includes('list')
+    ? ` resumeSeries also needs list, which the shipped manifests do not grant: add it to their verbs, or series start new Events.`
+    : '';
+  return (
+    `Events of ${controller} cannot all be written: it may not ${verbs.join(', ')} events in API group events.k8s.io ` +
+    `in namespace ${JSON.stringify(namespace)}${clusterWide ? ' (nor cluster-wide)' : ''}, as a SelfSubjectAccessReview ` +
+    `says; the API server will refuse those requests with 403 Forbidden.${grant}${list}`
+  );
+};
+export const EVENTS_PERMISSION_UNKNOWN = (controller: string, where: string, why: string) =>
+  `The permissions of ${controller} on events of events.k8s.io could not be checked ${where} (${why}); ` +
+  'publishing goes on, and a write the API server refuses is reported as usual.';
+export const EVENTS_PERMISSION_GRANTED = (controller: string, namespace: string) =>
+  `${controller} may now write events of events.k8s.io in namespace ${JSON.stringify(namespace)}.`;
+export const NO_RECORDER_HEALTH = (name: string | undefined) =>
+  `KubeEventsHealthIndicator: no ${name === undefined ? 'default recorder' : `recorder named ${JSON.stringify(name)}`} ` +
+  `is registered: import KubeEventsModule.forRoot(${name === undefined ? '…' : `{ name: ${JSON.stringify(name)}, … }`}) ` +
+  'in the application (KubeEventsTestingModule provides no health).';

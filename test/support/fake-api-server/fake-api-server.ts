@@ -9,6 +9,8 @@ import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import type {
+  AccessReview,
+  AccessReviewReply,
   AppliedWrite,
   FailOptions,
   FakeApiServerOptions,
@@ -49,6 +51,8 @@ import { canonicalEvent, decodeEvent, formatTime } from './event-decoding.js';
 import { isObject, jsonType, mergePatch } from './json.js';
 
 /** The self-signed certificate (for 127.0.0.1) a TLS fake API server presents; `caData` in a kubeconfig trusts it. */
+const ACCESS_REVIEW_PATH = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+
 export const TLS_CERTIFICATE = readFileSync(new URL('./tls/fake-api-server.crt', import.meta.url));
 export const TLS_KEY = readFileSync(new URL('./tls/fake-api-server.key', import.meta.url));
 
@@ -59,6 +63,13 @@ export const TLS_KEY = readFileSync(new URL('./tls/fake-api-server.key', import.
 export class FakeApiServer {
   /** Every request received since start (or the last {@link reset}), in arrival order. */
   readonly requests: RecordedRequest[] = [];
+  /**
+   * The `SelfSubjectAccessReview`s received (a recorder's permission check),
+   * in arrival order: kept apart from {@link requests}, which are the
+   * Events API's, and from their scenarios.
+   */
+  readonly accessReviews: AccessReview[] = [];
+  private accessReviewReply: (review: AccessReview) => AccessReviewReply = () => ({ allowed: true });
 
   private readonly store = new Map<string, StoredEvent>();
   private readonly sockets = new Set<Socket>();
@@ -114,6 +125,15 @@ export class FakeApiServer {
     const { port } = server.address() as AddressInfo;
     fake.url_ = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
     return fake;
+  }
+
+  /**
+   * How `SelfSubjectAccessReview`s are answered from now on: allowed, denied,
+   * a failure status, or never. Every verb is allowed everywhere unless set.
+   */
+  answerAccessReviews(reply: (review: AccessReview) => AccessReviewReply): this {
+    this.accessReviewReply = reply;
+    return this;
   }
 
   /** The base URL, e.g. `http://127.0.0.1:41234`. */
@@ -433,6 +453,15 @@ export class FakeApiServer {
     );
   }
 
+  /** Resolves once at least `count` SelfSubjectAccessReviews have come; rejects after `timeoutMs`. */
+  waitForAccessReviews(count: number, timeoutMs = DEFAULT_WAIT_MS): Promise<AccessReview[]> {
+    return this.waitUntil(
+      () => (this.accessReviews.length >= count ? [...this.accessReviews] : undefined),
+      timeoutMs,
+      `${count} access review(s)`,
+    );
+  }
+
   /** Resolves once the client has aborted at least `count` requests; rejects after `timeoutMs`. */
   waitForAborted(count = 1, timeoutMs = DEFAULT_WAIT_MS): Promise<RecordedRequest[]> {
     return this.waitUntil(
@@ -448,6 +477,7 @@ export class FakeApiServer {
   /** Forgets requests, stored Events, count histories, unused scenarios and any outage. resourceVersions keep increasing. */
   reset(): void {
     this.requests.splice(0);
+    this.accessReviews.splice(0);
     this.store.clear();
     this.appliedWrites.splice(0);
     this.scenarios = [];
@@ -497,6 +527,10 @@ export class FakeApiServer {
     }
 
     const url = new URL(req.url ?? '/', 'http://fake');
+    if (url.pathname === ACCESS_REVIEW_PATH && req.method === 'POST') {
+      this.reviewAccess(res, parseBody(rawBody));
+      return;
+    }
     const route = parseRoute(url.pathname);
     const method = req.method ?? 'GET';
     const contentType = req.headers['content-type'];
@@ -578,6 +612,31 @@ export class FakeApiServer {
       }
     }
     this.send(res, record, this.handle(record, route));
+  }
+
+  /** A SelfSubjectAccessReview, answered as {@link answerAccessReviews} says (a hung one waits for its client to leave). */
+  private reviewAccess(res: ServerResponse, body: unknown): void {
+    const attributes = (isObject(body) && isObject(body.spec) && body.spec.resourceAttributes) || {};
+    const { verb, namespace, group, resource } = attributes as Record<string, string | undefined>;
+    const review: AccessReview = { verb: verb ?? '', namespace, group: group ?? '', resource: resource ?? '' };
+    this.accessReviews.push(review);
+    this.notify();
+    const reply = this.accessReviewReply(review);
+    if ('hang' in reply) return;
+    if ('status' in reply) {
+      res.writeHead(reply.status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(failure(reply.status, reply.reason ?? 'InternalError', 'the review failed')));
+      return;
+    }
+    res.writeHead(201, { 'Content-Type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: isObject(body) ? body.spec : {},
+        status: { allowed: reply.allowed },
+      }),
+    );
   }
 
   private handle(request: RecordedRequest, route: Route | undefined): Reply {

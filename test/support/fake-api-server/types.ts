@@ -233,3 +233,16 @@ export interface Status {
   details?: StatusDetails;
   code: number;
 }
+
+/** A `SelfSubjectAccessReview` as the fake received it: what was asked. */
+export interface AccessReview {
+  readonly verb: string;
+  /** Undefined for every namespace. */
+  readonly namespace?: string;
+  readonly group: string;
+  readonly resource: string;
+}
+
+/** How {@link FakeApiServer.answerAccessReviews} answers one review. */
+export type AccessReviewReply =
+  { readonly allowed: boolean } | { readonly status: number; readonly reason?: string } | { readonly hang: true };

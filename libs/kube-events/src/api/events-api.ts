@@ -13,6 +13,7 @@ import {
   SERVER_NOT_REACHED,
 } from '../kube-events.messages.js';
 import { redactCredentials } from './credential-redaction.js';
+import { ACCESS_REVIEW_PATH, accessReviewBody, isAllowed, type EventVerb } from './access-review.js';
 import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
 import { truncateText } from './note-truncation.js';
 import { PooledAuthentication, type PooledAuthenticationOptions } from './pooled-authentication.js';
@@ -148,6 +149,17 @@ export class EventsApi implements EventsWriter {
     await this.send('PATCH', eventsPath(namespace, name), signal, { metadata: { annotations } }, (answer) =>
       eventState(answer, namespace, name),
     );
+  }
+
+  /**
+   * Asks the API server whether the recorder's identity may `verb` Events
+   * of `events.k8s.io` in `namespace` (in every namespace when undefined),
+   * with a `SelfSubjectAccessReview` sent as the Events are, on the same
+   * connections and credentials. Rejects as a write does when the review
+   * itself fails.
+   */
+  async mayAccessEvents(verb: EventVerb, namespace: string | undefined, signal: AbortSignal): Promise<boolean> {
+    return isAllowed(await this.send<unknown>('POST', ACCESS_REVIEW_PATH, signal, accessReviewBody(verb, namespace)));
   }
 
   close(): Promise<void> {

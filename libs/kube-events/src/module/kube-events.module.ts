@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ConfigurableKubeEventsModule,
   KUBE_EVENTS_ASYNC_OPTIONS_TYPE,
@@ -14,6 +15,12 @@ import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { KubeEventsMetricsModule } from '../metrics/kube-events-metrics.module.js';
 import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
 import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
+import { EventsApi } from '../api/events-api.js';
+import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
+import { KubeEventsHealth } from '../health/kube-events-health.js';
+import { getKubeEventsHealthToken } from '../health/health-tokens.js';
+import { PermissionCheck } from '../permissions/permission-check.js';
+import { permissionCheckMode, resolveRecorderOptions } from '../recorder/recorder-options.js';
 
 /**
  * Provides an `EventRecorder` for one controller, wraps the methods
@@ -49,19 +56,57 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
   if (name !== undefined && (typeof name !== 'string' || name === ''))
     throw new Error(INVALID_OPTIONS('name', NOT_A_RECORDER_NAME(name)));
   const token = getEventRecorderToken(name);
+  const kubeConfigToken = `KUBE_EVENTS:kube-config:${name ?? ''}`;
+  const eventsApiToken = `KUBE_EVENTS:events-api:${name ?? ''}`;
+  const permissionsToken = `KUBE_EVENTS:permissions:${name ?? ''}`;
   return {
     ...definition,
     imports: [...(definition.imports ?? []), PublishesFailuresModule, EventSinksModule, KubeEventsMetricsModule],
     providers: [
       ...(definition.providers ?? []),
       {
-        provide: token,
-        // The recorder checks the options before it looks for a kubeconfig, so a bad one fails start-up by name.
-        useFactory: (options: KubeEventsModuleOptions) => new EventRecorder(options),
+        provide: kubeConfigToken,
+        // The options are checked before the kubeconfig is looked for, so a bad one fails start-up by name.
+        useFactory: (options: KubeEventsModuleOptions) => {
+          resolveRecorderOptions(options);
+          return options.kubeConfig ?? loadDefaultKubeConfig();
+        },
         inject: [KUBE_EVENTS_MODULE_OPTIONS],
+      },
+      {
+        provide: eventsApiToken,
+        useFactory: (kubeConfig: KubeConfig) => new EventsApi(kubeConfig),
+        inject: [kubeConfigToken],
+      },
+      {
+        provide: permissionsToken,
+        useFactory: (options: KubeEventsModuleOptions, kubeConfig: KubeConfig, eventsApi: EventsApi) => {
+          const { reporter, timeout, resumeSeries } = resolveRecorderOptions(options);
+          return new PermissionCheck(eventsApi, {
+            mode: permissionCheckMode(options.permissionCheck),
+            controller: reporter.controller,
+            verbs: resumeSeries ? ['create', 'get', 'patch', 'list'] : ['create', 'get', 'patch'],
+            // In a pod, client-node's in-cluster config names the ServiceAccount's namespace; kubectl's default otherwise.
+            homeNamespace: kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace || 'default',
+            timeoutMs: timeout,
+          });
+        },
+        inject: [KUBE_EVENTS_MODULE_OPTIONS, kubeConfigToken, eventsApiToken],
+      },
+      {
+        provide: token,
+        useFactory: (options: KubeEventsModuleOptions, eventsApi: EventsApi, permissions: PermissionCheck) =>
+          new EventRecorder(options, permissions.watch(eventsApi)),
+        inject: [KUBE_EVENTS_MODULE_OPTIONS, eventsApiToken, permissionsToken],
+      },
+      {
+        provide: getKubeEventsHealthToken(name),
+        useFactory: (recorder: EventRecorder, permissions: PermissionCheck) =>
+          new KubeEventsHealth(recorder, permissions),
+        inject: [token, permissionsToken],
       },
       recorderSinksProvider(name, token, KUBE_EVENTS_MODULE_OPTIONS, KubeEventsMetrics),
     ],
-    exports: [...(definition.exports ?? []), token, KubeEventsMetricsModule],
+    exports: [...(definition.exports ?? []), token, getKubeEventsHealthToken(name), KubeEventsMetricsModule],
   };
 }

@@ -16,6 +16,7 @@ import { OCCURRENCES_DROPPED, SERIES_END_NOT_RECORDED } from '../kube-events.mes
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
 import { POOL_CONNECTIONS } from '../api/pooled-authentication.js';
 import { AwaitedPublish } from './awaited-publish.js';
+import type { ConnectionDown } from './connection-health.js';
 import { EndedEvents } from './ended-events.js';
 import { monotonicNow } from './monotonic-clock.js';
 import { PublishDeadlines } from './publish-deadlines.js';
@@ -158,6 +159,23 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   /** How long one publish may take, in milliseconds. */
   get timeout(): number {
     return this.options.timeout;
+  }
+
+  /**
+   * Why and since when writes cannot reach the server (unreachable, or the
+   * credentials failing); undefined while they can. `KubeEventsHealth` reads it.
+   * @internal
+   */
+  get connectionDown(): ConnectionDown | undefined {
+    return this.loop.connectionDown;
+  }
+
+  /**
+   * Occurrences queued now, not yet counted on the server. `KubeEventsHealth` reads it.
+   * @internal
+   */
+  get queuedOccurrences(): number {
+    return this.queue.occurrences;
   }
 
   /** How many series the recorder tracks now. */

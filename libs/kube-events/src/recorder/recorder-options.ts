@@ -24,6 +24,7 @@ import {
   NOT_A_CLUSTER_SCOPED_NAMESPACE,
   NOT_A_KUBE_CONFIG,
   NOT_A_NOTE_REDACTOR,
+  NOT_A_PERMISSION_CHECK,
   NOT_A_SIMILAR_EVENTS_LIMIT,
   NOT_A_POSITIVE_INTEGER,
   NOT_A_POSITIVE_NUMBER,
@@ -105,6 +106,7 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
   if (given.logEvents !== undefined) flag('logEvents', given.logEvents);
   if (given.metrics !== undefined) flag('metrics', given.metrics);
   if (given.logRecords !== undefined) flag('logRecords', given.logRecords);
+  permissionCheckMode(given.permissionCheck, fail);
   const kubeConfig: unknown = given.kubeConfig;
   if (kubeConfig !== undefined && !isKubeConfig(kubeConfig)) fail('kubeConfig', NOT_A_KUBE_CONFIG(kubeConfig));
   const control = { ...DEFAULT_WRITE_CONTROL, ...given.writeControl };
@@ -157,6 +159,18 @@ function resolveTraceContext(
   if (typeof prefix !== 'string' || !isDnsSubdomain(prefix))
     fail('traceContext.prefix', NOT_AN_ANNOTATION_PREFIX('traceContext.prefix', prefix));
   return { prefix: prefix };
+}
+
+/** `permissionCheck`, checked: `'warn'` when unset. */
+export function permissionCheckMode(
+  value: unknown,
+  fail: (field: string, problem: string) => never = (field, problem) => {
+    throw new Error(INVALID_OPTIONS(field, problem));
+  },
+): 'warn' | 'fail' | 'off' {
+  if (value === undefined) return 'warn';
+  if (value === 'warn' || value === 'fail' || value === 'off') return value;
+  return fail('permissionCheck', NOT_A_PERMISSION_CHECK(value));
 }
 
 /** Whether `value` works as a client-node KubeConfig (which another copy of client-node may have made). */

@@ -9,7 +9,7 @@ import {
   SERVER_UNREACHABLE,
 } from '../kube-events.messages.js';
 import type { AwaitedPublish } from './awaited-publish.js';
-import { ConnectionHealth } from './connection-health.js';
+import { ConnectionHealth, type ConnectionDown } from './connection-health.js';
 import { monotonicNow } from './monotonic-clock.js';
 import type { Occurrence } from './occurrence.js';
 import type { PublishDeadlines } from './publish-deadlines.js';
@@ -68,6 +68,11 @@ export class WriteLoop {
   /** Writes in flight now, each holding a connection while it lasts. */
   get writesInFlight(): number {
     return this.health.inFlight;
+  }
+
+  /** Why and since when writes cannot reach the server; undefined while they can. */
+  get connectionDown(): ConnectionDown | undefined {
+    return this.health.down;
   }
 
   /**

@@ -39,6 +39,14 @@ export class WriteQueue {
     private readonly maxPendingBytes = Number.POSITIVE_INFINITY,
   ) {}
 
+  /** Occurrences not on the server yet, those of writes in flight included. */
+  get occurrences(): number {
+    let occurrences = 0;
+    for (const series of this.withWork)
+      for (const batch of series.queue) occurrences += batch.occurrences - batch.landed;
+    return occurrences;
+  }
+
   /** Queues an occurrence in its series: with the last batch when it repeats it and is not sent yet, else in a batch of its own. */
   enqueue(series: Series, occurrence: Occurrence, waiter: AwaitedPublish): Enqueued {
     const identity = this.identities.intern(identityDigest(occurrence.event));

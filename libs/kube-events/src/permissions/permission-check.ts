@@ -1,0 +1,322 @@
+import { Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { EventVerb } from '../api/access-review.js';
+import type { EventsWriter } from '../api/events-api.js';
+import { truncateText } from '../api/note-truncation.js';
+import { errorMessage } from '../describe-value.js';
+import { PublishApiError } from '../errors.js';
+import {
+  EVENTS_PERMISSION_GRANTED,
+  EVENTS_PERMISSION_MISSING,
+  EVENTS_PERMISSION_UNKNOWN,
+} from '../kube-events.messages.js';
+
+/** What the permission check does: warn once per finding, fail start-up on a start-up finding, or nothing. */
+export type PermissionCheckMode = 'warn' | 'fail' | 'off';
+
+/** Asks the API server whether the recorder's identity may use a verb on Events: `EventsApi` does. */
+export interface EventsAccessReviewer {
+  mayAccessEvents(verb: EventVerb, namespace: string | undefined, signal: AbortSignal): Promise<boolean>;
+}
+
+/** Verbs found missing in one namespace. */
+export interface MissingPermission {
+  /** The namespace the Events go to. */
+  readonly namespace: string;
+  /** The verbs on `events` of `events.k8s.io` the identity may not use there. */
+  readonly verbs: readonly EventVerb[];
+}
+
+/** A review that could not be made: its answer is unknown, never a denial. */
+export interface UnknownPermission {
+  /** The namespace reviewed; undefined for the review of every namespace. */
+  readonly namespace?: string;
+  /** Why the review failed: its status, a timeout, a connection that could not be made. */
+  readonly why: string;
+}
+
+/** What the permission check knows. */
+export interface PermissionState {
+  /** `permissionCheck` as configured. */
+  readonly mode: PermissionCheckMode;
+  /**
+   * - `off`: nothing is checked (`permissionCheck: 'off'`, or a writer that cannot review);
+   * - `pending`: the start-up review (every namespace, then the kubeconfig's) has not finished yet;
+   * - `cluster-wide`: every verb is granted in every namespace, nothing more is reviewed;
+   * - `per-namespace`: each namespace is reviewed the first time the recorder writes there;
+   * - `unknown`: the API server cannot review (no `SelfSubjectAccessReview` API): nothing more is reviewed.
+   */
+  readonly scope: 'off' | 'pending' | 'cluster-wide' | 'per-namespace' | 'unknown';
+  /** Verbs found missing, by namespace: the most recent findings, at most a few dozen. */
+  readonly missing: readonly MissingPermission[];
+  /** Reviews that failed, the latest last: at most a few dozen. */
+  readonly unknown: readonly UnknownPermission[];
+}
+
+/** What a {@link PermissionCheck} checks, for whom. */
+export interface PermissionCheckSettings {
+  readonly mode: PermissionCheckMode;
+  /** The reporter's controller, which the log line names. */
+  readonly controller: string;
+  /** `create`, `get`, `patch`, and `list` with `resumeSeries`. */
+  readonly verbs: readonly EventVerb[];
+  /** The kubeconfig context's namespace (in a pod, its ServiceAccount's), reviewed at start-up when cluster-wide is not granted. */
+  readonly homeNamespace: string;
+  /** How long one review may take, in milliseconds: the recorder's timeout. */
+  readonly timeoutMs: number;
+}
+
+/** Namespaces reviewed at most: past this, new namespaces are not reviewed (their writes are reported as always). */
+const MAX_REVIEWED_NAMESPACES = 1_000;
+
+/** Findings and failed reviews kept for the state, at most. */
+const MAX_KEPT = 32;
+
+/** How long after a finding its namespace is reviewed again, so that a Role applied later is seen. */
+const RECHECK_MS = 30_000;
+
+/** The most of a failed review's error the state and the log line carry, in UTF-8 bytes. */
+const MAX_WHY_BYTES = 512;
+
+/**
+ * The recorder's check of its own RBAC on Events, with
+ * `SelfSubjectAccessReview`s (which every authenticated identity may
+ * create): at module init it asks whether it may use each verb in every
+ * namespace, and when it may not, in its kubeconfig's namespace; then, as
+ * long as cluster-wide is not granted, in each other namespace the first
+ * time a write goes there, alongside that write. Each finding is said once,
+ * in one warn line that names the missing verbs, the namespace and the
+ * manifest that grants them; with `fail`, a start-up finding fails
+ * start-up with the same message instead.
+ *
+ * Reviews never delay a publish (they run beside the writes, each bounded
+ * by the recorder's timeout) and a review that fails (an old server, a
+ * webhook authorizer that times out, a 5xx) is unknown, never missing.
+ * A namespace found missing is reviewed again every {@link RECHECK_MS},
+ * and a write that succeeds there clears the finding.
+ */
+export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown {
+  private scope: PermissionState['scope'];
+  private readonly missing = new Map<string, readonly EventVerb[]>();
+  private readonly unknown: UnknownPermission[] = [];
+  /** Namespaces reviewed or being reviewed: each at most once, but for rechecks. */
+  private readonly reviewed = new Set<string>();
+  private startup: Promise<MissingPermission | undefined> | undefined;
+  private unknownLogged = false;
+  /** The review of every namespace answered with a denial, which each finding then says. */
+  private clusterDenied = false;
+  private readonly rechecks = new Map<string, NodeJS.Timeout>();
+  private readonly stopped = new AbortController();
+  private readonly logger = new Logger('EventRecorder');
+
+  constructor(
+    private readonly reviewer: EventsAccessReviewer | undefined,
+    private readonly settings: PermissionCheckSettings,
+  ) {
+    this.scope = settings.mode === 'off' || !reviewer ? 'off' : 'pending';
+    this.reviewed.add(settings.homeNamespace);
+  }
+
+  /** What is known now. */
+  get state(): PermissionState {
+    return {
+      mode: this.settings.mode,
+      scope: this.scope,
+      missing: [...this.missing].map(([namespace, verbs]) => ({ namespace, verbs })),
+      unknown: [...this.unknown],
+    };
+  }
+
+  /**
+   * Starts the start-up review in the background; with `fail`, waits for it
+   * and throws the finding's message.
+   */
+  async onModuleInit(): Promise<void> {
+    if (this.scope === 'off') return;
+    this.startup = this.reviewAtStartup();
+    if (this.settings.mode !== 'fail') return;
+    const finding = await this.startup;
+    if (finding) throw new Error(this.missingMessage(finding));
+  }
+
+  /** Stops the reviews in flight and the rechecks. */
+  beforeApplicationShutdown(): void {
+    this.stopped.abort();
+    for (const timer of this.rechecks.values()) clearTimeout(timer);
+    this.rechecks.clear();
+  }
+
+  /**
+   * `writer` as the recorder uses it: each request into a namespace not
+   * reviewed yet starts that namespace's review beside it, and a write
+   * that succeeds clears what was found missing there.
+   */
+  watch(writer: EventsWriter): EventsWriter {
+    const seen = (namespace: string) => this.writingIn(namespace);
+    const wrote =
+      <T>(namespace: string) =>
+      (result: T) => {
+        this.wroteIn(namespace);
+        return result;
+      };
+    const watched: EventsWriter = {
+      create: (namespace, body, signal) => {
+        seen(namespace);
+        return writer.create(namespace, body, signal).then(wrote(namespace));
+      },
+      read: (namespace, name, signal) => {
+        seen(namespace);
+        return writer.read(namespace, name, signal);
+      },
+      patchSeries: (namespace, name, patch, signal) => {
+        seen(namespace);
+        return writer.patchSeries(namespace, name, patch, signal).then(wrote(namespace));
+      },
+    };
+    if (writer.list) {
+      const list = writer.list.bind(writer);
+      watched.list = (namespace, query, signal) => {
+        seen(namespace);
+        return list(namespace, query, signal);
+      };
+    }
+    if (writer.annotate) watched.annotate = writer.annotate.bind(writer);
+    if (writer.close) watched.close = writer.close.bind(writer);
+    return watched;
+  }
+
+  private writingIn(namespace: string): void {
+    if (this.scope === 'off' || this.scope === 'cluster-wide' || this.scope === 'unknown') return;
+    if (this.reviewed.has(namespace) || this.reviewed.size >= MAX_REVIEWED_NAMESPACES) return;
+    this.reviewed.add(namespace);
+    void (this.startup ?? Promise.resolve()).then(() =>
+      this.scope === 'per-namespace' ? this.reviewNamespace(namespace, false) : undefined,
+    );
+  }
+
+  private wroteIn(namespace: string): void {
+    const verbs = this.missing.get(namespace);
+    if (!verbs) return;
+    // A write that went through shows create or patch; only list stays in doubt.
+    const left = verbs.filter((verb) => verb === 'list');
+    if (left.length) this.missing.set(namespace, left);
+    else this.forgetFinding(namespace);
+  }
+
+  /** Every namespace first; when not all is granted there, the kubeconfig's namespace. Returns its finding. */
+  private async reviewAtStartup(): Promise<MissingPermission | undefined> {
+    const { verbs, homeNamespace } = this.settings;
+    const cluster = await this.review(undefined, verbs);
+    if (cluster.failure) {
+      this.noteUnknown(undefined, cluster.failure);
+      if (isUnsupported(cluster.failure)) {
+        this.scope = 'unknown';
+        return undefined;
+      }
+    } else if (cluster.denied.length === 0) {
+      this.scope = 'cluster-wide';
+      return undefined;
+    }
+    this.clusterDenied = !cluster.failure;
+    const finding = await this.reviewNamespace(homeNamespace, true, cluster.failure ? verbs : cluster.denied);
+    this.scope = 'per-namespace';
+    return finding;
+  }
+
+  /** Reviews `namespace`: a finding is kept, said (unless start-up fails with it), and rechecked later. */
+  private async reviewNamespace(
+    namespace: string,
+    atStartup: boolean,
+    verbs: readonly EventVerb[] = this.settings.verbs,
+  ): Promise<MissingPermission | undefined> {
+    if (this.stopped.signal.aborted) return undefined;
+    const { denied, failure } = await this.review(namespace, verbs);
+    if (failure) this.noteUnknown(namespace, failure);
+    if (!denied.length) return undefined;
+    const finding = { namespace, verbs: denied };
+    this.keepFinding(finding);
+    if (!(atStartup && this.settings.mode === 'fail')) this.logger.warn(this.missingMessage(finding));
+    this.scheduleRecheck(namespace);
+    return finding;
+  }
+
+  private scheduleRecheck(namespace: string): void {
+    if (this.stopped.signal.aborted) return;
+    clearTimeout(this.rechecks.get(namespace));
+    const timer = setTimeout(() => {
+      this.rechecks.delete(namespace);
+      void this.recheck(namespace);
+    }, RECHECK_MS);
+    timer.unref();
+    this.rechecks.set(namespace, timer);
+  }
+
+  private async recheck(namespace: string): Promise<void> {
+    const verbs = this.missing.get(namespace);
+    if (!verbs) return;
+    const { denied, failure } = await this.review(namespace, verbs);
+    if (!this.missing.has(namespace)) return;
+    if (failure || denied.length) {
+      if (denied.length) this.missing.set(namespace, denied);
+      this.scheduleRecheck(namespace);
+      return;
+    }
+    this.forgetFinding(namespace);
+    this.logger.log(EVENTS_PERMISSION_GRANTED(this.settings.controller, namespace));
+  }
+
+  /** Asks for each verb at once; denied verbs, and the first failure of those that could not be asked. */
+  private async review(
+    namespace: string | undefined,
+    verbs: readonly EventVerb[],
+  ): Promise<{ denied: EventVerb[]; failure?: unknown }> {
+    const signal = AbortSignal.any([this.stopped.signal, AbortSignal.timeout(this.settings.timeoutMs)]);
+    const answers = await Promise.allSettled(
+      verbs.map((verb) => this.reviewer!.mayAccessEvents(verb, namespace, signal)),
+    );
+    const denied = verbs.filter((_, i) => answers[i].status === 'fulfilled' && !answers[i].value);
+    const failed = answers.find((answer) => answer.status === 'rejected');
+    return failed ? { denied, failure: failed.reason } : { denied };
+  }
+
+  private keepFinding(finding: MissingPermission): void {
+    this.missing.delete(finding.namespace);
+    this.missing.set(finding.namespace, finding.verbs);
+    if (this.missing.size > MAX_KEPT) this.forgetFinding(this.missing.keys().next().value!);
+  }
+
+  private forgetFinding(namespace: string): void {
+    this.missing.delete(namespace);
+    clearTimeout(this.rechecks.get(namespace));
+    this.rechecks.delete(namespace);
+  }
+
+  /** A failed review: kept for the state; the first one is said once, at log level. */
+  private noteUnknown(namespace: string | undefined, failure: unknown): void {
+    if (this.stopped.signal.aborted) return;
+    const why = this.describeFailure(failure);
+    this.unknown.push(namespace === undefined ? { why } : { namespace, why });
+    if (this.unknown.length > MAX_KEPT) this.unknown.shift();
+    if (this.unknownLogged) return;
+    this.unknownLogged = true;
+    const where = namespace === undefined ? 'cluster-wide' : `in namespace ${JSON.stringify(namespace)}`;
+    this.logger.log(EVENTS_PERMISSION_UNKNOWN(this.settings.controller, where, why));
+  }
+
+  private describeFailure(failure: unknown): string {
+    if (failure instanceof PublishApiError && failure.statusCode !== undefined)
+      return `the review was answered ${failure.statusCode}${failure.reason ? ` ${failure.reason}` : ''}`;
+    // AbortSignal.timeout's reason: a DOMException, of another realm than Error under some test runners.
+    if ((failure as { name?: unknown } | undefined)?.name === 'TimeoutError')
+      return `no answer within ${this.settings.timeoutMs} ms`;
+    return truncateText(errorMessage(failure), MAX_WHY_BYTES);
+  }
+
+  private missingMessage(finding: MissingPermission): string {
+    return EVENTS_PERMISSION_MISSING(this.settings.controller, finding.verbs, finding.namespace, this.clusterDenied);
+  }
+}
+
+/** A server without the review API (404, 405): no later review would be answered either. */
+function isUnsupported(failure: unknown): boolean {
+  return failure instanceof PublishApiError && (failure.statusCode === 404 || failure.statusCode === 405);
+}

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
+import { getKubeEventsHealthToken } from '../health/health-tokens.js';
+import type { KubeEventsHealth, KubeEventsHealthState } from '../health/kube-events-health.js';
+import { NO_RECORDER_HEALTH } from '../kube-events.messages.js';
+
+/** Options of {@link KubeEventsHealthIndicator.isHealthy}. */
+export interface KubeEventsHealthCheckOptions {
+  /**
+   * The recorder to report, as registered with `KubeEventsModule.forRoot({ name })`.
+   * @default the default recorder
+   */
+  recorder?: string;
+}
+
+/**
+ * Reports a recorder's health to `@nestjs/terminus` (12.x), from
+ * `nestjs-kube-events/terminus`: `down` when its Events cannot be written
+ * (a permission found missing for `create`, `get` or `patch`, the
+ * credentials failing, or the API server unreachable for longer than the
+ * recorder's timeout), `up` otherwise, with the recorder's
+ * {@link KubeEventsHealthState} as its details.
+ *
+ * Put it in a readiness check, or in an endpoint no probe restarts the
+ * pod for, never in a liveness check: Events are informational, and an API
+ * server outage must not restart a controller that is otherwise healthy.
+ * The state recovers by itself (the first write answered, a Role applied
+ * and seen by the next review), so readiness comes back without a restart.
+ *
+ * @example
+ * \@Controller('health')
+ * export class HealthController {
+ *   constructor(private readonly health: HealthCheckService, private readonly kubeEvents: KubeEventsHealthIndicator) {}
+ *
+ *   \@Get('ready')
+ *   \@HealthCheck()
+ *   ready() {
+ *     return this.health.check([() => this.kubeEvents.isHealthy()]);
+ *   }
+ * }
+ */
+@Injectable()
+export class KubeEventsHealthIndicator {
+  /** Nest injects terminus's `HealthIndicatorService` (import `TerminusModule`) and the module reference. */
+  constructor(
+    private readonly healthIndicatorService: HealthIndicatorService,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  /**
+   * The recorder's health under `key`: `{ [key]: { status: 'up' | 'down', ...state } }`.
+   * @throws Error when no `KubeEventsModule` registered that recorder
+   */
+  isHealthy<const Key extends string = 'kube-events'>(
+    key: Key = 'kube-events' as Key,
+    options: KubeEventsHealthCheckOptions = {},
+  ): HealthIndicatorResult<Key> {
+    const indicator = this.healthIndicatorService.check(key);
+    const state: KubeEventsHealthState = this.healthOf(options.recorder).state();
+    const details = { ...state };
+    return state.writable ? indicator.up(details) : indicator.down(details);
+  }
+
+  private healthOf(recorder: string | undefined): KubeEventsHealth {
+    try {
+      return this.moduleRef.get<KubeEventsHealth>(getKubeEventsHealthToken(recorder), { strict: false });
+    } catch {
+      throw new Error(NO_RECORDER_HEALTH(recorder));
+    }
+  }
+}

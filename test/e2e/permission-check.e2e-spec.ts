@@ -1,0 +1,138 @@
+// The permission check on the real API server: a ServiceAccount with no rights on events.k8s.io is told at
+// start-up, without a publish, in one warn line (or start-up fails with it); the shipped Role bound in its
+// namespace gives no such line; a publish into a namespace without the binding names that namespace. The
+// terminus health indicator follows. Each test has fresh namespaces, removed afterwards.
+import 'reflect-metadata';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jest } from '@jest/globals';
+import { Logger, Module } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { TerminusModule } from '@nestjs/terminus';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  EventRecorder,
+  KubeEventsHealth,
+  KubeEventsModule,
+  PublishApiError,
+  type KubeEvent,
+  type KubeEventsModuleOptions,
+} from 'nestjs-kube-events';
+import { KubeEventsHealthIndicator } from 'nestjs-kube-events/terminus';
+import {
+  type ControlPlane,
+  serviceAccountKubeConfig,
+  sharedControlPlane,
+} from '../../tools/control-plane/control-plane.js';
+import { CONTROLLER, Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
+import { publisherRbac } from './support/publisher-rbac.js';
+
+const synced: KubeEvent = { type: 'Normal', reason: 'Synced', action: 'Sync', note: 'in sync' };
+
+@Module({ imports: [TerminusModule], providers: [KubeEventsHealthIndicator] })
+class HealthModule {}
+
+/** Polls `probe` until it returns something truthy, for at most `timeoutMs`. */
+async function eventually<T>(probe: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = probe();
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
+    await sleep(50);
+  }
+}
+
+describe('the permission check on the real API server', () => {
+  let cp: ControlPlane;
+  let scratch: Scratch;
+  let warn: jest.SpiedFunction<Logger['warn']>;
+  const apps: TestingModule[] = [];
+
+  const permissionLines = () =>
+    warn.mock.calls.map(([message]) => String(message)).filter((line) => line.includes('events.k8s.io'));
+  const start = async (kubeConfig: KubeConfig, options: Partial<KubeEventsModuleOptions> = {}) => {
+    const app = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({ reporter: { controller: CONTROLLER }, kubeConfig, ...options }),
+        HealthModule,
+      ],
+    }).compile();
+    apps.push(app);
+    await app.init();
+    return app;
+  };
+  const startedUp = (app: TestingModule) =>
+    eventually(() => app.get(KubeEventsHealth).state().permissions.scope !== 'pending', 'the start-up review');
+
+  beforeEach(async () => {
+    cp = sharedControlPlane();
+    scratch = await Scratch.create(cp.kubeConfig(), 'permission-e2e-a');
+    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((app) => app.close()));
+    jest.restoreAllMocks();
+    await scratch?.cleanup();
+  });
+
+  it('without any rights: says so within seconds of start-up, without a publish, and the indicator is down; fail mode stops start-up with the same message', async () => {
+    const a = scratch.namespace;
+    const sa = await serviceAccountKubeConfig(cp, { namespace: a, name: 'no-rights' });
+    const app = await start(sa.kubeConfig);
+
+    const [line, ...more] = await eventually(() => permissionLines().length > 0 && permissionLines(), 'the warn line');
+    expect(more).toEqual([]);
+    expect(line).toContain(`may not create, get, patch events in API group events.k8s.io in namespace "${a}"`);
+    expect(line).toContain('(nor cluster-wide)');
+    expect(line).toContain('node_modules/nestjs-kube-events/rbac/role.yaml');
+    expect(app.get(KubeEventsHealth).state().permissions.missing).toEqual([
+      { namespace: a, verbs: ['create', 'get', 'patch'] },
+    ]);
+    const result = app.get(KubeEventsHealthIndicator).isHealthy();
+    expect(result['kube-events']).toMatchObject({ status: 'down', writable: false });
+
+    const failed = await rejectionOf(start(sa.kubeConfig, { permissionCheck: 'fail' }));
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toBe(line);
+  });
+
+  it('with the shipped Role bound in one namespace: no line publishing there, the indicator up; a second namespace without the binding is named', async () => {
+    const a = scratch.namespace;
+    const b = `permission-e2e-b-${randomSuffix()}`;
+    await scratch.createNamespace(b);
+    const [inA, inB] = await Promise.all([scratch.configMap('app-config', a), scratch.configMap('app-config', b)]);
+    const sa = await serviceAccountKubeConfig(cp, { namespace: a, name: 'operator' });
+    const applied = await cp.kubectl(['apply', '-n', a, '-f', '-'], { input: publisherRbac(a, 'operator') });
+    expect(applied.code).toBe(0);
+    // The authorizer learns of a new binding through an informer: start once it is in effect.
+    await retrying(
+      async () => {
+        const can = await cp.kubectl(['auth', 'can-i', 'patch', 'events.events.k8s.io', '--namespace', a], {
+          kubeconfigPath: sa.kubeconfigPath,
+        });
+        if (can.stdout.trim() !== 'yes') throw new Error('the binding is not in effect yet');
+      },
+      () => true,
+    );
+
+    const app = await start(sa.kubeConfig);
+    await startedUp(app);
+    await app.get(EventRecorder).publish(inA, synced);
+    expect(await scratch.eventsAbout(inA)).toHaveLength(1);
+    expect(permissionLines()).toEqual([]);
+    const health = app.get(KubeEventsHealth).state();
+    expect(health).toMatchObject({ writable: true, permissions: { scope: 'per-namespace', missing: [] } });
+    expect(app.get(KubeEventsHealthIndicator).isHealthy()['kube-events'].status).toBe('up');
+
+    const refused = await rejectionOf(app.get(EventRecorder).publish(inB, synced));
+    expect(refused).toBeInstanceOf(PublishApiError);
+    const [line, ...more] = await eventually(() => permissionLines().length > 0 && permissionLines(), 'the warn line');
+    expect(more).toEqual([]);
+    expect(line).toContain(`may not create, get, patch events in API group events.k8s.io in namespace "${b}"`);
+    expect(line).not.toContain(`"${a}"`);
+    expect(app.get(KubeEventsHealth).state().permissions.missing).toEqual([
+      { namespace: b, verbs: ['create', 'get', 'patch'] },
+    ]);
+    expect(app.get(KubeEventsHealthIndicator).isHealthy()['kube-events'].status).toBe('down');
+  });
+});

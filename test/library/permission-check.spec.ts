@@ -1,0 +1,334 @@
+// The recorder's check of its own RBAC (SelfSubjectAccessReview) and its health, against the fake API server:
+// what a denial, a failed review and a review that never comes back do to the log, the state and the publishes.
+import 'reflect-metadata';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jest } from '@jest/globals';
+import { Controller, Get, type HttpException, Logger, Module } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import {
+  EventRecorder,
+  KubeEventsHealth,
+  KubeEventsModule,
+  getKubeEventsHealthToken,
+  type KubeEventsHealthState,
+  type KubeEventsModuleOptions,
+} from 'nestjs-kube-events';
+import { KubeEventsHealthIndicator } from 'nestjs-kube-events/terminus';
+import { FakeApiServer, type AccessReview } from '../support/fake-api-server/index.js';
+
+const inNamespace = (namespace: string, name = 'app') => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace, uid: `uid-${namespace}-${name}` },
+});
+const synced = { type: 'Normal' as const, reason: 'Synced', action: 'Sync' };
+const reporter = { controller: 'example.com/widgets' };
+
+/** Polls `probe` until it returns something, for at most `timeoutMs` (generous: the machine may be busy). */
+async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = probe();
+    if (found !== undefined && found !== false) return found;
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
+    await sleep(20);
+  }
+}
+
+@Controller('health')
+class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly kubeEvents: KubeEventsHealthIndicator,
+  ) {}
+
+  @Get('ready')
+  @HealthCheck()
+  ready() {
+    return this.health.check([() => this.kubeEvents.isHealthy()]);
+  }
+}
+
+@Module({ imports: [TerminusModule], controllers: [HealthController], providers: [KubeEventsHealthIndicator] })
+class HealthModule {}
+
+describe('the permission check', () => {
+  let server: FakeApiServer;
+  let kubeConfig: KubeConfig;
+  let warn: jest.SpiedFunction<Logger['warn']>;
+  let log: jest.SpiedFunction<Logger['log']>;
+  let app: TestingModule | undefined;
+
+  const warnings = () => warn.mock.calls.map(([message]) => String(message));
+  const permissionLines = () => warnings().filter((line) => line.includes('events.k8s.io'));
+  const start = async (options: Partial<KubeEventsModuleOptions> = {}) => {
+    app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter, kubeConfig, ...options }), HealthModule],
+    }).compile();
+    await app.init();
+    return app;
+  };
+  const stateOf = (started: TestingModule): KubeEventsHealthState => started.get(KubeEventsHealth).state();
+  /** Denies every verb in every namespace but those given. */
+  const allowOnlyIn =
+    (...namespaces: string[]) =>
+    (review: AccessReview) => ({ allowed: review.namespace !== undefined && namespaces.includes(review.namespace) });
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+    kubeConfig = server.kubeConfig();
+    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    jest.restoreAllMocks();
+    await server.close();
+  });
+
+  it('asks once, cluster-wide, for create, get and patch on events of events.k8s.io, and says nothing when all is granted', async () => {
+    const started = await start();
+    const reviews = await server.waitForAccessReviews(3);
+    expect(reviews.map(({ verb, namespace, group, resource }) => [verb, namespace, group, resource])).toEqual([
+      ['create', undefined, 'events.k8s.io', 'events'],
+      ['get', undefined, 'events.k8s.io', 'events'],
+      ['patch', undefined, 'events.k8s.io', 'events'],
+    ]);
+    await eventually(() => stateOf(started).permissions.scope === 'cluster-wide', 'the review');
+    await started.get(EventRecorder).publish(inNamespace('ns-a'), synced);
+    expect(server.accessReviews).toHaveLength(3);
+    expect(permissionLines()).toEqual([]);
+    expect(stateOf(started)).toMatchObject({ writable: true, problems: [] });
+  });
+
+  it('asks for list too with resumeSeries', async () => {
+    await start({ resumeSeries: true });
+    const reviews = await server.waitForAccessReviews(4);
+    expect(reviews.map((review) => review.verb)).toEqual(['create', 'get', 'patch', 'list']);
+  });
+
+  it('says at start-up, once, in one line, what is missing where and which manifest grants it, and reports it down', async () => {
+    server.answerAccessReviews((review) => ({ allowed: review.verb === 'get' }));
+    const started = await start();
+    const [line] = await eventually(() => (permissionLines().length ? permissionLines() : undefined), 'the warn line');
+    expect(line).toContain(
+      'may not create, patch events in API group events.k8s.io in namespace "default" (nor cluster-wide)',
+    );
+    expect(line).toContain('node_modules/nestjs-kube-events/rbac/role.yaml');
+    expect(line).toContain('node_modules/nestjs-kube-events/rbac/cluster-role.yaml');
+    expect(line).not.toContain('\n');
+    const state = stateOf(started);
+    expect(state.writable).toBe(false);
+    expect(state.permissions).toMatchObject({
+      mode: 'warn',
+      scope: 'per-namespace',
+      missing: [{ namespace: 'default', verbs: ['create', 'patch'] }],
+    });
+    expect(state.problems).toEqual(['may not create, patch events.k8s.io events in namespace "default"']);
+
+    const indicator = started.get(KubeEventsHealthIndicator);
+    expect(indicator.isHealthy()).toEqual({ 'kube-events': { status: 'down', ...state } });
+    expect(
+      await started
+        .get(HealthController)
+        .ready()
+        .catch((error: unknown) => (error as HttpException).getResponse()),
+    ).toMatchObject({
+      status: 'error',
+      error: { 'kube-events': { status: 'down', writable: false } },
+    });
+
+    // A publish to the same namespace says nothing more; as it was written (the fake has no RBAC), the finding goes.
+    await started.get(EventRecorder).publish(inNamespace('default'), synced);
+    expect(permissionLines()).toHaveLength(1);
+    expect(stateOf(started)).toMatchObject({ writable: true, permissions: { missing: [] } });
+    expect(indicator.isHealthy()['kube-events'].status).toBe('up');
+  });
+
+  it('reviews a namespace the first time it publishes there, alongside the write, and names that namespace once', async () => {
+    server.answerAccessReviews(allowOnlyIn('default', 'ns-a'));
+    const started = await start();
+    const recorder = started.get(EventRecorder);
+    await eventually(() => stateOf(started).permissions.scope === 'per-namespace', 'the start-up review');
+    await server.waitForAccessReviews(6);
+    expect(permissionLines()).toEqual([]);
+
+    await recorder.publish(inNamespace('ns-a'), synced);
+    await server.waitForAccessReviews(9);
+    await recorder.publish(inNamespace('ns-b'), synced);
+    await recorder.publish(inNamespace('ns-b', 'other'), synced);
+    const lines = await eventually(() => (permissionLines().length ? permissionLines() : undefined), 'the warn line');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('may not create, get, patch events in API group events.k8s.io in namespace "ns-b"');
+    expect(lines[0]).toContain('kubectl apply -n ns-b -f node_modules/nestjs-kube-events/rbac/role.yaml');
+    expect(server.accessReviews.filter((review) => review.namespace === 'ns-b')).toHaveLength(3);
+    expect(server.accessReviews.filter((review) => review.namespace === 'ns-a')).toHaveLength(3);
+  });
+
+  it("with permissionCheck: 'fail', stops start-up with the same message", async () => {
+    server.answerAccessReviews(() => ({ allowed: false }));
+    const failed = await start({ permissionCheck: 'fail' }).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(failed).toBeInstanceOf(Error);
+    expect(failed!.message).toContain(
+      'may not create, get, patch events in API group events.k8s.io in namespace "default" (nor cluster-wide)',
+    );
+    expect(permissionLines()).toEqual([]);
+  });
+
+  it("with permissionCheck: 'off', asks nothing", async () => {
+    const started = await start({ permissionCheck: 'off' });
+    await started.get(EventRecorder).publish(inNamespace('ns-a'), synced);
+    expect(server.accessReviews).toEqual([]);
+    expect(stateOf(started).permissions).toMatchObject({ mode: 'off', scope: 'off' });
+  });
+
+  it('refuses a permissionCheck that is not warn, fail or off, naming the field', async () => {
+    await expect(start({ permissionCheck: 'loud' as 'warn' })).rejects.toThrow(
+      /permissionCheck must be 'warn', 'fail' or 'off'/,
+    );
+  });
+
+  it('counts a review that fails (5xx) as unknown, never missing, and publishes as always', async () => {
+    server.answerAccessReviews(() => ({ status: 503, reason: 'ServiceUnavailable' }));
+    const started = await start({ permissionCheck: 'fail' });
+    await started.get(EventRecorder).publish(inNamespace('ns-a'), synced);
+    expect(server.events()).toHaveLength(1);
+    const state = await eventually(() => {
+      const current = stateOf(started);
+      return current.permissions.unknown.length ? current : undefined;
+    }, 'the failed review');
+    expect(state.permissions.missing).toEqual([]);
+    expect(state.permissions.unknown[0]).toEqual({ why: 'the review was answered 503 ServiceUnavailable' });
+    expect(state.writable).toBe(true);
+    expect(permissionLines()).toEqual([]);
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('could not be checked cluster-wide'));
+  });
+
+  it('stops reviewing on a server without the review API (404): unknown, and nothing more is asked', async () => {
+    server.answerAccessReviews(() => ({ status: 404, reason: 'NotFound' }));
+    const started = await start();
+    await eventually(() => stateOf(started).permissions.scope === 'unknown', 'the failed review');
+    await started.get(EventRecorder).publish(inNamespace('ns-a'), synced);
+    expect(server.accessReviews).toHaveLength(3);
+    expect(stateOf(started)).toMatchObject({ writable: true, permissions: { missing: [] } });
+  });
+
+  it('never delays a publish for a review the server does not answer, and gives the review up after the timeout', async () => {
+    server.answerAccessReviews(() => ({ hang: true }));
+    const started = await start({ timeout: 3_000 });
+    await server.waitForAccessReviews(3);
+    await started.get(EventRecorder).publish(inNamespace('ns-a'), synced);
+    expect(server.events()).toHaveLength(1);
+    expect(stateOf(started).permissions.scope).toBe('pending');
+    const state = await eventually(() => {
+      const current = stateOf(started);
+      return current.permissions.unknown.length ? current : undefined;
+    }, 'the review to time out');
+    expect(state.permissions.unknown[0]).toEqual({ why: 'no answer within 3000 ms' });
+    expect(state.permissions.missing).toEqual([]);
+    expect(state.writable).toBe(true);
+  });
+
+  it("with permissionCheck: 'fail', a review the server does not answer lets start-up go on after the timeout", async () => {
+    server.answerAccessReviews((review) => (review.namespace === undefined ? { hang: true } : { allowed: true }));
+    const started = await start({ permissionCheck: 'fail', timeout: 300 });
+    expect(stateOf(started).permissions).toMatchObject({ scope: 'per-namespace', missing: [] });
+  });
+
+  it('reports the health of a named recorder, and says when no recorder is registered under a name', async () => {
+    server.answerAccessReviews(() => ({ allowed: false }));
+    app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ name: 'mirror', reporter, kubeConfig }), HealthModule],
+    }).compile();
+    await app.init();
+    const health = app.get<KubeEventsHealth>(getKubeEventsHealthToken('mirror'));
+    await eventually(() => health.state().permissions.missing.length > 0, 'the finding');
+    const indicator = app.get(KubeEventsHealthIndicator);
+    expect(indicator.isHealthy('events', { recorder: 'mirror' }).events.status).toBe('down');
+    expect(() => indicator.isHealthy()).toThrow(/no default recorder is registered/);
+  });
+});
+
+describe('the health state', () => {
+  let server: FakeApiServer;
+  let app: TestingModule | undefined;
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start({ refusable: true });
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    jest.restoreAllMocks();
+    await server.close();
+  });
+
+  it('says since when and why the server is unreachable, up within the timeout and down past it, and counts what is queued', async () => {
+    app = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({ reporter, kubeConfig: server.kubeConfig(), timeout: 1_500, permissionCheck: 'off' }),
+        HealthModule,
+      ],
+    }).compile();
+    await app.init();
+    const recorder = app.get(EventRecorder);
+    const health = app.get(KubeEventsHealth);
+    const indicator = app.get(KubeEventsHealthIndicator);
+    expect(health.state()).toMatchObject({
+      writable: true,
+      server: { reachable: true },
+      credentials: { working: true },
+      occurrences: { queued: 0, dropped: 0 },
+    });
+
+    await server.stopListening();
+    await recorder.publish(inNamespace('ns-a'), synced).catch(() => undefined);
+    const state = health.state();
+    // Unreachable, but not yet for longer than the timeout: Events may still get through.
+    expect(state).toMatchObject({ writable: true, occurrences: { queued: 1 } });
+    expect(state.server).toMatchObject({ reachable: false, why: expect.stringContaining('could not be reached') });
+    expect(!state.server.reachable && state.server.since).toBeInstanceOf(Date);
+
+    const down = await eventually(() => {
+      const current = health.state();
+      return current.writable ? undefined : current;
+    }, 'the timeout to pass');
+    expect(down.problems).toEqual([expect.stringContaining('the API server has been unreachable since')]);
+    expect(indicator.isHealthy()['kube-events'].status).toBe('down');
+
+    await server.listenAgain();
+    await recorder.publish(inNamespace('ns-a', 'other'), synced);
+    await recorder.flush();
+    expect(health.state()).toMatchObject({ writable: true, server: { reachable: true }, occurrences: { queued: 0 } });
+    expect(indicator.isHealthy()['kube-events'].status).toBe('up');
+  });
+
+  it('counts the occurrences dropped since start', async () => {
+    app = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({
+          reporter,
+          kubeConfig: server.kubeConfig(),
+          permissionCheck: 'off',
+          writeControl: { maxPending: 1, qps: 0.001, burst: 1 },
+        }),
+      ],
+    }).compile();
+    await app.init();
+    const recorder = app.get(EventRecorder);
+    const publishes = Array.from({ length: 6 }, (_, i) =>
+      recorder.publish(inNamespace('ns-a', `object-${i}`), synced).catch(() => undefined),
+    );
+    const { occurrences } = app.get(KubeEventsHealth).state();
+    expect(occurrences.dropped).toBeGreaterThan(0);
+    expect(occurrences.queued + occurrences.dropped).toBe(6);
+    void Promise.all(publishes);
+  });
+});
