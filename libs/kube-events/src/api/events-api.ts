@@ -159,7 +159,7 @@ export class EventsApi implements EventsWriter {
    * itself fails.
    */
   async mayAccessEvents(verb: EventVerb, namespace: string | undefined, signal: AbortSignal): Promise<boolean> {
-    return isAllowed(await this.send<unknown>('POST', ACCESS_REVIEW_PATH, signal, accessReviewBody(verb, namespace)));
+    return this.send('POST', ACCESS_REVIEW_PATH, signal, accessReviewBody(verb, namespace), isAllowed);
   }
 
   close(): Promise<void> {
