@@ -46,7 +46,12 @@ export interface PublishesFailuresOptions {
    * @example
    * @PublishesFailures({ recovery: { reason: 'Reconciled' } })
    */
-  recovery?: boolean | { reason?: string };
+  recovery?:
+    | boolean
+    | {
+        /** The recovery Event's reason. @default 'Recovered' */
+        reason?: string;
+      };
 }
 
 /**
