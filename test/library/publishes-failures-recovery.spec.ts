@@ -5,7 +5,7 @@ import { jest } from '@jest/globals';
 import { Injectable, Logger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
+import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap } from '../support/objects.js';
 
@@ -24,6 +24,11 @@ class Reconciler {
   check(_object: KubernetesObject): number {
     if (this.failing) throw new Error('bad shape');
     return 7;
+  }
+
+  @PublishesFailures({ recovery: true, labels: { 'app.kubernetes.io/part-of': 'shop' } })
+  labelled(_object: KubernetesObject): void {
+    if (this.failing) throw new Error('labelled failure');
   }
 
   @PublishesFailures()
@@ -57,6 +62,21 @@ describe('@PublishesFailures({ recovery })', () => {
     app = undefined;
     await server.close();
     jest.restoreAllMocks();
+  });
+
+  it('puts the labels option on the failure Event and on the recovery Event', async () => {
+    await start();
+    reconciler = app!.get(Reconciler);
+    reconciler.failing = true;
+    expect(() => reconciler.labelled(configMap())).toThrow('labelled failure');
+    await app!.get(EventRecorder).flush();
+    reconciler.failing = false;
+    reconciler.labelled(configMap());
+    await app!.get(EventRecorder).flush();
+    expect(server.events().map((event) => [event.type, event.metadata.labels])).toEqual([
+      ['Warning', { 'app.kubernetes.io/part-of': 'shop' }],
+      ['Normal', { 'app.kubernetes.io/part-of': 'shop' }],
+    ]);
   });
 
   it('publishes one Normal Recovered event when a success ends three failures, saying so', async () => {

@@ -76,6 +76,7 @@ export function withFailureEvents(
         reason: options.reason ?? RECONCILE_FAILED_REASON,
         action: options.action ?? RECONCILE_ACTION,
         note: noteOf(error, options),
+        ...(options.labels && { labels: options.labels }),
       };
       return scheduled(resource, event, true);
     } catch (problem) {
@@ -103,6 +104,7 @@ export function withFailureEvents(
         reason: recovery,
         action: options.action ?? RECONCILE_ACTION,
         note: RECOVERED_NOTE(ended.failures, humanDuration(ended.durationMs)),
+        ...(options.labels && { labels: options.labels }),
       };
       return scheduled(resource, event, false, RECOVERY_NOT_PUBLISHED);
     } catch (problem) {

@@ -29,6 +29,14 @@ export interface PublishesFailuresOptions {
    * note: (error) => `could not mirror the ConfigMap: ${describeError(error)}`
    */
   note?: (error: unknown) => string;
+  /**
+   * Labels on the failure Events (and the recovery Event), so that
+   * `kubectl get events -l …` and a collector's label selector find them;
+   * checked as the API server checks labels when an Event is published.
+   * @example
+   * labels: { 'app.kubernetes.io/part-of': 'shop' }
+   */
+  labels?: Record<string, string>;
   /** Filled in when the object lacks `apiVersion`, as informer and list items do. */
   apiVersion?: string;
   /** Filled in when the object lacks `kind`, as informer and list items do. */
