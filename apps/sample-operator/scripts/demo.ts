@@ -345,7 +345,11 @@ async function main(): Promise<void> {
     say('Not even Events in its own namespace yet. Started like that, the operator says so, once, at start-up:');
     say(indent(await permissionLine(operatorKubeconfigPath), '  '));
     const eventsRbac = join(DEPLOY_DIR, 'events-rbac.yaml');
-    await kubectl(['apply', '-f', eventsRbac], { echo: `kubectl apply -f ${relative(REPO_ROOT, eventsRbac)}` });
+    out(
+      indent(
+        await kubectl(['apply', '-f', eventsRbac], { echo: `kubectl apply -f ${relative(REPO_ROOT, eventsRbac)}` }),
+      ),
+    );
     await waitFor('the Events Role to take effect', async () =>
       (await canI(['list', 'events.events.k8s.io', '-n', SERVICE_ACCOUNT.namespace])) === 'yes' ? true : undefined,
     );
