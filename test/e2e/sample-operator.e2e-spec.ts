@@ -558,7 +558,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
     }
 
     const permissionLines = () =>
-      logs.lines.filter((line) => /events\.k8s\.io/.test(line) && /cannot all be written/.test(line));
+      logs.lines.filter((line) => line.includes('events.k8s.io') && line.includes('cannot all be written'));
 
     beforeAll(async () => {
       await cp.kubectl(['delete', '-f', join(DEPLOY, 'events-rbac.yaml'), '--ignore-not-found']);

@@ -651,7 +651,7 @@ async function permissionLine(kubeconfigPath: string): Promise<string> {
   child.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));
   try {
     const line = await waitFor('the start-up line about Events', async () =>
-      seen.split('\n').find((text) => /events\.k8s\.io/.test(text) && /cannot all be written/.test(text)),
+      seen.split('\n').find((text) => text.includes('events.k8s.io') && text.includes('cannot all be written')),
     );
     // Nest's prefix (pid, time, level) off: the message itself.
     return line.slice(line.indexOf('Events of '));
