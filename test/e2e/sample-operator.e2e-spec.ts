@@ -39,7 +39,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import type { LoggerService } from '@nestjs/common';
-import { startOperator, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
+import { startOperator, type OperatorStatus, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
 import type {
   ConfigMirror,
   ConfigMirrorCondition,
@@ -546,6 +546,89 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
     });
   });
 
+  describe('as the ServiceAccount of apps/sample-operator/deploy, before its Events Role is applied', () => {
+    const CAN_I_EVENTS = ['auth', 'can-i', 'create', 'events.events.k8s.io', '-n', SERVICE_ACCOUNT.namespace];
+    const AS = `--as=system:serviceaccount:${SERVICE_ACCOUNT.namespace}:${SERVICE_ACCOUNT.name}`;
+    let operator: RunningOperator | undefined;
+    let logs: ReturnType<typeof captureLogs>;
+
+    async function status(): Promise<OperatorStatus> {
+      const response = await fetch(`http://127.0.0.1:${operator!.healthProbePort}/status`);
+      return (await response.json()) as OperatorStatus;
+    }
+
+    const permissionLines = () =>
+      logs.lines.filter((line) => line.includes('events.k8s.io') && line.includes('cannot all be written'));
+
+    beforeAll(async () => {
+      await cp.kubectl(['delete', '-f', join(DEPLOY, 'events-rbac.yaml'), '--ignore-not-found']);
+      await kubectlOk(cp, ['apply', '-f', join(DEPLOY, 'service-account.yaml'), '-f', join(DEPLOY, 'rbac.yaml')]);
+      await eventually('no Events rights in its namespace', async () =>
+        (await cp.kubectl([...CAN_I_EVENTS, AS])).stdout.trim() === 'no' ? true : undefined,
+      );
+      const { kubeConfig } = await serviceAccountKubeConfig(cp, SERVICE_ACCOUNT);
+      logs = captureLogs();
+      operatorLog = logs;
+      operator = await startOperator(
+        {
+          kubeConfig,
+          instance: 'e2e-events-rbac',
+          retryMaxDelayMs: RETRY_MAX_DELAY_MS,
+          shutdownTimeoutMs: 5_000,
+          healthProbePort: 0,
+          healthProbeBindAddress: '127.0.0.1',
+        },
+        { logger: logs },
+      );
+    });
+
+    afterAll(async () => {
+      await operator?.stop();
+      await cp.kubectl(['delete', '-f', join(DEPLOY, 'events-rbac.yaml'), '--ignore-not-found', '--wait=false']);
+      await cp.kubectl(['delete', '-f', join(DEPLOY, 'rbac.yaml'), '--ignore-not-found', '--wait=false']);
+    });
+
+    test('it says once at start-up which verbs it lacks, /status shows Events not writable; ready all the same', async () => {
+      const [line] = await eventually('the start-up line about Events', async () => {
+        const lines = permissionLines();
+        return lines.length ? lines : undefined;
+      });
+      expect(line).toMatch(/^WARN \[EventRecorder\] /);
+      expect(line).toContain('it may not create, get, patch, list events in API group events.k8s.io');
+      expect(line).toContain(`in namespace "${SERVICE_ACCOUNT.namespace}"`);
+
+      const { events } = await status();
+      expect(events).toMatchObject({
+        writable: false,
+        permissions: {
+          scope: 'per-namespace',
+          missing: [{ namespace: SERVICE_ACCOUNT.namespace, verbs: ['create', 'get', 'patch', 'list'] }],
+        },
+      });
+      expect(events.problems).toEqual([
+        `may not create, get, patch events.k8s.io events in namespace "${SERVICE_ACCOUNT.namespace}"`,
+      ]);
+      // Events only report on the copies: the operator stays ready while it cannot write them.
+      expect((await fetch(`http://127.0.0.1:${operator!.healthProbePort}/readyz`)).status).toBe(200);
+      expect(permissionLines()).toHaveLength(1);
+    });
+
+    test('once deploy/events-rbac.yaml is applied, /status shows Events writable, with no further line', async () => {
+      await kubectlOk(cp, ['apply', '-f', join(DEPLOY, 'events-rbac.yaml')]);
+      // The recorder reviews a namespace found missing again every 30 s.
+      const events = await eventually(
+        'Events writable in /status',
+        async () => {
+          const { events } = await status();
+          return events.writable ? events : undefined;
+        },
+        90_000,
+      );
+      expect(events).toMatchObject({ problems: [], permissions: { missing: [] } });
+      expect(permissionLines()).toHaveLength(1);
+    }, 120_000);
+  });
+
   describe('as the ServiceAccount of apps/sample-operator/deploy (least RBAC)', () => {
     let scenario: Scenario;
     let operator: RunningOperator | undefined;
@@ -553,7 +636,15 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
     let serviceAccount: KubeConfig;
 
     beforeAll(async () => {
-      await kubectlOk(cp, ['apply', '-f', join(DEPLOY, 'service-account.yaml'), '-f', join(DEPLOY, 'rbac.yaml')]);
+      await kubectlOk(cp, [
+        'apply',
+        '-f',
+        join(DEPLOY, 'service-account.yaml'),
+        '-f',
+        join(DEPLOY, 'rbac.yaml'),
+        '-f',
+        join(DEPLOY, 'events-rbac.yaml'),
+      ]);
       serviceAccount = (await serviceAccountKubeConfig(cp, SERVICE_ACCOUNT)).kubeConfig;
       // RBAC changes reach the authorizer's cache quickly, but not instantly.
       await eventually('the ClusterRoleBinding to take effect', async () => {
@@ -600,6 +691,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       await operator?.stop();
       await scenario?.cleanUp();
       await cp.kubectl(['delete', '-f', join(DEPLOY, 'rbac.yaml'), '--ignore-not-found', '--wait=false']);
+      await cp.kubectl(['delete', '-f', join(DEPLOY, 'events-rbac.yaml'), '--ignore-not-found', '--wait=false']);
       // Not service-account.yaml: the control plane has no namespace controller, so a deleted configmirror-system
       // would stay Terminating and refuse the ServiceAccount to the next file that applies it.
     });

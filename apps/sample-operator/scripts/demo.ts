@@ -341,6 +341,18 @@ async function main(): Promise<void> {
       say(dim(`$ kubectl auth can-i ${args.join(' ')} ${AS_OPERATOR}`));
       say(`  ${await canI(args)}`);
     }
+    const { kubeconfigPath: operatorKubeconfigPath } = await serviceAccountKubeConfig(cp, SERVICE_ACCOUNT);
+    say('Not even Events in its own namespace yet. Started like that, the operator says so, once, at start-up:');
+    say(indent(await permissionLine(operatorKubeconfigPath), '  '));
+    const eventsRbac = join(DEPLOY_DIR, 'events-rbac.yaml');
+    out(
+      indent(
+        await kubectl(['apply', '-f', eventsRbac], { echo: `kubectl apply -f ${relative(REPO_ROOT, eventsRbac)}` }),
+      ),
+    );
+    await waitFor('the Events Role to take effect', async () =>
+      (await canI(['list', 'events.events.k8s.io', '-n', SERVICE_ACCOUNT.namespace])) === 'yes' ? true : undefined,
+    );
   }
   operator = await startOperator(
     { kubeConfig: operatorKubeConfig, instance: 'demo', retryMaxDelayMs: RETRY_MAX_DELAY_MS, shutdownTimeoutMs: 5_000 },
@@ -623,6 +635,30 @@ function startReplica(name: string, kubeconfigPath: string): ChildProcess {
   child.stdout.pipe(operatorLog!, { end: false });
   child.stderr.pipe(operatorLog!, { end: false });
   return child;
+}
+
+/** The recorder's start-up line about the Events it may not write: the operator's first seconds, in a process of its own. */
+async function permissionLine(kubeconfigPath: string): Promise<string> {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'apps/sample-operator/dist/main.js')], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, KUBECONFIG: kubeconfigPath, NO_COLOR: '1', POD_NAME: 'demo-first-start' },
+  });
+  child.stdout.pipe(operatorLog!, { end: false });
+  child.stderr.pipe(operatorLog!, { end: false });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let seen = '';
+  child.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+  try {
+    const line = await waitFor('the start-up line about Events', async () =>
+      seen.split('\n').find((text) => text.includes('events.k8s.io') && text.includes('cannot all be written')),
+    );
+    // Nest's prefix (pid, time, level) off: the message itself.
+    return line.slice(line.indexOf('Events of '));
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
 }
 
 function isFailure(event: EventsV1Event): boolean {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger, type INestApplicationContext, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
+import { KubeEventsHealth, type KubeEventsHealthState } from 'nestjs-kube-events';
 import { ConfigMirrorController, type CacheStats } from './config-mirror/config-mirror.controller.js';
 import { HealthServer } from './health/health-server.js';
 import { LeaderElector } from './leader-election/leader-elector.js';
@@ -77,6 +78,12 @@ export interface OperatorStatus {
     | { enabled: true; lease: string; leader: string; isLeader: boolean; state: LeaderElector['state'] };
   /** Whether the controller runs and has synced, and what its caches hold (their size does not grow with what tenants put in ConfigMaps). */
   controller: { running: boolean; synced: boolean; cache: CacheStats };
+  /**
+   * The Event recorder's health: whether Events can be written, and if not why (permissions missing, by
+   * namespace and verb; credentials failing; the API server unreachable). Never a reason to restart or to
+   * be not ready: the operator's work is the copies, Events only report on it.
+   */
+  events: KubeEventsHealthState;
 }
 
 /** Nest options for {@link startOperator}. */
@@ -112,6 +119,7 @@ export async function startOperator(
     logger: redactingLogger(nest.logger),
   });
   const controller = app.get(ConfigMirrorController);
+  const eventsHealth = app.get(KubeEventsHealth);
   const shutdown = app.get(OperatorShutdown);
   const logger = new Logger('Operator');
   let closing = false;
@@ -130,6 +138,7 @@ export async function startOperator(
         }
       : { enabled: false },
     controller: { running: controller.isRunning, synced: controller.isReady, cache: controller.cacheStats() },
+    events: eventsHealth.state(),
   });
 
   let health: HealthServer | undefined;
