@@ -14,11 +14,19 @@ import { monotonicNow } from './monotonic-clock.js';
 import type { Occurrence } from './occurrence.js';
 import type { PublishDeadlines } from './publish-deadlines.js';
 import type { OutcomeDetails, PublishOutcomeKind } from './publish-outcome.js';
-import { connectionVerdict, contentionDelay, isThrottled, mayHaveApplied, retryDelay } from './retry-backoff.js';
+import {
+  connectionVerdict,
+  contentionDelay,
+  isOverloaded,
+  isThrottled,
+  mayHaveApplied,
+  retryDelay,
+} from './retry-backoff.js';
 import type { Batch, Series } from './series.js';
 import { heldByConnection, probe, retryNow, serverBack } from './series-write-state.js';
 import type { SeriesWriter } from './series-writer.js';
 import type { WriteAccounting } from './write-accounting.js';
+import type { WriteBudget } from './write-budget.js';
 import type { WritePlan, WriteResult } from './write-plan.js';
 import type { WriteQueue } from './write-queue.js';
 import type { WriteScheduler } from './write-scheduler.js';
@@ -35,6 +43,8 @@ export interface WriteLoopParts {
   readonly queue: WriteQueue;
   readonly accounting: WriteAccounting;
   readonly scheduler: WriteScheduler;
+  /** Told of every answer, so that the recorder-wide rate follows what the server admits. */
+  readonly budget: WriteBudget;
   readonly writer: SeriesWriter;
   readonly deadlines: PublishDeadlines;
   readonly report: OutcomeReport;
@@ -170,6 +180,7 @@ export class WriteLoop {
         return;
       }
       this.answered();
+      this.parts.budget.admitted(monotonicNow());
       if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
       const settled = accounting.settle(series, batch, result, monotonicNow());
       if (settled.kind === 'written') {
@@ -200,6 +211,8 @@ export class WriteLoop {
   private failed(series: Series, batch: Batch, error: PublishError): void {
     const now = monotonicNow();
     this.parts.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
+    if (isOverloaded(error)) this.parts.budget.overloaded(now);
+    else if (connectionVerdict(error) === 'answered') this.parts.budget.admitted(now);
     const verdict = this.parts.accounting.fail(series, batch, error, now);
     const wasDown = this.health.down !== undefined;
     this.judgeConnection(batch, error, now);
