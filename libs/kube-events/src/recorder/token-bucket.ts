@@ -41,12 +41,12 @@ export class TokenBucket {
     return this.tokens >= this.burst;
   }
 
-  /** Changes the bucket's size and pace from now on; tokens past the new size are lost. */
-  resize(burst: number, refillMs: number, now: number): void {
+  /** Changes the bucket's size and pace from now on; tokens past the new size are lost, and all of them if `empty`. */
+  resize(burst: number, refillMs: number, now: number, empty = false): void {
     this.refill(now);
     this.burst = burst;
     this.refillMs = refillMs;
-    this.tokens = Math.min(this.tokens, burst);
+    this.tokens = empty ? 0 : Math.min(this.tokens, burst);
   }
 
   private refill(now: number): void {

@@ -23,14 +23,14 @@ export class WriteBudget {
     this.rate = new WriteRate(control.qps, now);
   }
 
-  /** The server answered that it is overloaded (`429`, `503`): the recorder-wide rate drops. */
-  overloaded(now: number): void {
-    if (this.rate.overloaded(now)) this.resizeRecorderWide(now);
+  /** The server answered a write sent at `sentAt` that it is overloaded (`429`, `503`): the recorder-wide rate drops. */
+  overloaded(sentAt: number, now: number): void {
+    if (this.rate.overloaded(sentAt, now)) this.resizeRecorderWide(now, true);
   }
 
   /** The server admitted a write: the recorder-wide rate recovers towards the configured one. */
   admitted(now: number): void {
-    if (this.rate.admitted(now)) this.resizeRecorderWide(now);
+    if (this.rate.admitted(now)) this.resizeRecorderWide(now, false);
   }
 
   /** Writes per second the recorder-wide budget allows now. */
@@ -75,11 +75,15 @@ export class WriteBudget {
     return this.recorderWide.msUntilFull(now);
   }
 
-  /** The burst shrinks with the rate, so that a lowered rate is not spent at once in one burst. */
-  private resizeRecorderWide(now: number): void {
+  /**
+   * Below the configured rate, the burst is a tenth of a second of writes: what the server could not seat
+   * at once, it would not seat in a burst either. A lowered rate also spends what the bucket held.
+   */
+  private resizeRecorderWide(now: number, lowered: boolean): void {
     const { qps } = this.rate;
-    const burst = Math.max(1, Math.floor((this.control.burst * qps) / this.control.qps));
-    this.recorderWide.resize(burst, 1_000 / qps, now);
+    const recovered = qps >= this.control.qps;
+    const burst = recovered ? this.control.burst : Math.max(1, Math.floor(qps / 10));
+    this.recorderWide.resize(burst, 1_000 / qps, now, lowered);
   }
 
   private bucketOf(object: TrackedObject, now: number): TokenBucket {

@@ -166,6 +166,7 @@ export class WriteLoop {
     let resent = false;
     for (let requests = 1; ; requests++) {
       let result: WriteResult;
+      const sentAt = monotonicNow();
       try {
         result = await writer.send(batch.first, plan, batch.trace);
       } catch (error) {
@@ -176,7 +177,7 @@ export class WriteLoop {
           accounting.lost(batch, failure);
           continue;
         }
-        this.failed(series, batch, failure);
+        this.failed(series, batch, failure, sentAt);
         return;
       }
       this.answered();
@@ -201,17 +202,18 @@ export class WriteLoop {
       // write backs off as after any transient failure, and its publishes time out queued: never refused for it.
       if (requests < 2) continue;
       if (monotonicNow() - startedAt >= timeout) {
-        this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict'));
+        this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict'), startedAt);
         return;
       }
       await sleep(contentionDelay(requests - 1));
     }
   }
 
-  private failed(series: Series, batch: Batch, error: PublishError): void {
+  /** A write sent at `sentAt` failed with `error`. */
+  private failed(series: Series, batch: Batch, error: PublishError, sentAt: number): void {
     const now = monotonicNow();
     this.parts.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
-    if (isOverloaded(error)) this.parts.budget.overloaded(now);
+    if (isOverloaded(error)) this.parts.budget.overloaded(sentAt, now);
     else if (connectionVerdict(error) === 'answered') this.parts.budget.admitted(now);
     const verdict = this.parts.accounting.fail(series, batch, error, now);
     const wasDown = this.health.down !== undefined;

@@ -1,14 +1,13 @@
 /**
  * How the recorder-wide write rate follows what the server admits, as
  * KEP-383 asks of recorders that are throttled: halved on each overload
- * answer (`429`, `503`), at most once per `holdMs` since the answers of one
- * overload come back together, never below `floorQps`; then raised by
- * `recoveryPerSecond` of the configured rate for each second the server
- * admits writes, back to the configured rate.
+ * answer (`429`, `503`) to a write sent since the last halving (the
+ * answers to writes sent before it tell of a rate already left), never
+ * below `floorQps`; then raised by `recoveryPerSecond` of the configured
+ * rate for each second the server admits writes, back to the configured rate.
  */
 export const WRITE_RATE_ADAPTATION = Object.freeze({
   decreaseFactor: 0.5,
-  holdMs: 1_000,
   floorQps: 1,
   recoveryPerSecond: 0.1,
 });
@@ -36,10 +35,13 @@ export class WriteRate {
     return this.rate;
   }
 
-  /** The server said it is overloaded: the rate halves, unless it did within `holdMs`. Returns whether it changed. */
-  overloaded(now: number): boolean {
-    const { decreaseFactor, holdMs, floorQps } = WRITE_RATE_ADAPTATION;
-    if (now - this.decreasedAt < holdMs) return false;
+  /**
+   * The server said a write sent at `sentAt` found it overloaded: the rate halves, unless it did since
+   * that write was sent. Returns whether it changed.
+   */
+  overloaded(sentAt: number, now: number): boolean {
+    const { decreaseFactor, floorQps } = WRITE_RATE_ADAPTATION;
+    if (sentAt < this.decreasedAt) return false;
     const lowered = Math.max(Math.min(floorQps, this.configuredQps), this.rate * decreaseFactor);
     this.decreasedAt = now;
     this.raisedAt = now;
