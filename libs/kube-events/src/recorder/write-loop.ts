@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
+import { POOL_CONNECTIONS } from '../api/pooled-authentication.js';
 import { PublishApiError, PublishCredentialError, PublishError, PublishUnreachableError } from '../errors.js';
 import type { DropCause } from '../kube-events.interfaces.js';
 import {
@@ -65,6 +66,11 @@ export class WriteLoop {
   private readonly health = new ConnectionHealth();
   /** What `flush()` is doing for each series it writes itself, whatever the budgets: one drain per series. */
   private readonly drains = new Map<Series, Promise<void>>();
+  /**
+   * Series whose write found every connection busy: they wait here, in order, rather than in the
+   * connection pool, so that a rate lowered meanwhile (the server said it is overloaded) holds them too.
+   */
+  private readonly waitingForConnection = new Set<Series>();
   /** A drain waiting for the series' write in flight to end. */
   private readonly writeEnded = new Map<Series, () => void>();
   /** Said once: every new series would say it again. */
@@ -104,7 +110,7 @@ export class WriteLoop {
       heldByConnection(series, this.health.heldUntil(now) ?? now + retryDelay(1));
       awaited.reject(this.downError());
     }
-    if (!draining) scheduler.schedule(series);
+    if (!draining && !this.waitingForConnection.has(series)) scheduler.schedule(series);
   }
 
   /**
@@ -147,17 +153,30 @@ export class WriteLoop {
       if (!this.drains.has(series)) this.parts.scheduler.schedule(series);
       return;
     }
+    if (this.health.inFlight >= POOL_CONNECTIONS && !this.drains.has(series)) {
+      this.waitingForConnection.add(series);
+      return;
+    }
     const started = this.parts.accounting.start(series, now);
     if (!started) return;
     this.health.attemptStarted(now);
     await this.attempt(series, started.batch, started.plan);
     this.health.attemptEnded(monotonicNow());
+    this.connectionFreed();
     const drain = this.writeEnded.get(series);
     if (drain) {
       this.writeEnded.delete(series);
       drain();
     }
     if (!this.drains.has(series)) this.parts.scheduler.schedule(series);
+  }
+
+  /** A connection is free: the first series waiting for one goes through the budgets again. */
+  private connectionFreed(): void {
+    const [next] = this.waitingForConnection;
+    if (next === undefined) return;
+    this.waitingForConnection.delete(next);
+    if (!this.drains.has(next)) this.parts.scheduler.schedule(next);
   }
 
   private async attempt(series: Series, batch: Batch, plan: WritePlan): Promise<void> {

@@ -55,7 +55,10 @@ export class WriteRate {
     if (this.rate >= this.configuredQps || now <= this.raisedAt) return false;
     // A quiet spell is not evidence that the server admits more: at most one second's growth per admitted write.
     const seconds = Math.min(1, (now - this.raisedAt) / 1_000);
-    this.rate = Math.min(this.configuredQps, this.rate + this.configuredQps * WRITE_RATE_ADAPTATION.recoveryPerSecond * seconds);
+    this.rate = Math.min(
+      this.configuredQps,
+      this.rate + this.configuredQps * WRITE_RATE_ADAPTATION.recoveryPerSecond * seconds,
+    );
     this.raisedAt = now;
     return true;
   }
