@@ -33,11 +33,6 @@ export class WriteBudget {
     if (this.rate.admitted(now)) this.resizeRecorderWide(now, false);
   }
 
-  /** Writes per second the recorder-wide budget allows now. */
-  get recorderQps(): number {
-    return this.rate.qps;
-  }
-
   /** Takes a write for `object` (undefined for an object without a uid) if both budgets allow it now. */
   tryTake(object: TrackedObject | undefined, now: number): boolean {
     if (object === undefined) return this.recorderWide.tryTake(now);
