@@ -4,7 +4,8 @@
 // 429s with Retry-After), and 200 objects publish a burst of failures each.
 // Once the load stops, what is queued drains as fast as the server admits
 // it: within 15 s, the server counts every occurrence that resolved or was
-// reported queued, one Event per object.
+// reported queued, one Event per object. The recorder slows down as the
+// server rejects: at most 100 of its writes are answered 429.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
@@ -21,6 +22,8 @@ import { publisherRbac } from './support/publisher-rbac.js';
 const OBJECTS = 200;
 const PUBLISHES = 25;
 const DRAINED_WITHIN_MS = 15_000;
+/** How many of the recorder's writes the server may reject while the recorder finds the rate it admits. */
+const MAX_THROTTLED = 100;
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
 
@@ -146,8 +149,9 @@ describe('EventRecorder under API Priority and Fairness throttling', () => {
     );
     if (process.env.KUBE_EVENTS_E2E_REPORT)
       console.log(JSON.stringify({ throttled: throttled.length, drainedMs: Date.now() - stoppedAt }));
-    // The server did throttle the publisher, and yet nothing was still queued 15 s after the load stopped.
+    // The server did throttle the publisher, a little, and yet nothing was still queued 15 s after the load stopped.
     expect(throttled.length).toBeGreaterThan(0);
+    expect(throttled.length).toBeLessThanOrEqual(MAX_THROTTLED);
     expect(onServer).toEqual(counted);
     expect(eventsPerObject).toEqual(objects.map(() => 1));
     expect(counted.every((count) => count === PUBLISHES)).toBe(true);

@@ -80,6 +80,8 @@ export class FakeApiServer {
   private readonly terminating: ReadonlySet<string>;
   private scenarios: Scenario[] = [];
   private outage_?: { until: number; options: OutageOptions };
+  /** What {@link admitPerSecond} admits, and how many it admitted in the current second. */
+  private admission?: { perSecond: number; retryAfterSeconds: number; second: number; admitted: number };
   /** Applied writes, in the order the store took them (not arrival order: see {@link delayNext}). */
   private readonly appliedWrites: AppliedWrite[] = [];
   private resourceVersion = 1000;
@@ -395,6 +397,19 @@ export class FakeApiServer {
     return this;
   }
 
+  /**
+   * From now on the server admits at most `perSecond` requests in each second
+   * (by `Date.now()`) and answers the others `429 TooManyRequests` with
+   * `Retry-After`, as API Priority and Fairness rejects what a priority
+   * level cannot seat. Rejected requests are recorded, not applied.
+   * `admitPerSecond(Infinity)` admits everything again.
+   */
+  admitPerSecond(perSecond: number, options: { retryAfterSeconds?: number } = {}): this {
+    const retryAfterSeconds = options.retryAfterSeconds ?? 1;
+    this.admission = Number.isFinite(perSecond) ? { perSecond, retryAfterSeconds, second: 0, admitted: 0 } : undefined;
+    return this;
+  }
+
   /** Ends an {@link outage} before its time. */
   endOutage(): this {
     this.outage_ = undefined;
@@ -482,6 +497,7 @@ export class FakeApiServer {
     this.appliedWrites.splice(0);
     this.scenarios = [];
     this.outage_ = undefined;
+    this.admission = undefined;
     this.notify();
   }
 
@@ -567,6 +583,12 @@ export class FakeApiServer {
         cutByServer = true;
         this.resetConnection(res, record);
       }
+      return;
+    }
+
+    if (!this.admitted()) {
+      const retryAfterSeconds = this.admission!.retryAfterSeconds;
+      this.send(res, record, injectedFailure(record, 429, { retryAfterSeconds }));
       return;
     }
 
@@ -864,6 +886,17 @@ export class FakeApiServer {
     };
     request.applied = write;
     this.appliedWrites.push(write);
+  }
+
+  /** Whether {@link admitPerSecond} admits one more request in this second (always, when it is off). */
+  private admitted(): boolean {
+    const admission = this.admission;
+    if (!admission) return true;
+    const second = Math.floor(Date.now() / 1_000);
+    if (second !== admission.second) Object.assign(admission, { second, admitted: 0 });
+    if (admission.admitted >= admission.perSecond) return false;
+    admission.admitted++;
+    return true;
   }
 
   private currentOutage(request: RecordedRequest): OutageOptions | undefined {

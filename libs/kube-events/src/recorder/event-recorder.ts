@@ -142,10 +142,12 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       clusterScopedNamespace: this.options.clusterScopedNamespace,
       ended: this.ended,
     });
+    const budget = new WriteBudget(writeControl, monotonicNow());
     this.loop = new WriteLoop({
       queue: this.queue,
       accounting: new WriteAccounting(this.queue, planner, window),
-      scheduler: new WriteScheduler(new WriteBudget(writeControl, monotonicNow())),
+      scheduler: new WriteScheduler(budget),
+      budget,
       writer: this.writer,
       deadlines: new PublishDeadlines((awaited) =>
         awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.lastError })),

@@ -90,3 +90,8 @@ export function connectionVerdict(error: unknown): ConnectionVerdict {
 export function isThrottled(error: unknown): boolean {
   return error instanceof PublishApiError && error.retryAfterMs !== undefined;
 }
+
+/** Whether the server answered that it is overloaded (`429 Too Many Requests`, `503 Service Unavailable`). */
+export function isOverloaded(error: unknown): boolean {
+  return error instanceof PublishApiError && (error.statusCode === 429 || error.statusCode === 503);
+}

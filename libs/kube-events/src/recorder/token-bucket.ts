@@ -7,8 +7,8 @@ export class TokenBucket {
   private updatedAt: number;
 
   constructor(
-    private readonly burst: number,
-    private readonly refillMs: number,
+    private burst: number,
+    private refillMs: number,
     now: number,
   ) {
     this.tokens = burst;
@@ -39,6 +39,14 @@ export class TokenBucket {
   isFull(now: number): boolean {
     this.refill(now);
     return this.tokens >= this.burst;
+  }
+
+  /** Changes the bucket's size and pace from now on; tokens past the new size are lost, and all of them if `empty`. */
+  resize(burst: number, refillMs: number, now: number, empty = false): void {
+    this.refill(now);
+    this.burst = burst;
+    this.refillMs = refillMs;
+    this.tokens = empty ? 0 : Math.min(this.tokens, burst);
   }
 
   private refill(now: number): void {

@@ -1,21 +1,36 @@
 import type { ResolvedWriteControl } from '../kube-events.interfaces.js';
 import type { TrackedObject } from './series.js';
 import { TokenBucket } from './token-bucket.js';
+import { WriteRate } from './write-rate.js';
 
 /**
  * How many writes the recorder may send now: a token bucket per object, as
  * client-go's spam filter, kept with the object's series (so it is bounded
  * with them), and one for the whole recorder, so that a storm over many
- * objects cannot flood the API server.
+ * objects cannot flood the API server. The recorder-wide budget's rate
+ * follows what the server admits ({@link WriteRate}): the write loop tells
+ * it of each answer.
  */
 export class WriteBudget {
   private readonly recorderWide: TokenBucket;
+  private readonly rate: WriteRate;
 
   constructor(
     private readonly control: ResolvedWriteControl,
     now: number,
   ) {
     this.recorderWide = new TokenBucket(control.burst, 1_000 / control.qps, now);
+    this.rate = new WriteRate(control.qps, now);
+  }
+
+  /** The server answered a write sent at `sentAt` that it is overloaded (`429`, `503`): the recorder-wide rate drops. */
+  overloaded(sentAt: number, now: number): void {
+    if (this.rate.overloaded(sentAt, now)) this.resizeRecorderWide(now, true);
+  }
+
+  /** The server admitted a write: the recorder-wide rate recovers towards the configured one. */
+  admitted(now: number): void {
+    if (this.rate.admitted(now)) this.resizeRecorderWide(now, false);
   }
 
   /** Takes a write for `object` (undefined for an object without a uid) if both budgets allow it now. */
@@ -53,6 +68,17 @@ export class WriteBudget {
   /** Milliseconds until the recorder-wide budget is full again: holding writes past that would lower its rate. */
   msUntilRecorderFull(now: number): number {
     return this.recorderWide.msUntilFull(now);
+  }
+
+  /**
+   * Below the configured rate, the burst is a tenth of a second of writes: what the server could not seat
+   * at once, it would not seat in a burst either. A lowered rate also spends what the bucket held.
+   */
+  private resizeRecorderWide(now: number, lowered: boolean): void {
+    const { qps } = this.rate;
+    const recovered = qps >= this.control.qps;
+    const burst = recovered ? this.control.burst : Math.max(1, Math.floor(qps / 10));
+    this.recorderWide.resize(burst, 1_000 / qps, now, lowered);
   }
 
   private bucketOf(object: TrackedObject, now: number): TokenBucket {

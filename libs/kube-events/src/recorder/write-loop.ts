@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
+import { POOL_CONNECTIONS } from '../api/pooled-authentication.js';
 import { PublishApiError, PublishCredentialError, PublishError, PublishUnreachableError } from '../errors.js';
 import type { DropCause } from '../kube-events.interfaces.js';
 import {
@@ -14,11 +15,19 @@ import { monotonicNow } from './monotonic-clock.js';
 import type { Occurrence } from './occurrence.js';
 import type { PublishDeadlines } from './publish-deadlines.js';
 import type { OutcomeDetails, PublishOutcomeKind } from './publish-outcome.js';
-import { connectionVerdict, contentionDelay, isThrottled, mayHaveApplied, retryDelay } from './retry-backoff.js';
+import {
+  connectionVerdict,
+  contentionDelay,
+  isOverloaded,
+  isThrottled,
+  mayHaveApplied,
+  retryDelay,
+} from './retry-backoff.js';
 import type { Batch, Series } from './series.js';
 import { heldByConnection, probe, retryNow, serverBack } from './series-write-state.js';
 import type { SeriesWriter } from './series-writer.js';
 import type { WriteAccounting } from './write-accounting.js';
+import type { WriteBudget } from './write-budget.js';
 import type { WritePlan, WriteResult } from './write-plan.js';
 import type { WriteQueue } from './write-queue.js';
 import type { WriteScheduler } from './write-scheduler.js';
@@ -35,6 +44,8 @@ export interface WriteLoopParts {
   readonly queue: WriteQueue;
   readonly accounting: WriteAccounting;
   readonly scheduler: WriteScheduler;
+  /** Told of every answer, so that the recorder-wide rate follows what the server admits. */
+  readonly budget: WriteBudget;
   readonly writer: SeriesWriter;
   readonly deadlines: PublishDeadlines;
   readonly report: OutcomeReport;
@@ -55,6 +66,11 @@ export class WriteLoop {
   private readonly health = new ConnectionHealth();
   /** What `flush()` is doing for each series it writes itself, whatever the budgets: one drain per series. */
   private readonly drains = new Map<Series, Promise<void>>();
+  /**
+   * Series whose write found every connection busy: they wait here, in order, rather than in the
+   * connection pool, so that a rate lowered meanwhile (the server said it is overloaded) holds them too.
+   */
+  private readonly waitingForConnection = new Set<Series>();
   /** A drain waiting for the series' write in flight to end. */
   private readonly writeEnded = new Map<Series, () => void>();
   /** Said once: every new series would say it again. */
@@ -99,7 +115,7 @@ export class WriteLoop {
       heldByConnection(series, this.health.heldUntil(now) ?? now + retryDelay(1));
       awaited.reject(this.downError());
     }
-    if (!draining) scheduler.schedule(series);
+    if (!draining && !this.waitingForConnection.has(series)) scheduler.schedule(series);
   }
 
   /**
@@ -142,11 +158,16 @@ export class WriteLoop {
       if (!this.drains.has(series)) this.parts.scheduler.schedule(series);
       return;
     }
+    if (this.health.inFlight >= POOL_CONNECTIONS && !this.drains.has(series)) {
+      this.waitingForConnection.add(series);
+      return;
+    }
     const started = this.parts.accounting.start(series, now);
     if (!started) return;
     this.health.attemptStarted(now);
     await this.attempt(series, started.batch, started.plan);
     this.health.attemptEnded(monotonicNow());
+    this.connectionFreed();
     const drain = this.writeEnded.get(series);
     if (drain) {
       this.writeEnded.delete(series);
@@ -155,12 +176,21 @@ export class WriteLoop {
     if (!this.drains.has(series)) this.parts.scheduler.schedule(series);
   }
 
+  /** A connection is free: the first series waiting for one goes through the budgets again. */
+  private connectionFreed(): void {
+    const [next] = this.waitingForConnection;
+    if (next === undefined) return;
+    this.waitingForConnection.delete(next);
+    if (!this.drains.has(next)) this.parts.scheduler.schedule(next);
+  }
+
   private async attempt(series: Series, batch: Batch, plan: WritePlan): Promise<void> {
     const { writer, accounting, report, timeout } = this.parts;
     const startedAt = monotonicNow();
     let resent = false;
     for (let requests = 1; ; requests++) {
       let result: WriteResult;
+      const sentAt = monotonicNow();
       try {
         result = await writer.send(batch.first, plan, batch.trace);
       } catch (error) {
@@ -171,10 +201,11 @@ export class WriteLoop {
           accounting.lost(batch, failure);
           continue;
         }
-        this.failed(series, batch, failure);
+        this.failed(series, batch, failure, sentAt);
         return;
       }
       this.answered();
+      this.parts.budget.admitted(monotonicNow());
       if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
       const settled = accounting.settle(series, batch, result, monotonicNow());
       if (settled.kind === 'written') {
@@ -195,16 +226,19 @@ export class WriteLoop {
       // write backs off as after any transient failure, and its publishes time out queued: never refused for it.
       if (requests < 2) continue;
       if (monotonicNow() - startedAt >= timeout) {
-        this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict'));
+        this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict'), startedAt);
         return;
       }
       await sleep(contentionDelay(requests - 1));
     }
   }
 
-  private failed(series: Series, batch: Batch, error: PublishError): void {
+  /** A write sent at `sentAt` failed with `error`. */
+  private failed(series: Series, batch: Batch, error: PublishError, sentAt: number): void {
     const now = monotonicNow();
     this.parts.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
+    if (isOverloaded(error)) this.parts.budget.overloaded(sentAt, now);
+    else if (connectionVerdict(error) === 'answered') this.parts.budget.admitted(now);
     const verdict = this.parts.accounting.fail(series, batch, error, now);
     const wasDown = this.health.down !== undefined;
     this.judgeConnection(batch, error, now);
