@@ -53,6 +53,7 @@ import {
   removeConfigMirrorCrd,
   spawnOperator,
 } from './support/operator-fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEPLOY = join(REPO_ROOT, 'apps/sample-operator/deploy');
