@@ -53,6 +53,7 @@ import {
   removeConfigMirrorCrd,
   spawnOperator,
 } from './support/operator-fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEPLOY = join(REPO_ROOT, 'apps/sample-operator/deploy');
@@ -77,28 +78,12 @@ interface Replica {
   log: ProcessLog;
 }
 
-async function poll<T>(
+const poll = <T>(
   what: string,
   check: () => Promise<T | undefined | false>,
   timeoutMs = 15_000,
   everyMs = 25,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: Error | undefined;
-  for (;;) {
-    const value = await check().catch((error: unknown) => {
-      lastError = error instanceof Error ? error : new Error(String(error));
-      return undefined;
-    });
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`,
-      );
-    }
-    await sleep(everyMs);
-  }
-}
+): Promise<T> => eventually(what, check, { timeoutMs, everyMs });
 
 describe('sample operator: leader election between replicas (LEADER_ELECT=true)', () => {
   let cp: ControlPlane;

@@ -14,7 +14,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ApiException,
   CoreV1Api,
@@ -29,6 +28,7 @@ import {
 } from '@kubernetes/client-node';
 import type { LoggerService } from '@nestjs/common';
 import { startOperator, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
+import { eventually as pollUntil } from '../support/eventually.js';
 import type {
   ConfigMirror,
   ConfigMirrorCondition,
@@ -76,29 +76,9 @@ const logger: LoggerService = {
   verbose: () => {},
 };
 
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | false>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: Error | undefined;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error instanceof Error ? error : new Error(String(error));
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}\n` +
-          lines.slice(-30).join('\n'),
-      );
-    }
-    await sleep(100);
-  }
-}
+/** Polls `check` until it returns something other than undefined/false; a timeout shows the last log lines. */
+const eventually = <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> =>
+  pollUntil(what, check, { timeoutMs, context: () => lines.slice(-30).join('\n') });
 
 describe('sample operator: what a tenant cannot make it do', () => {
   let cp: ControlPlane;

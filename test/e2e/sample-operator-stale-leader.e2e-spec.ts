@@ -35,20 +35,9 @@ import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane
 import { HoldingProxy } from './support/holding-proxy.js';
 import { type Scratch, apiRefusal, randomSuffix, scratchPerTest } from './support/library-fixtures.js';
 import { deleteConfigMirror, installConfigMirrorCrd, removeConfigMirrorCrd } from './support/operator-fixtures.js';
+import { waitingFor } from '../support/within.js';
 
 const MIRRORS = { group: GROUP, version: VERSION, plural: PLURAL };
-
-async function within<T>(what: string, promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 describe('a replica that lost its Lease', () => {
   let cp: ControlPlane;
@@ -158,15 +147,15 @@ describe('a replica that lost its Lease', () => {
         },
         { logger: ['error', 'warn', 'log'] },
       );
-      await within('the Lease', operator.leaderElection!.whenLeading(), 20_000);
-      await within('the informers', operator.whenReady(), 20_000);
+      await waitingFor('the Lease', operator.leaderElection!.whenLeading(), 20_000);
+      await waitingFor('the informers', operator.whenReady(), 20_000);
 
       // The reconcile of the new mirror gets as far as creating the copy, and waits there.
       const creating = proxy.hold(
         (method, path) => method === 'POST' && path === `/api/v1/namespaces/${target}/configmaps`,
       );
       await createMirror('app-config', [target]);
-      const held = await within('the copy being created', creating, 20_000);
+      const held = await waitingFor('the copy being created', creating, 20_000);
 
       // Someone else takes the Lease, as a new leader would once this one's expired.
       const leases = admin.makeApiClient(CoordinationV1Api);
@@ -195,8 +184,10 @@ describe('a replica that lost its Lease', () => {
         }
       }
 
-      expect(await within('the Lease to be lost', operator.leaderElection!.whenLost(), 20_000)).toContain('new-leader');
-      await within('the held request to be aborted by the operator', held.abandoned, 10_000);
+      expect(await waitingFor('the Lease to be lost', operator.leaderElection!.whenLost(), 20_000)).toContain(
+        'new-leader',
+      );
+      await waitingFor('the held request to be aborted by the operator', held.abandoned, 10_000);
       // Stopping drains what is left (the cancelled reconcile) and flushes the Events: all it would write is written by now.
       await operator.stop();
       held.release();

@@ -40,6 +40,7 @@ import {
 } from '@kubernetes/client-node';
 import type { LoggerService } from '@nestjs/common';
 import { startOperator, type OperatorStatus, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
+import { eventually as pollUntil } from '../support/eventually.js';
 import type {
   ConfigMirror,
   ConfigMirrorCondition,
@@ -71,32 +72,13 @@ const RETRY_MAX_DELAY_MS = 500;
 
 const suffix = () => randomBytes(3).toString('hex');
 
-/** Polls `check` until it returns something other than undefined/false. */
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | false>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: Error | undefined;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error instanceof Error ? error : new Error(String(error));
-    }
-    if (Date.now() > deadline) {
-      const log = operatorLog
-        ? `\n--- the operator's last log lines ---\n${operatorLog.lines.slice(-30).join('\n')}`
-        : '';
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}${log}`,
-      );
-    }
-    await sleep(100);
-  }
-}
+/** Polls `check` until it returns something other than undefined/false; a timeout shows the operator's last log lines. */
+const eventually = <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> =>
+  pollUntil(what, check, {
+    timeoutMs,
+    context: () =>
+      operatorLog ? `--- the operator's last log lines ---\n${operatorLog.lines.slice(-30).join('\n')}` : '',
+  });
 
 async function kubectlOk(cp: ControlPlane, args: string[]): Promise<string> {
   const result = await cp.kubectl(args);

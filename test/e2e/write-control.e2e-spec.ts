@@ -10,8 +10,6 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import type { EventsV1Event } from '@kubernetes/client-node';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   EventRecorder,
   type KubeEvent,
@@ -20,24 +18,11 @@ import {
   PublishTimeoutError,
 } from 'nestjs-kube-events';
 import { CONTROLLER, MICRO_TIME, Scratch, rejectionOf, scratchPerTest } from './support/library-fixtures.js';
+import { lastProbe } from '../support/eventually.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
 /** One write per object, then nothing for an hour: what waits goes out together after the maximum delay, 1.5 s (within the 5 s timeout). */
 const oneWritePerObject = { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 1_500 };
-
-/** Polls until `done` holds for the Events of the namespace, for at most `limitMs`. */
-async function eventually(
-  scratch: Scratch,
-  done: (events: EventsV1Event[]) => boolean,
-  limitMs = 5_000,
-): Promise<EventsV1Event[]> {
-  const started = Date.now();
-  for (;;) {
-    const events = await scratch.allEvents();
-    if (done(events) || Date.now() - started > limitMs) return events;
-    await sleep(50);
-  }
-}
 
 describe('write control against the real API server', () => {
   let scratch: Scratch;
@@ -155,7 +140,11 @@ describe('write control against the real API server', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     expect((await scratch.allEvents()).map((event) => event.series?.count)).toEqual([undefined]);
     // Still queued: written after the maximum delay, with no flush() and no other publish.
-    const events = await eventually(scratch, ([event]) => event?.series?.count === 2);
+    const events = await lastProbe(
+      () => scratch.allEvents(),
+      ([event]) => event?.series?.count === 2,
+      { timeoutMs: 5_000 },
+    );
     expect(events.map((event) => event.series?.count)).toEqual([2]);
     expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.count}`)).toEqual(['created 1', 'patched 2']);
   });

@@ -3,7 +3,6 @@
 // a bounded part of the body, never all of it, and never a credential.
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import {
   EventRecorder,
@@ -14,6 +13,7 @@ import {
 } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { captureLogLines } from '../support/logged-lines.js';
 
 const TOKEN = 'sha256~Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z';
 const MB = 1024 * 1024;
@@ -62,12 +62,7 @@ describe('what the recorder takes from an answer', () => {
   beforeEach(async () => {
     server = await FakeApiServer.start({ token: TOKEN });
     outcomes = [];
-    logged = [];
-    for (const level of ['log', 'warn', 'error'] as const) {
-      jest.spyOn(Logger.prototype, level).mockImplementation((message: unknown) => {
-        logged.push(String(message));
-      });
-    }
+    logged = captureLogLines();
   });
   afterEach(async () => {
     await app?.close();

@@ -3,13 +3,14 @@ import { jest } from '@jest/globals';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { CREDENTIAL_FORMS, survivingParts } from '../support/credential-forms.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { captureLogLines } from '../support/logged-lines.js';
 
 const spans = new InMemorySpanExporter();
 const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
@@ -65,10 +66,7 @@ describe('credentials in every channel a note or an error leaves by', () => {
   beforeEach(async () => {
     server = await FakeApiServer.start();
     spans.reset();
-    lines = [];
-    const capture = (line: unknown) => void lines.push(String(line));
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(capture);
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(capture);
+    lines = captureLogLines(['log', 'warn']);
     app = await Test.createTestingModule({
       imports: [
         KubeEventsModule.forRoot({

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   EventRecorder,
@@ -21,7 +20,9 @@ import {
 } from 'nestjs-kube-events';
 import { EventsApi } from '../../libs/kube-events/src/api/events-api.js';
 import { LogEventSink } from '../../libs/kube-events/src/sinks/log-event.sink.js';
+import { lastProbe } from '../support/eventually.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { captureLogLines } from '../support/logged-lines.js';
 import { configMap, syncFailed } from '../support/objects.js';
 
 /**
@@ -57,16 +58,6 @@ if [ "$(wc -l < "$RUNS_FILE")" -le "$HANGING_RUNS" ]; then
 fi
 printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"plugin-token"}}'
 `;
-
-/** Polls `probe` until `done` says yes (a process starting or ending takes its time on a loaded machine). */
-async function eventually<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value) || Date.now() >= deadline) return value;
-    await sleep(50);
-  }
-}
 
 /** Whether the process runs: one killed but not yet reaped by its new parent (a zombie) has ended. */
 const isRunning = (pid: number) => {
@@ -129,7 +120,7 @@ describe('exec credential plugins', () => {
    * recorder reads the answer, and a publish made in between is still told the credentials failed.
    */
   const writtenByTheRecorder = () =>
-    eventually(
+    lastProbe(
       () => outcomes.some((outcome) => outcome.kind === 'created'),
       (created) => created,
     );
@@ -151,12 +142,7 @@ describe('exec credential plugins', () => {
     plugin = join(dir, 'credential-plugin.mjs');
     await writeFile(plugin, PLUGIN);
     outcomes = [];
-    logged = [];
-    for (const level of ['log', 'warn', 'error'] as const) {
-      jest.spyOn(Logger.prototype, level).mockImplementation((message: unknown) => {
-        logged.push(String(message));
-      });
-    }
+    logged = captureLogLines();
   });
   afterEach(async () => {
     await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
@@ -191,14 +177,14 @@ describe('exec credential plugins', () => {
       Array.from({ length: 10 }, (_, i) => recorder.publish(configMap(`late-${i}`), syncFailed).catch(() => undefined)),
     );
 
-    const pids = await eventually(runs, (found) => found.length > 0);
+    const pids = await lastProbe(runs, (found) => found.length > 0);
     expect(pids).toHaveLength(1);
     expect(isRunning(pids[0])).toBe(true);
     expect(server.requests).toHaveLength(0);
 
     await recorder.onApplicationShutdown();
     expect(
-      await eventually(
+      await lastProbe(
         () => isRunning(pids[0]),
         (running) => !running,
       ),
@@ -300,10 +286,10 @@ describe('exec credential plugins', () => {
     );
     expect(error).toMatchObject({ plugin: { timedOut: true, signal: 'SIGKILL' } });
     expect((error as PublishCredentialError).plugin!.durationMs).toBeGreaterThanOrEqual(990);
-    const [pid] = await eventually(runs, (found) => found.length > 0);
+    const [pid] = await lastProbe(runs, (found) => found.length > 0);
     expect(pid).toBeGreaterThan(0);
     expect(
-      await eventually(
+      await lastProbe(
         () => isRunning(pid),
         (running) => !running,
       ),
@@ -359,7 +345,7 @@ describe('exec credential plugins', () => {
     expect(hung).toHaveLength(2);
     for (const pid of [...hung, ...(await runs())])
       expect(
-        await eventually(
+        await lastProbe(
           () => isRunning(pid),
           (running) => !running,
         ),
@@ -374,7 +360,7 @@ describe('exec credential plugins', () => {
 
     expect(first).toBeInstanceOf(PublishTimeoutError);
     // Once the run is stopped, with its child, the next one gives a token: a publish succeeds.
-    const succeeded = await eventually(
+    const succeeded = await lastProbe(
       () =>
         recorder.publish(configMap(), syncFailed).then(
           () => true,
@@ -390,7 +376,7 @@ describe('exec credential plugins', () => {
     expect(await runs()).toHaveLength(2);
     const [child] = await pidsIn(childrenFile);
     expect(
-      await eventually(
+      await lastProbe(
         () => isRunning(child),
         (running) => !running,
       ),

@@ -17,10 +17,10 @@ import {
 import { RecorderSinks } from '../../libs/kube-events/src/sinks/recorder-sinks.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { flush } from '../support/flush.js';
+import { unlessTooSlow } from '../support/within.js';
 
 const failed = syncFailed;
-const within = <T>(promise: Promise<T>, ms: number) =>
-  Promise.race([promise, new Promise<'too slow'>((resolve) => setTimeout(() => resolve('too slow'), ms).unref())]);
 
 @KubeEventsSink()
 @Injectable()
@@ -128,10 +128,10 @@ describe('Event sinks', () => {
 
     // Within the object's write budget (a burst of 25), so that each publish is written at once.
     for (let i = 0; i < 20; i++) {
-      expect(await within(recorder.publish(configMap(), failed), 1_000)).toBeUndefined();
+      expect(await unlessTooSlow(recorder.publish(configMap(), failed), 1_000)).toBeUndefined();
     }
     const storm = Array.from({ length: 50 }, () => recorder.publish(configMap('storm'), failed));
-    expect(await within(Promise.all(storm), 1_000)).not.toBe('too slow');
+    expect(await unlessTooSlow(Promise.all(storm), 1_000)).not.toBe('too slow');
     await recorder.flush();
 
     const collected = app!.get(CollectingSink).outcomes;
@@ -151,7 +151,7 @@ describe('Event sinks', () => {
     expect(hanging.pending).toBe(10);
     expect(hanging.missed).toBe(collected.length - 10);
 
-    await new Promise((resolve) => setImmediate(resolve));
+    await flush();
     expect(error).toHaveBeenCalledWith(expect.stringMatching(/Sink ThrowingSink failed.*sink exploded/s));
     expect(error).toHaveBeenCalledWith(expect.stringMatching(/Sink RejectingSink failed.*webhook answered 500/s));
     // Logged once per interval, not once per outcome.

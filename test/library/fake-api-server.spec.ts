@@ -29,6 +29,7 @@ import {
   type ObservableMiddleware,
 } from '@kubernetes/client-node';
 import { FakeApiServer, type Status } from '../support/fake-api-server/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Per-call options that abort the request when `signal` aborts. */
 function withSignal(signal: AbortSignal, options: ConfigurationOptions = {}): ConfigurationOptions {
@@ -648,8 +649,6 @@ describe('FakeApiServer', () => {
       expect(response.status).toBe(201);
       return ((await response.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
     }
-
-    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
     describe('resetNext', () => {
       it('resets the connection of the next matching request before applying it', async () => {

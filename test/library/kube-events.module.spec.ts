@@ -14,12 +14,9 @@ import {
   type KubeEventsOptionsFactory,
 } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { configMap } from '../support/objects.js';
 
-const configMap = {
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name: 'app', namespace: 'default', uid: 'uid-app' },
-};
+const appConfigMap = configMap();
 const synced = { type: 'Normal' as const, reason: 'Synced', action: 'Sync' };
 
 describe('KubeEventsModule', () => {
@@ -41,7 +38,7 @@ describe('KubeEventsModule', () => {
     const recorder = app.get(EventRecorder);
     expect(recorder).toBeInstanceOf(EventRecorder);
     expect(recorder.reporter).toEqual({ controller: 'widgets', instance: 'pod-0' });
-    await recorder.publish(configMap, synced);
+    await recorder.publish(appConfigMap, synced);
     expect(server.events()[0].reportingController).toBe('widgets');
     await app.close();
   });
@@ -56,7 +53,7 @@ describe('KubeEventsModule', () => {
       const app = await Test.createTestingModule({
         imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' } })],
       }).compile();
-      await app.get(EventRecorder).publish(configMap, synced);
+      await app.get(EventRecorder).publish(appConfigMap, synced);
       expect(server.events()).toHaveLength(1);
       await app.close();
     } finally {
@@ -81,7 +78,7 @@ describe('KubeEventsModule', () => {
     const app = await Test.createTestingModule({
       imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, redactNotes })],
     }).compile();
-    await app.get(EventRecorder).publish(configMap, { ...synced, note: 'Authorization: Bearer abcdefghijkl' });
+    await app.get(EventRecorder).publish(appConfigMap, { ...synced, note: 'Authorization: Bearer abcdefghijkl' });
     expect(server.events()[0].note).toBe(written);
     await app.close();
   });
@@ -206,8 +203,8 @@ describe('KubeEventsModule', () => {
     const both = app.get(TwoControllers);
     expect(both.widgets).not.toBe(both.billing);
     expect(app.get(getEventRecorderToken('billing'))).toBe(both.billing);
-    await both.widgets.publish(configMap, synced);
-    await both.billing.publish(configMap, synced);
+    await both.widgets.publish(appConfigMap, synced);
+    await both.billing.publish(appConfigMap, synced);
     expect(server.events().map((event) => event.reportingController)).toEqual(['widgets', 'billing']);
     await app.close();
   });

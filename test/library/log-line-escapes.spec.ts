@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { captureLogLines } from '../support/logged-lines.js';
 
 /** What a terminal acts on: clear the screen, return to the line's start, start a line, CSI, reverse the text. */
 const HOSTILE = 'ok\u001b[2J\u001b[31m\rFAKE outcome=created\nsecond line\u009b1m\u202eright-to-left\u0007';
@@ -28,10 +29,7 @@ describe('log lines with text from outside', () => {
 
   beforeEach(async () => {
     server = await FakeApiServer.start();
-    lines = [];
-    const capture = (line: unknown) => void lines.push(String(line));
-    for (const level of ['log', 'warn', 'error'] as const)
-      jest.spyOn(Logger.prototype, level).mockImplementation(capture);
+    lines = captureLogLines();
     app = await Test.createTestingModule({
       imports: [
         KubeEventsModule.forRoot({

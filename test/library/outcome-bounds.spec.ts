@@ -1,7 +1,6 @@
 // What an outcome and a log line carry of what the caller passed: bounded,
 // whether the publish was valid or refused, however large its fields.
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   EventRecorder,
@@ -13,6 +12,7 @@ import {
 import { LogEventSink } from '../../libs/kube-events/src/sinks/log-event.sink.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { captureLogLines } from '../support/logged-lines.js';
 
 const MB = 1024 * 1024;
 /** Any caller's string but the note, in an outcome: more than the API server accepts of any. */
@@ -35,12 +35,7 @@ describe('what an outcome carries of what the caller passed', () => {
       timeout: 2_000,
     });
     outcomes = [];
-    logged = [];
-    for (const level of ['log', 'warn', 'error'] as const) {
-      jest.spyOn(Logger.prototype, level).mockImplementation((message: unknown) => {
-        logged.push(String(message));
-      });
-    }
+    logged = captureLogLines();
     const sink = new LogEventSink();
     recorder.outcomes$.subscribe((outcome) => {
       outcomes.push(outcome);

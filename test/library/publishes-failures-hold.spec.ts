@@ -18,6 +18,7 @@ import {
 } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap } from '../support/objects.js';
+import { flush } from '../support/flush.js';
 
 @Injectable()
 class Reconciler {
@@ -137,7 +138,7 @@ describe('@PublishesFailures does not hold a failed reconcile for a write that w
     // Returned before the write was sent; the write then fails.
     await server.waitForRequests(1, 'PATCH');
     const refused = () => outcomes.find((outcome) => outcome.kind === 'failed');
-    while (!refused() || warn.mock.calls.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    while (!refused() || warn.mock.calls.length < 2) await flush();
     expect(refused()).toMatchObject({ count: 2, error: { statusCode: 403 }, failure: true });
     expect(warn.mock.calls.map(([line]) => String(line))).toEqual([
       expect.stringMatching(/Could not publish the failure of Reconciler\.reconcile as an Event: .*403/),

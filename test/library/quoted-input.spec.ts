@@ -2,12 +2,12 @@
 // reason, namespace or label makes an error (and a log line) of a line, never
 // of megabytes, and no request reaches the API server.
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, InvalidEventError, type KubeEvent } from 'nestjs-kube-events';
 import { LogEventSink } from '../../libs/kube-events/src/sinks/log-event.sink.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { captureLogLines } from '../support/logged-lines.js';
 
 const TWO_MB = 2 * 1024 * 1024;
 /** A key of 2 MB that is no qualified name (it ends in `!`). */
@@ -22,12 +22,7 @@ describe('what a refusal quotes of the caller’s input', () => {
   beforeEach(async () => {
     server = await FakeApiServer.start();
     recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig: server.kubeConfig() });
-    logged = [];
-    for (const level of ['log', 'warn', 'error'] as const) {
-      jest.spyOn(Logger.prototype, level).mockImplementation((message: unknown) => {
-        logged.push(String(message));
-      });
-    }
+    logged = captureLogLines();
     const sink = new LogEventSink();
     recorder.outcomes$.subscribe((outcome) => sink.handle(outcome));
   });

@@ -4,6 +4,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, type EventsWriter, type KubeEvent, type PublishOutcome } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
+import { flush } from '../support/flush.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
 
@@ -316,7 +317,7 @@ describe('write control', () => {
     // One write goes at once (the burst); first writes wait for the budget up to twice maxPending, and no more.
     for (let i = 0; i < 100; i++)
       recorder.publish(object(`new-${i}`), failed).catch((error: unknown) => refused.push(error));
-    await new Promise((resolve) => setImmediate(resolve));
+    await flush();
     expect(refused).toHaveLength(79);
     expect(refused[0]).toMatchObject({
       name: 'PublishError',

@@ -13,6 +13,7 @@ import {
 } from 'nestjs-kube-events';
 import { EventLoopWatchdog } from '../support/event-loop-watchdog.js';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
+import { within } from '../support/within.js';
 
 /**
  * A model-based test of the write loop: random schedules of publishes
@@ -162,19 +163,6 @@ afterAll(async () => {
   jest.restoreAllMocks();
   await watchdog?.stop();
 });
-
-/** Settles `work`, or rejects with `stalled()` once `ms` have passed; leaves no timer behind either way. */
-async function within<T>(work: Promise<T>, ms: number, stalled: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(stalled())), ms);
-  });
-  try {
-    return await Promise.race([work, limit]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Plays a fault on the next matching request; `expired` gets the Events the

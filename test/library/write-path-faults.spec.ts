@@ -3,6 +3,8 @@ import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/
 import { configMap, syncFailed } from '../support/objects.js';
 import { settle, type Settled } from '../support/settled.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
+import { flush } from '../support/flush.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The write path under the faults a network and an API server can produce
@@ -20,8 +22,6 @@ const object = configMap;
 /** Occurrences the caller was told are (or will be) on the server: resolved, or rejected with `queued: true`. */
 const counted = (results: readonly Settled[]): number =>
   results.filter((result) => result === 'resolved' || result.queued).length;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const patchCount = (request: RecordedRequest): number | undefined =>
   (request.body as { series?: { count?: number } } | undefined)?.series?.count;
@@ -209,7 +209,7 @@ describe('write path under faults', () => {
     const wave: Promise<Settled>[] = [];
     for (let i = 0; i < 50; i++) {
       wave.push(settle(recorder.publish(object(name), failed)));
-      await new Promise((resolve) => setImmediate(resolve));
+      await flush();
     }
     results.push(...(await Promise.all(wave)));
 

@@ -3,8 +3,7 @@ import { Logger } from '@nestjs/common';
 import { KubeConfig, type KubernetesObject, type makeInformer } from '@kubernetes/client-node';
 import { ResilientInformer } from './informer.js';
 import { FakeClock } from './testing/fake-clock.js';
-
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+import { flush } from '../../../../test/support/flush.js';
 
 /** Stands in for client-node's ListWatch: the test decides what each start does. */
 class FakeListWatch {

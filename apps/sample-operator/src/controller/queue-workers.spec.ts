@@ -1,8 +1,7 @@
 import { QueueWorkers } from './queue-workers.js';
 import { FakeClock } from './testing/fake-clock.js';
 import { WorkQueue } from './work-queue.js';
-
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+import { flush } from '../../../../test/support/flush.js';
 
 /** A handler whose calls stay pending until the test settles them. */
 class ControlledHandler {

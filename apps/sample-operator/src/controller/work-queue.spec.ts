@@ -1,9 +1,9 @@
 import { ItemExponentialBackoff } from './backoff.js';
 import { FakeClock } from './testing/fake-clock.js';
 import { WorkQueue } from './work-queue.js';
+import { flush } from '../../../../test/support/flush.js';
 
 /** Lets settled promises run their callbacks; no time passes. */
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function settledState<T>(promise: Promise<T>): { settled: boolean; value?: T } {
   const state: { settled: boolean; value?: T } = { settled: false };

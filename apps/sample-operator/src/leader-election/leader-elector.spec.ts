@@ -1,6 +1,7 @@
 import { FakeClock } from '../controller/testing/fake-clock.js';
 import { LeaderElector, leaderElectionTimingProblem, type LeaderElectorOptions } from './leader-elector.js';
 import { apiError, FakeLeaseLock } from './testing/fake-lease-lock.js';
+import { flush } from '../../../../test/support/flush.js';
 
 // client-go's defaults: lease 15 s, renew deadline 10 s, retry period 2 s.
 const LEASE = 15_000;
@@ -27,7 +28,7 @@ describe('LeaderElector', () => {
   });
 
   /** Lets the fake lock's answers (microtasks) and what follows them run. */
-  const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const settle = flush;
 
   /**
    * Moves the clock forward by `ms`, timer by timer, letting the fake lock's
