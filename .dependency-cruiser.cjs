@@ -5,6 +5,7 @@
 const SRC = '^libs/kube-events/src/';
 const folder = (...names) => `${SRC}(${names.join('|')})/`;
 const FOLDERS = [
+  'event-rules',
   'api',
   'tracing',
   'notes',
@@ -44,6 +45,11 @@ module.exports = {
       from: { path: `${SRC}[^/]+$`, pathNot: `${SRC}index\\.ts$` },
       to: { path: `${SRC}[^/]+/` },
     },
+    layer(
+      'event-rules',
+      above('event-rules'),
+      'What makes a valid Event (fields, names, note bounds, redaction) knows no HTTP and no recorder.',
+    ),
     layer('api', above('api'), 'HTTP to the API server knows nothing of series, sinks or the module.'),
     layer('tracing', above('tracing'), 'OpenTelemetry glue knows the Event, not the recorder that writes it.'),
     layer('notes', above('notes'), 'Describing an error needs nothing of the recorder or what is built on it.'),

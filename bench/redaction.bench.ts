@@ -8,8 +8,8 @@
  * redacts its whole description before its cut, against the same
  * description left unredacted. CPU time, median of interleaved rounds.
  */
-import { redactCredentials } from '../libs/kube-events/src/api/credential-redaction.js';
-import { redactedNote } from '../libs/kube-events/src/api/note-truncation.js';
+import { redactCredentials } from '../libs/kube-events/src/event-rules/credential-redaction.js';
+import { redactedNote } from '../libs/kube-events/src/event-rules/note-truncation.js';
 import { describeError } from '../libs/kube-events/src/notes/describe-error.js';
 import { CREDENTIAL_FORMS } from '../test/support/credential-forms.js';
 import { cpuMicrosPerOp, median, printTable, ratio } from './measure.js';

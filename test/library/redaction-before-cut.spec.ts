@@ -1,6 +1,6 @@
 import { fc, test as property } from '@fast-check/jest';
 import { describeError, redactCredentials } from 'nestjs-kube-events';
-import { redactedNote } from '../../libs/kube-events/src/api/note-truncation.js';
+import { redactedNote } from '../../libs/kube-events/src/event-rules/note-truncation.js';
 import { CREDENTIAL_FORMS, survivingParts } from '../support/credential-forms.js';
 
 /** Text around a credential that cannot itself look like a part of one: words of one or two letters. */

@@ -8,7 +8,7 @@ import {
   CREDENTIAL_PLUGIN_RUN,
   CREDENTIAL_PLUGIN_STILL_RUNNING,
 } from '../kube-events.messages.js';
-import { truncateText } from './note-truncation.js';
+import { truncateText } from '../event-rules/note-truncation.js';
 
 /** The most of a plugin's command that a message shows, in UTF-8 bytes. */
 const MAX_COMMAND_BYTES = 256;

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { PublishCredentialError } from '../errors.js';
 import { CONTEXT_GONE, CONTEXT_MOVED } from '../kube-events.messages.js';
-import { truncateText } from './note-truncation.js';
+import { truncateText } from '../event-rules/note-truncation.js';
 
 /** The most of a context's name that a message shows, in UTF-8 bytes. */
 const MAX_CONTEXT_NAME_BYTES = 256;

@@ -1,4 +1,4 @@
-import { truncateText } from '../api/note-truncation.js';
+import { truncateText } from '../event-rules/note-truncation.js';
 import type { PermissionCheck, PermissionState } from '../permissions/permission-check.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
 

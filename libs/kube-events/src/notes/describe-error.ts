@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { inspect } from 'node:util';
-import { truncateText } from '../api/note-truncation.js';
-import { redactCredentials, redactionWindow } from '../api/credential-redaction.js';
+import { truncateText } from '../event-rules/note-truncation.js';
+import { redactCredentials, redactionWindow } from '../event-rules/credential-redaction.js';
 import { httpRefusalIn, httpRefusalOf, type HttpRefusal } from './api-status.js';
 import { readField } from './read-field.js';
 import { MAX_BYTES_TOO_SMALL } from '../kube-events.messages.js';

@@ -1,7 +1,7 @@
 import { Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { EventVerb } from '../api/access-review.js';
 import type { EventsWriter } from '../api/events-api.js';
-import { truncateText } from '../api/note-truncation.js';
+import { truncateText } from '../event-rules/note-truncation.js';
 import { errorMessage } from '../describe-value.js';
 import { PublishApiError } from '../errors.js';
 import {

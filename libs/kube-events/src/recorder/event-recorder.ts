@@ -2,7 +2,7 @@ import { Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } fr
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Subject, type Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
-import { validatePublish } from '../api/event-validation.js';
+import { validatePublish } from '../event-rules/event-validation.js';
 import { PublishError, PublishTimeoutError } from '../errors.js';
 import type {
   DropCause,

@@ -1,5 +1,5 @@
 import type { KubernetesObject, V1ObjectReference } from '@kubernetes/client-node';
-import { redactedNote, truncateText } from '../api/note-truncation.js';
+import { redactedNote, truncateText } from '../event-rules/note-truncation.js';
 import { errorMessage } from '../describe-value.js';
 import { PublishError } from '../errors.js';
 import { MAX_NOTE_BYTES } from '../kube-events.constants.js';

@@ -34,7 +34,7 @@ import {
   TRACE_CONTEXT_NOT_AN_OPTION,
   REQUIRED_FIELD,
 } from '../kube-events.messages.js';
-import { redactCredentials } from '../api/credential-redaction.js';
+import { redactCredentials } from '../event-rules/credential-redaction.js';
 import { CLUSTER_SCOPED_EVENT_NAMESPACES } from '../api/event-body.js';
 import { isDnsSubdomain, isQualifiedName } from '../qualified-name.js';
 

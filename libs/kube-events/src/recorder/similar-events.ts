@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { truncateNote } from '../api/note-truncation.js';
+import { truncateNote } from '../event-rules/note-truncation.js';
 import { COMBINED_NOTE_PREFIX } from '../kube-events.constants.js';
 import { InsertionOrder } from './insertion-order.js';
 import type { Occurrence } from './occurrence.js';

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { eventNamespace } from '../api/event-body.js';
-import { eventName } from '../api/event-name.js';
+import { eventName } from '../event-rules/event-name.js';
 import type { ListedEvent } from '../api/events-api.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import type { ClusterScopedEventNamespace } from '../kube-events.interfaces.js';

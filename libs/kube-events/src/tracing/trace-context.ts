@@ -1,5 +1,5 @@
 import type { SpanContext } from '@opentelemetry/api';
-import { annotationsFit } from '../api/annotation-bytes.js';
+import { annotationsFit } from '../event-rules/annotation-bytes.js';
 import type { OpenTelemetryApi } from './opentelemetry-api.js';
 import { w3cTraceparent, w3cTracestate } from './w3c-trace-context.js';
 
