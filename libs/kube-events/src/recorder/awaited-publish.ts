@@ -12,9 +12,11 @@ export class AwaitedPublish {
   readonly promise: Promise<void>;
   /**
    * What carries the occurrence, once queued: its last failure explains a
-   * timeout, and it lets go of this publish as soon as it settles.
+   * timeout, and it lets go of this publish as soon as it settles. The write
+   * queue sets it.
    */
-  carrier: { readonly lastError: Error | undefined; readonly waiters: Set<AwaitedPublish> } | undefined;
+  carrier:
+    { readonly attempts: { readonly lastError: Error | undefined }; readonly waiters: Set<AwaitedPublish> } | undefined;
   /** Links of the deadline line (see `PublishDeadlines`), which owns them. */
   previous: AwaitedPublish | undefined;
   next: AwaitedPublish | undefined;

@@ -50,8 +50,6 @@ export type ConnectionDown =
  */
 export class ConnectionHealth {
   private state: ConnectionDown | undefined;
-  /** Writes in flight, each an attempt to reach the server. */
-  private attempts = 0;
   /** When the last attempt started or ended, or a probe was granted (monotonic ms). */
   private lastAttemptAt = -Infinity;
 
@@ -60,20 +58,8 @@ export class ConnectionHealth {
     return this.state;
   }
 
-  /** Writes in flight now. */
-  get inFlight(): number {
-    return this.attempts;
-  }
-
-  /** A write goes out. */
-  attemptStarted(now: number): void {
-    this.attempts++;
-    this.lastAttemptAt = now;
-  }
-
-  /** A write came back, whatever its outcome. */
-  attemptEnded(now: number): void {
-    this.attempts--;
+  /** A write went out, or came back whatever its outcome: the server was tried at `now`. */
+  attempted(now: number): void {
     this.lastAttemptAt = now;
   }
 
@@ -110,13 +96,14 @@ export class ConnectionHealth {
 
   /**
    * Whether a publish made now, while the server is down, tries it itself:
-   * no attempt in flight, and none for a probe interval (unreachable) or
-   * the credentials' backoff passed (unauthenticated). Granting one counts
-   * as an attempt, so that the publishes right behind it do not probe too.
+   * no attempt in flight (`writesInFlight`), and none for a probe interval
+   * (unreachable) or the credentials' backoff passed (unauthenticated).
+   * Granting one counts as an attempt, so that the publishes right behind
+   * it do not probe too.
    */
-  tryProbe(now: number): boolean {
+  tryProbe(now: number, writesInFlight: number): boolean {
     const state = this.state;
-    if (!state || this.attempts > 0) return false;
+    if (!state || writesInFlight > 0) return false;
     if (state.kind === 'unauthenticated' ? now < state.retryAt : now - this.lastAttemptAt < PROBE_INTERVAL_MS)
       return false;
     this.lastAttemptAt = now;

@@ -3,22 +3,19 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Subject, type Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
 import { validatePublish } from '../event-rules/event-validation.js';
-import { PublishError, PublishTimeoutError } from '../errors.js';
+import { PublishTimeoutError } from '../errors.js';
 import type {
-  DropCause,
   KubeEvent,
   KubeEventsModuleOptions,
   Reporter,
   ResolvedRecorderOptions,
 } from '../kube-events.interfaces.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
-import { OCCURRENCES_DROPPED, SERIES_END_NOT_RECORDED } from '../kube-events.messages.js';
+import { SERIES_END_NOT_RECORDED } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
-import { POOL_CONNECTIONS } from '../api/pooled-authentication.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import type { ConnectionDown } from './connection-health.js';
 import { EndedEvents } from './ended-events.js';
-import { monotonicNow } from './monotonic-clock.js';
 import { PublishDeadlines } from './publish-deadlines.js';
 import { resolveRecorderOptions } from './recorder-options.js';
 import type { Occurrence } from './occurrence.js';
@@ -33,12 +30,12 @@ import { SeriesIndex } from './series-index.js';
 import { SimilarEvents } from './similar-events.js';
 import { SeriesWriter } from './series-writer.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
-import { WriteAccounting } from './write-accounting.js';
+import { WriteAnswers } from './write-answers.js';
 import { WriteBudget } from './write-budget.js';
+import { WriteClock } from './write-clock.js';
 import { WriteLoop } from './write-loop.js';
 import { WritePlanner } from './write-planner.js';
 import { WriteQueue } from './write-queue.js';
-import { WriteScheduler } from './write-scheduler.js';
 
 /** A publish as {@link EventRecorder.schedulePublish} returns it. */
 export interface ScheduledPublish {
@@ -102,8 +99,6 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private readonly options: ResolvedRecorderOptions;
   /** The series of each publish, bounded in time and number. */
   private readonly series: SeriesIndex;
-  /** What waits to be written, in batches per series. */
-  private readonly queue: WriteQueue;
   /** With `resumeSeries`, the Events whose series `forget` ended, which no series continues. */
   private readonly ended: EndedEvents;
   /** Combines the Events of notes that keep changing; unset with `combineSimilarEvents: false`. */
@@ -111,7 +106,10 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   /** Where Events go: the Events API of the API server, or what was given in its place. */
   private readonly eventsApi: EventsWriter;
   private readonly writer: SeriesWriter;
+  /** Takes each occurrence into its series' queue and writes it. */
   private readonly loop: WriteLoop;
+  /** The one clock of series windows, budgets and timers. */
+  private readonly clock = new WriteClock();
   /** Unset without OpenTelemetry, or with `traceContext` and `writeSpans` off. */
   private readonly tracing: RecorderTracing | undefined;
   /** The one shutdown, once begun. */
@@ -129,31 +127,29 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.reporter = Object.freeze({ ...this.options.reporter });
     const { seriesWindow: window, maxSeries, writeControl, timeout, resumeSeries: resume } = this.options;
     this.series = new SeriesIndex({ window, maxSeries, resume });
-    this.queue = new WriteQueue(writeControl.maxPending, writeControl.maxPendingBytes);
     this.ended = new EndedEvents(maxSeries);
     const { combineSimilarEvents: limit } = this.options;
     if (limit) this.similar = new SimilarEvents(limit, window, maxSeries);
     this.eventsApi = eventsApi ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.tracing = RecorderTracing.create(this.options);
-    this.writer = new SeriesWriter(this.eventsApi, this.options.reporter, timeout, this.tracing);
+    this.writer = new SeriesWriter(this.eventsApi, this.options.reporter, timeout, this.clock, this.tracing);
     const planner = new WritePlanner({
       window,
       controller: this.reporter.controller,
       clusterScopedNamespace: this.options.clusterScopedNamespace,
       ended: this.ended,
     });
-    const budget = new WriteBudget(writeControl, monotonicNow());
+    const queue = new WriteQueue(writeControl.maxPending, writeControl.maxPendingBytes);
     this.loop = new WriteLoop({
-      queue: this.queue,
-      accounting: new WriteAccounting(this.queue, planner, window),
-      scheduler: new WriteScheduler(budget),
-      budget,
+      queue,
+      answers: new WriteAnswers(queue, planner, window, timeout),
+      budget: new WriteBudget(writeControl, this.clock.now()),
+      clock: this.clock,
       writer: this.writer,
-      deadlines: new PublishDeadlines((awaited) =>
-        awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.lastError })),
+      deadlines: new PublishDeadlines(this.clock, (awaited) =>
+        awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.attempts.lastError })),
       ),
       report: (kind, occurrence, details) => this.emit(kind, occurrence, details),
-      timeout,
     });
     this.outcomes$ = this.outcomes.asObservable();
   }
@@ -177,7 +173,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @internal
    */
   get queuedOccurrences(): number {
-    return this.queue.occurrences;
+    return this.loop.queuedOccurrences;
   }
 
   /** How many series the recorder tracks now. */
@@ -239,7 +235,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    */
   endFailures(resource: KubernetesObject): EndedFailures | undefined {
     const uid = resource?.metadata?.uid;
-    const now = monotonicNow();
+    const now = this.clock.now();
     const counted = typeof uid === 'string' && uid ? this.series.countedIn(uid, true) : undefined;
     this.end(resource, true);
     return counted && { failures: counted.occurrences, durationMs: now - counted.since };
@@ -253,7 +249,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * shutdown: an awaited publish is on the server already.
    */
   async flush(): Promise<void> {
-    await this.loop.flush(monotonicNow() + this.options.timeout);
+    await this.loop.flush(this.clock.now() + this.options.timeout);
   }
 
   /**
@@ -290,7 +286,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     const uid = resource?.metadata?.uid;
     if (typeof uid !== 'string' || !uid) return;
     this.similar?.forget(uid, failure);
-    const ended = this.series.forget(uid, failure, monotonicNow());
+    const ended = this.series.forget(uid, failure, this.clock.now());
     if (!this.options.resumeSeries) return;
     for (const event of ended) this.ended.add(event.namespace, event.name);
     const annotations = { [SERIES_ENDED_ANNOTATION]: new Date().toISOString() };
@@ -303,7 +299,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   }
 
   private record(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
-    const publishedAt = monotonicNow();
+    const publishedAt = this.clock.now();
     let occurrence: Occurrence;
     try {
       const validated = validatePublish(resource, event, this.options.redactNote);
@@ -333,28 +329,9 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       ? this.series.acquire(uid, failure, reason, action, publishedAt)
       : this.series.untracked(failure, publishedAt);
     const awaited = new AwaitedPublish(publishedAt + this.options.timeout);
-    const { batch, joined, evicted } = this.queue.enqueue(series, occurrence, awaited);
-    if (evicted) this.loop.drop(evicted, 'evicted');
-    if (!batch) {
-      this.dropOccurrence(occurrence, awaited, 'full');
-      return { scheduled: awaited.promise, written: awaited.promise };
-    }
-    awaited.carrier = batch;
-    if (joined) this.emit('coalesced', occurrence, { count: batch.occurrences, now: publishedAt });
-    this.loop.queued(series, awaited, publishedAt);
-    // Settled already (the server is unreachable), or its own write is on the wire: that write is the answer.
-    // A write past the pool's connections waits for the writes on their way, as one behind a budget does.
-    const sentNow =
-      series.state === 'writing' && series.queue[0] === batch && this.loop.writesInFlight <= POOL_CONNECTIONS;
-    if (awaited.isSettled || sentNow) return { scheduled: awaited.promise, written: awaited.promise };
+    // Settled already, or its own write is on the wire: that write is the answer.
+    if (this.loop.enqueue(series, occurrence, awaited)) return { scheduled: awaited.promise, written: awaited.promise };
     return { scheduled: Promise.resolve(), written: awaited.promise };
-  }
-
-  private dropOccurrence(occurrence: Occurrence, awaited: AwaitedPublish, cause: DropCause): void {
-    const message = OCCURRENCES_DROPPED(1, occurrence.resource, occurrence.event, cause);
-    this.logger.warn(message);
-    this.emit('dropped', occurrence, { count: 1, now: occurrence.publishedAt });
-    awaited.reject(new PublishError(message));
   }
 
   private emit(kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails): void {

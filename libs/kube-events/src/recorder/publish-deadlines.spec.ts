@@ -1,15 +1,17 @@
 import { AwaitedPublish } from './awaited-publish.js';
-import { monotonicNow } from './monotonic-clock.js';
 import { PublishDeadlines } from './publish-deadlines.js';
+import { WriteClock } from './write-clock.js';
+
+const clock = new WriteClock();
 
 describe('PublishDeadlines', () => {
   it('rejects what is still waiting at its deadline, in order, and lets go of what settled at once', async () => {
     const timedOut: AwaitedPublish[] = [];
-    const deadlines = new PublishDeadlines((awaited) => {
+    const deadlines = new PublishDeadlines(clock, (awaited) => {
       timedOut.push(awaited);
       awaited.reject(new Error('timed out'));
     });
-    const now = monotonicNow();
+    const now = clock.now();
     const [first, second, third] = [now + 20, now + 25, now + 30].map((deadline) => new AwaitedPublish(deadline));
     for (const awaited of [first, second, third]) {
       awaited.promise.catch(() => undefined);
@@ -27,14 +29,14 @@ describe('PublishDeadlines', () => {
   });
 
   it('keeps nothing of a publish that settled before its deadline', () => {
-    const deadlines = new PublishDeadlines(() => undefined);
-    const awaited = Array.from({ length: 3 }, () => new AwaitedPublish(monotonicNow() + 60_000));
+    const deadlines = new PublishDeadlines(clock, () => undefined);
+    const awaited = Array.from({ length: 3 }, () => new AwaitedPublish(clock.now() + 60_000));
     awaited.forEach((each) => deadlines.watch(each));
     awaited.forEach((each) => each.resolve());
     for (const each of awaited)
       expect([each.previous, each.next, each.watcher]).toEqual([undefined, undefined, undefined]);
     // Watching again after the line emptied starts it anew.
-    const later = new AwaitedPublish(monotonicNow() + 60_000);
+    const later = new AwaitedPublish(clock.now() + 60_000);
     deadlines.watch(later);
     expect(later.previous).toBeUndefined();
     later.resolve();

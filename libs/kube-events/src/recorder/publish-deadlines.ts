@@ -1,7 +1,6 @@
-import { monotonicNow } from './monotonic-clock.js';
 import type { AwaitedPublish, SettleWatcher } from './awaited-publish.js';
 import { InsertionOrder } from './insertion-order.js';
-import { timerDelay } from '../timer-delay.js';
+import type { WriteClock } from './write-clock.js';
 
 /**
  * Ends the wait of every publish at its deadline, with one timer for all of
@@ -19,7 +18,10 @@ export class PublishDeadlines implements SettleWatcher {
   private readonly line = new InsertionOrder<AwaitedPublish>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly timedOut: (awaited: AwaitedPublish) => void) {}
+  constructor(
+    private readonly clock: WriteClock,
+    private readonly timedOut: (awaited: AwaitedPublish) => void,
+  ) {}
 
   /** Watches `awaited` until it settles or its deadline passes. */
   watch(awaited: AwaitedPublish): void {
@@ -40,12 +42,12 @@ export class PublishDeadlines implements SettleWatcher {
     const first = this.line.first;
     if (!first) return;
     if (this.timer) this.timer.ref();
-    else this.timer = setTimeout(() => this.expire(), timerDelay(first.deadline - monotonicNow()));
+    else this.timer = this.clock.after(first.deadline - this.clock.now(), () => this.expire(), true);
   }
 
   private expire(): void {
     this.timer = undefined;
-    const now = monotonicNow();
+    const now = this.clock.now();
     for (let awaited = this.line.first; awaited && awaited.deadline <= now; awaited = this.line.first) {
       this.settled(awaited);
       this.timedOut(awaited);

@@ -1,12 +1,13 @@
 import type { ListedEvent } from '../api/events-api.js';
-import { PublishApiError, PublishTimeoutError } from '../errors.js';
+import { PublishApiError, PublishTimeoutError, type PublishError } from '../errors.js';
 import { AwaitedPublish } from './awaited-publish.js';
 import type { Occurrence } from './occurrence.js';
-import type { Series } from './series.js';
 import { EndedEvents } from './ended-events.js';
 import { SeriesIndex } from './series-index.js';
 import { TokenBucket } from './token-bucket.js';
-import { WriteAccounting } from './write-accounting.js';
+import type { Batch, Series } from './series.js';
+import { WriteAnswers } from './write-answers.js';
+import type { WriteResult } from './write-plan.js';
 import { WritePlanner } from './write-planner.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -17,9 +18,10 @@ function storeOf(maxSeries = 10, maxPending = 100, resume = false) {
   const index = new SeriesIndex({ window: WINDOW, maxSeries, resume });
   const queue = new WriteQueue(maxPending);
   const ended = new EndedEvents(maxSeries);
-  const accounting = new WriteAccounting(
+  const answers = new WriteAnswers(
     queue,
     new WritePlanner({ window: WINDOW, controller: 'widgets', ended }),
+    WINDOW,
     WINDOW,
   );
   return {
@@ -29,9 +31,14 @@ function storeOf(maxSeries = 10, maxPending = 100, resume = false) {
     withWork: queue.withWork,
     acquire: index.acquire.bind(index),
     enqueue: queue.enqueue.bind(queue),
-    startWrite: accounting.start.bind(accounting),
-    settle: accounting.settle.bind(accounting),
-    fail: accounting.fail.bind(accounting),
+    startWrite: answers.start.bind(answers),
+    // The first request of a write, answered at `now`.
+    settle: (series: Series, batch: Batch, result: WriteResult, now: number) =>
+      answers.settle(series, batch, result, 1, now, now),
+    // A failure after the write was sent again once: what becomes of the batch.
+    fail: (series: Series, batch: Batch, error: PublishError, now: number) => ({
+      kind: answers.fail(series, batch, error, true, now).kind,
+    }),
     forget(uid: string, failure: boolean | undefined, now: number) {
       const forgotten = index.forget(uid, failure, now);
       if (resume) for (const event of forgotten) ended.add(event.namespace, event.name);

@@ -195,7 +195,7 @@ function unlink(object: TrackedObject, series: Series): void {
 function newSeries(
   object: TrackedObject | undefined,
   { failure, reason, action }: SeriesKind,
-  unexplored: boolean,
+  lookupPending: boolean,
   openedAt: number,
 ): Series {
   return {
@@ -214,7 +214,7 @@ function newSeries(
     retryAt: 0,
     failures: 0,
     lastFailureAt: 0,
-    unexplored,
+    lookupPending,
     referenced: false,
     previous: undefined,
     next: undefined,

@@ -7,8 +7,7 @@ import type { RecorderTracing, WriteAnswer } from '../tracing/recorder-tracing.j
 import type { TraceContext } from '../tracing/trace-context.js';
 import type { Occurrence } from './occurrence.js';
 import type { CreatePlan, FindPlan, PatchPlan, WritePlan, WriteResult } from './write-plan.js';
-import { timerDelay } from '../timer-delay.js';
-import { monotonicNow } from './monotonic-clock.js';
+import type { WriteClock } from './write-clock.js';
 
 /**
  * Sends one write of a series and says what the server holds afterwards.
@@ -22,6 +21,7 @@ export class SeriesWriter {
     private readonly api: EventsWriter,
     private readonly reporter: Required<Reporter>,
     private readonly timeout: number,
+    private readonly clock: WriteClock,
     private readonly tracing?: RecorderTracing,
   ) {}
 
@@ -146,13 +146,14 @@ export class SeriesWriter {
    */
   private bounded<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
-    const deadline = monotonicNow() + this.timeout;
+    const { clock } = this;
+    const deadline = clock.now() + this.timeout;
     let timer: NodeJS.Timeout | undefined;
     const aborted = new Promise<never>((_, reject) => {
       const expire = () => {
         // A timeout longer than a timer holds is waited out in turns.
-        if (monotonicNow() < deadline) {
-          timer = setTimeout(expire, timerDelay(deadline - monotonicNow()));
+        if (clock.now() < deadline) {
+          timer = clock.after(deadline - clock.now(), expire, true);
           return;
         }
         const error = new PublishTimeoutError(this.timeout);
@@ -160,9 +161,9 @@ export class SeriesWriter {
         // After the promise callbacks the abort runs: a request that heeds it rejects first, saying more.
         setImmediate(() => reject(error));
       };
-      timer = setTimeout(expire, timerDelay(this.timeout));
+      timer = clock.after(this.timeout, expire, true);
     });
-    return Promise.race([work(controller.signal), aborted]).finally(() => clearTimeout(timer));
+    return Promise.race([work(controller.signal), aborted]).finally(() => clock.cancel(timer));
   }
 }
 

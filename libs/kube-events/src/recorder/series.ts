@@ -32,10 +32,12 @@ export interface InDoubtCreate {
 
 /**
  * Occurrences of one event in one series, written together by one write:
- * the one object that describes them on their way. It counts them, and
- * holds only the publishes still awaiting them: one that settles (timed
- * out, or rejected while the server is unreachable) leaves at once, so an
- * outage of many publishes holds one count, not a list.
+ * the one object that describes them on their way. The write queue owns
+ * what it carries (how many, their waiters, the latest trace context); the
+ * write answers own what its attempts did (`attempts`). It holds only the
+ * publishes still awaiting it: one that settles (timed out, or rejected
+ * while the server is unreachable) leaves at once, so an outage of many
+ * publishes holds one count, not a list.
  */
 export interface Batch {
   /** The digest of what the Event says (see `identityDigest`). */
@@ -49,15 +51,21 @@ export interface Batch {
   trace: TraceContext | undefined;
   /** The publishes still awaiting this write; each leaves as it settles. */
   readonly waiters: Set<AwaitedPublish>;
+  /** What its write's attempts did, which only `WriteAnswers` changes. */
+  readonly attempts: BatchAttempts;
+}
+
+/** What the attempts of a batch's write did, and what that leaves: `WriteAnswers` alone changes it. */
+export interface BatchAttempts {
   /**
    * The write it goes out as, fixed at its first attempt so that a retry is
-   * the same write (name, precondition); its count follows `occurrences`,
-   * which a publish joining a batch that waits to retry raises.
+   * the same write (name, precondition); its count follows the batch's
+   * `occurrences`, which a publish joining a batch that waits to retry raises.
    */
   plan: WritePlan | undefined;
   /** The count the plan builds on: 0 for a create, the Event's count as last read for a patch. */
   base: number;
-  /** Occurrences of this batch an earlier attempt put on the server already, as a read showed. */
+  /** Occurrences of the batch an earlier attempt put on the server already, as a read showed. */
   landed: number;
   /**
    * The counts sent under the plan's name or precondition by attempts that
@@ -66,13 +74,13 @@ export interface Batch {
    */
   readonly mayHaveLanded: number[];
   /** The failure of the latest of those attempts: what a drop of the batch reports, as it may be on the server. */
-  uncertainBy: PublishError | undefined;
+  inDoubtBecause: PublishError | undefined;
   /** Attempts in a row that got no answer at all. */
   unanswered: number;
   /** Why its last attempt failed. */
   lastError: PublishError | undefined;
   /** Its create reuses the name of a create given up in doubt: an Event found under it holds those, not these. */
-  adoptsInDoubt: boolean;
+  reusesInDoubtName: boolean;
 }
 
 /**
@@ -115,8 +123,8 @@ export interface Series extends SeriesWriteState {
   inDoubt: InDoubtCreate | undefined;
   /** Occurrences waiting to be written, oldest first; the first may be in flight. */
   readonly queue: Batch[];
-  /** A previous process may have left its Event on the server (`resumeSeries`): look before the first write. */
-  unexplored: boolean;
+  /** A previous process may have left its Event on the server (`resumeSeries`): look for it before the first write. */
+  lookupPending: boolean;
   /** Used again since it last took its place in the index's order: it gets a second chance before it is dropped. */
   referenced: boolean;
   /** Its neighbours in the index's order, which the index owns. */

@@ -45,7 +45,7 @@ export class WriteBudget {
    * Takes a write for occurrences (of an object, or of none) that have waited `waitedMs`: once
    * they have waited the maximum delay, only the recorder-wide budget counts.
    */
-  tryTakeFolded(object: TrackedObject | undefined, waitedMs: number, now: number): boolean {
+  tryTakeForWrite(object: TrackedObject | undefined, waitedMs: number, now: number): boolean {
     if (object === undefined || waitedMs < this.control.maxDelay) return this.tryTake(object, now);
     if (!this.recorderWide.tryTake(now)) return false;
     this.bucketOf(object, now).tryTake(now);

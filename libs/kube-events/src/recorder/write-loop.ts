@@ -1,40 +1,23 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { POOL_CONNECTIONS } from '../api/pooled-authentication.js';
-import { PublishApiError, PublishCredentialError, PublishError, PublishUnreachableError } from '../errors.js';
+import { PublishCredentialError, PublishError, PublishUnreachableError, type PublishApiError } from '../errors.js';
 import type { DropCause } from '../kube-events.interfaces.js';
-import {
-  EVENT_KEPT_CHANGING,
-  OCCURRENCES_DROPPED,
-  SERIES_LOOKUP_REFUSED,
-  SERVER_UNREACHABLE,
-} from '../kube-events.messages.js';
+import { OCCURRENCES_DROPPED, SERIES_LOOKUP_REFUSED, SERVER_UNREACHABLE } from '../kube-events.messages.js';
 import type { AwaitedPublish } from './awaited-publish.js';
 import { ConnectionHealth, type ConnectionDown } from './connection-health.js';
-import { monotonicNow } from './monotonic-clock.js';
 import type { Occurrence } from './occurrence.js';
 import type { PublishDeadlines } from './publish-deadlines.js';
 import type { OutcomeDetails, PublishOutcomeKind } from './publish-outcome.js';
-import {
-  connectionVerdict,
-  contentionDelay,
-  isOverloaded,
-  isThrottled,
-  mayHaveApplied,
-  retryDelay,
-} from './retry-backoff.js';
+import { mayHaveApplied, retryDelay } from './retry-backoff.js';
 import type { Batch, Series } from './series.js';
 import { heldByConnection, probe, retryNow, serverBack } from './series-write-state.js';
 import type { SeriesWriter } from './series-writer.js';
-import type { WriteAccounting } from './write-accounting.js';
+import type { Failed, WriteAnswers } from './write-answers.js';
 import type { WriteBudget } from './write-budget.js';
+import type { WriteClock } from './write-clock.js';
 import type { WritePlan, WriteResult } from './write-plan.js';
 import type { WriteQueue } from './write-queue.js';
-import type { WriteScheduler } from './write-scheduler.js';
-import { timerDelay } from '../timer-delay.js';
-
-/** How soon `flush()` tries a failed write again, unless the server said when. */
-const FLUSH_RETRY_MS = 100;
+import { WriteScheduler, type DueWrites } from './write-scheduler.js';
 
 /** Where the write loop tells what became of occurrences: the recorder's `outcomes$`. */
 export type OutcomeReport = (kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails) => void;
@@ -42,28 +25,30 @@ export type OutcomeReport = (kind: PublishOutcomeKind, occurrence: Occurrence, d
 /** What a {@link WriteLoop} works with. */
 export interface WriteLoopParts {
   readonly queue: WriteQueue;
-  readonly accounting: WriteAccounting;
-  readonly scheduler: WriteScheduler;
-  /** Told of every answer, so that the recorder-wide rate follows what the server admits. */
+  readonly answers: WriteAnswers;
+  /** Told of what every answer says of the server's load, so that the recorder-wide rate follows what it admits. */
   readonly budget: WriteBudget;
+  readonly clock: WriteClock;
   readonly writer: SeriesWriter;
   readonly deadlines: PublishDeadlines;
   readonly report: OutcomeReport;
-  /** How long one publish may take (ms): how long one attempt keeps writing again an Event that keeps changing. */
-  readonly timeout: number;
 }
 
 /**
- * Writes what is queued: takes each series the scheduler says is due,
- * sends its write and what the answer calls for, settles the publishes it
- * carried, and judges from every answer whether the server can be reached
- * (it owns the {@link ConnectionHealth}). Data comes in as queued series
- * and leaves as writes and outcomes; nothing calls back into it but the
- * scheduler's `due$`.
+ * Takes each occurrence from the recorder into its series' queue, writes
+ * what is queued as its scheduler says it may go, sends what the writer
+ * is given and hands each answer to the {@link WriteAnswers}, which says
+ * what it calls for; then settles the publishes the write carried. It owns
+ * the scheduler and the {@link ConnectionHealth}: whether the server can be
+ * reached, and the writes in flight.
  */
-export class WriteLoop {
+export class WriteLoop implements DueWrites {
   /** Whether the server can be reached, since when not, and the probes meanwhile. */
   private readonly health = new ConnectionHealth();
+  /** When each series' next write goes: it calls {@link send}. */
+  private readonly scheduler: WriteScheduler;
+  /** Writes in flight now, each holding one of the pool's connections while it lasts. */
+  private writesInFlight = 0;
   /** What `flush()` is doing for each series it writes itself, whatever the budgets: one drain per series. */
   private readonly drains = new Map<Series, Promise<void>>();
   /**
@@ -78,12 +63,7 @@ export class WriteLoop {
   private readonly logger = new Logger('EventRecorder');
 
   constructor(private readonly parts: WriteLoopParts) {
-    parts.scheduler.due$.subscribe((series) => void this.write(series));
-  }
-
-  /** Writes in flight now, each holding a connection while it lasts. */
-  get writesInFlight(): number {
-    return this.health.inFlight;
+    this.scheduler = new WriteScheduler(parts.budget, parts.clock, this);
   }
 
   /** Why and since when writes cannot reach the server; undefined while they can. */
@@ -91,31 +71,31 @@ export class WriteLoop {
     return this.health.down;
   }
 
+  /** Occurrences queued now, not yet counted on the server. */
+  get queuedOccurrences(): number {
+    return this.parts.queue.occurrences;
+  }
+
   /**
-   * An occurrence was queued in `series`, awaited by `awaited`: its
-   * deadline is watched and its write scheduled. While the server is
-   * unreachable or the credentials fail, it is rejected at once as queued,
-   * unless it probes the server with its series' write.
+   * Queues an occurrence of `series`, awaited by `awaited`, and schedules
+   * its write. Returns whether the caller waits for that write: it went on
+   * the wire at once, or the publish is settled already (refused for room,
+   * or while the server is unreachable); otherwise the write waits for a
+   * budget, a backoff, a write of the series on its way, or a connection.
    */
-  queued(series: Series, awaited: AwaitedPublish, now: number): void {
-    const { deadlines, scheduler } = this.parts;
-    const draining = this.drains.has(series);
-    const down = this.health.down;
-    if (!down) {
-      deadlines.watch(awaited);
-      // A write that timed out or lost its answer holds nothing that delays this one: its retry goes now, with both.
-      if (retryNow(series)) scheduler.cancel(series);
-    } else if (series.state !== 'writing' && !draining && this.health.tryProbe(now) && probe(series)) {
-      // While the server is down, one publish now and then tries it itself, whatever the budgets (one write a
-      // probe interval, or a credentials' backoff, at most): the first publish after the fault ends resolves.
-      deadlines.watch(awaited);
-      scheduler.cancel(series);
-      void this.write(series);
-    } else {
-      heldByConnection(series, this.health.heldUntil(now) ?? now + retryDelay(1));
-      awaited.reject(this.downError());
+  enqueue(series: Series, occurrence: Occurrence, awaited: AwaitedPublish): boolean {
+    const now = occurrence.publishedAt;
+    const { batch, joined, evicted } = this.parts.queue.enqueue(series, occurrence, awaited);
+    if (evicted) this.drop(evicted, 'evicted');
+    if (!batch) {
+      this.dropOccurrence(occurrence, awaited, 'full');
+      return true;
     }
-    if (!draining && !this.waitingForConnection.has(series)) scheduler.schedule(series);
+    if (joined) this.parts.report('coalesced', occurrence, { count: batch.occurrences, now });
+    this.watch(series, awaited, now);
+    // A write past the pool's connections waits for the writes on their way, as one behind a budget does.
+    const sentNow = series.state === 'writing' && series.queue[0] === batch && this.writesInFlight <= POOL_CONNECTIONS;
+    return awaited.isSettled || sentNow;
   }
 
   /**
@@ -135,45 +115,71 @@ export class WriteLoop {
     );
   }
 
-  /** Gives up a batch: its occurrences are counted and logged, and its waiters told. */
-  drop(batch: Batch, cause: DropCause, lastError: unknown = batch.lastError): void {
-    const { first } = batch;
-    // What a read showed on the server already is not given up; what an earlier attempt may have put there, the error says.
-    const occurrences = batch.occurrences - batch.landed;
-    const error = batch.uncertainBy && !mayHaveApplied(lastError) ? batch.uncertainBy : lastError;
-    const message = OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error);
-    this.logger.warn(message);
-    this.parts.report('dropped', first, { count: occurrences, error, now: monotonicNow() });
-    const dropped = new PublishError(message, { cause: error });
-    for (const waiter of [...batch.waiters]) waiter.reject(dropped);
+  /** The scheduler says the series' next write may go now. */
+  send(series: Series): void {
+    void this.write(series);
+  }
+
+  /**
+   * The occurrence queued in `series` is watched for its deadline. While
+   * the server is unreachable or the credentials fail, it is rejected at
+   * once as queued, unless it probes the server with its series' write.
+   */
+  private watch(series: Series, awaited: AwaitedPublish, now: number): void {
+    const { deadlines } = this.parts;
+    const draining = this.drains.has(series);
+    const down = this.health.down;
+    if (!down) {
+      deadlines.watch(awaited);
+      // A write that timed out or lost its answer holds nothing that delays this one: its retry goes now, with both.
+      if (retryNow(series)) this.scheduler.cancel(series);
+    } else if (
+      series.state !== 'writing' &&
+      !draining &&
+      this.health.tryProbe(now, this.writesInFlight) &&
+      probe(series)
+    ) {
+      // While the server is down, one publish now and then tries it itself, whatever the budgets (one write a
+      // probe interval, or a credentials' backoff, at most): the first publish after the fault ends resolves.
+      deadlines.watch(awaited);
+      this.scheduler.cancel(series);
+      void this.write(series);
+    } else {
+      heldByConnection(series, this.health.heldUntil(now) ?? now + retryDelay(1));
+      awaited.reject(this.downError());
+    }
+    if (!draining && !this.waitingForConnection.has(series)) this.scheduler.schedule(series);
   }
 
   /** Sends the series' next write, and any the server's answer calls for, then schedules the next one. */
   private async write(series: Series): Promise<void> {
-    const now = monotonicNow();
+    const { clock, answers } = this.parts;
+    const now = clock.now();
     const heldUntil = this.health.heldUntil(now);
     if (heldUntil !== undefined) {
       // The credentials failed: none of the recorder's writes tries them again before their backoff has passed.
       heldByConnection(series, heldUntil);
-      if (!this.drains.has(series)) this.parts.scheduler.schedule(series);
+      if (!this.drains.has(series)) this.scheduler.schedule(series);
       return;
     }
-    if (this.health.inFlight >= POOL_CONNECTIONS && !this.drains.has(series)) {
+    if (this.writesInFlight >= POOL_CONNECTIONS && !this.drains.has(series)) {
       this.waitingForConnection.add(series);
       return;
     }
-    const started = this.parts.accounting.start(series, now);
+    const started = answers.start(series, now);
     if (!started) return;
-    this.health.attemptStarted(now);
+    this.writesInFlight++;
+    this.health.attempted(now);
     await this.attempt(series, started.batch, started.plan);
-    this.health.attemptEnded(monotonicNow());
+    this.writesInFlight--;
+    this.health.attempted(clock.now());
     this.connectionFreed();
     const drain = this.writeEnded.get(series);
     if (drain) {
       this.writeEnded.delete(series);
       drain();
     }
-    if (!this.drains.has(series)) this.parts.scheduler.schedule(series);
+    if (!this.drains.has(series)) this.scheduler.schedule(series);
   }
 
   /** A connection is free: the first series waiting for one goes through the budgets again. */
@@ -181,69 +187,66 @@ export class WriteLoop {
     const [next] = this.waitingForConnection;
     if (next === undefined) return;
     this.waitingForConnection.delete(next);
-    if (!this.drains.has(next)) this.parts.scheduler.schedule(next);
+    if (!this.drains.has(next)) this.scheduler.schedule(next);
   }
 
+  /** Sends `plan`, then each request the answers call for, until the batch is written or its write failed. */
   private async attempt(series: Series, batch: Batch, plan: WritePlan): Promise<void> {
-    const { writer, accounting, report, timeout } = this.parts;
-    const startedAt = monotonicNow();
+    const { writer, answers, clock, budget } = this.parts;
+    const startedAt = clock.now();
     let resent = false;
     for (let requests = 1; ; requests++) {
       let result: WriteResult;
-      const sentAt = monotonicNow();
+      const sentAt = clock.now();
       try {
         result = await writer.send(batch.first, plan, batch.trace);
       } catch (error) {
         const failure = error instanceof PublishError ? error : new PublishError(String(error), { cause: error });
-        // A connection lost once (an idle timeout, a graceful shutdown) says nothing of the next: send again, on a fresh one.
-        if (!resent && connectionVerdict(failure) === 'lost') {
+        const failed = answers.fail(series, batch, failure, resent, clock.now());
+        if (failed.kind === 'resend') {
           resent = true;
-          accounting.lost(batch, failure);
           continue;
         }
-        this.failed(series, batch, failure, sentAt);
+        this.failed(series, batch, failure, failed, sentAt);
         return;
       }
       this.answered();
-      this.parts.budget.admitted(monotonicNow());
+      budget.admitted(clock.now());
       if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
-      const settled = accounting.settle(series, batch, result, monotonicNow());
-      if (settled.kind === 'written') {
+      const answered = answers.settle(series, batch, result, requests, startedAt, clock.now());
+      if (answered.kind === 'failed') {
+        this.failed(series, batch, answered.error, answered.failed, startedAt);
+        return;
+      }
+      if (answered.kind === 'written') {
         const uid = 'state' in result ? result.state.uid : undefined;
-        const written = { name: settled.event.name, namespace: settled.event.namespace, uid };
-        report(settled.created ? 'created' : 'patched', batch.first, {
-          count: settled.count,
+        const written = { name: answered.event.name, namespace: answered.event.namespace, uid };
+        this.parts.report(answered.created ? 'created' : 'patched', batch.first, {
+          count: answered.count,
           written,
           trace: batch.trace,
-          now: monotonicNow(),
+          now: clock.now(),
         });
         for (const waiter of [...batch.waiters]) waiter.resolve();
         return;
       }
-      plan = settled.plan;
-      // The Event changed under the write (another writer of it, our own late write) or went: read, it goes again at
-      // once, then after a pause with jitter, so that writers in contention fall out of step. Past the timeout the
-      // write backs off as after any transient failure, and its publishes time out queued: never refused for it.
-      if (requests < 2) continue;
-      if (monotonicNow() - startedAt >= timeout) {
-        this.failed(series, batch, new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict'), startedAt);
-        return;
-      }
-      await sleep(contentionDelay(requests - 1));
+      plan = answered.plan;
+      if (answered.pauseMs > 0) await clock.pause(answered.pauseMs);
     }
   }
 
-  /** A write sent at `sentAt` failed with `error`. */
-  private failed(series: Series, batch: Batch, error: PublishError, sentAt: number): void {
-    const now = monotonicNow();
+  /** A write sent at `sentAt` failed with `error`, and the answers said what that calls for (`failed`). */
+  private failed(series: Series, batch: Batch, error: PublishError, failed: Failed, sentAt: number): void {
+    const now = this.parts.clock.now();
     this.parts.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
-    if (isOverloaded(error)) this.parts.budget.overloaded(sentAt, now);
-    else if (connectionVerdict(error) === 'answered') this.parts.budget.admitted(now);
-    const verdict = this.parts.accounting.fail(series, batch, error, now);
+    if (failed.load === 'overloaded') this.parts.budget.overloaded(sentAt, now);
+    else if (failed.load === 'admitted') this.parts.budget.admitted(now);
     const wasDown = this.health.down !== undefined;
-    this.judgeConnection(batch, error, now);
-    if (verdict.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
-    else if (verdict.kind === 'expired') this.drop(batch, 'expired', error);
+    if (failed.connection === 'answered') this.answered();
+    else if (failed.connection === 'credentials-failed') this.credentialsFailed(error as PublishCredentialError, now);
+    else if (failed.connection === 'unreachable') this.health.unreachableNow(error as PublishApiError);
+    if (failed.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
+    else if (failed.kind === 'expired') this.drop(batch, 'expired', error);
     if (!this.health.down) return;
     // Publishes queued behind this write (a probe's occurrence joins the batch behind the one it sends) are told now.
     const downError = this.downError();
@@ -251,6 +254,27 @@ export class WriteLoop {
     // Just found down: what waits elsewhere (for a budget, a backoff) would wait for a server that is not there.
     if (!wasDown)
       for (const other of this.parts.queue.withWork) if (other !== series) this.rejectQueued(other, downError);
+  }
+
+  /** Gives up a batch: its occurrences are counted and logged, and its waiters told. */
+  private drop(batch: Batch, cause: DropCause, lastError: unknown = batch.attempts.lastError): void {
+    const { first, attempts } = batch;
+    // What a read showed on the server already is not given up; what an earlier attempt may have put there, the error says.
+    const occurrences = batch.occurrences - attempts.landed;
+    const error = attempts.inDoubtBecause && !mayHaveApplied(lastError) ? attempts.inDoubtBecause : lastError;
+    const message = OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error);
+    this.logger.warn(message);
+    this.parts.report('dropped', first, { count: occurrences, error, now: this.parts.clock.now() });
+    const dropped = new PublishError(message, { cause: error });
+    for (const waiter of [...batch.waiters]) waiter.reject(dropped);
+  }
+
+  /** An occurrence found no room in the queue (`maxPending`, `maxPendingBytes`): it is counted, logged and refused. */
+  private dropOccurrence(occurrence: Occurrence, awaited: AwaitedPublish, cause: DropCause): void {
+    const message = OCCURRENCES_DROPPED(1, occurrence.resource, occurrence.event, cause);
+    this.logger.warn(message);
+    this.parts.report('dropped', occurrence, { count: 1, now: occurrence.publishedAt });
+    awaited.reject(new PublishError(message));
   }
 
   /** Rejects, as queued, the publishes awaiting the series' batches that are not on their way now. */
@@ -262,43 +286,25 @@ export class WriteLoop {
     }
   }
 
-  /**
-   * What a failed write says of the server: a failed connection attempt
-   * makes it unreachable, and so does a write that lost its connection
-   * again on its retry (the server keeps closing connections unanswered);
-   * a connection lost once, or a timeout, concerns that write alone; an
-   * answer, of any status, makes it reachable. Credentials that failed hold
-   * every write back for a while.
-   */
-  private judgeConnection(batch: Batch, error: PublishError, now: number): void {
-    const verdict = connectionVerdict(error);
-    if (verdict === 'answered') this.answered();
-    else if (verdict === 'unsent') this.credentialsFailed(error, now);
-    else if (verdict === 'unconnected' || (verdict === 'lost' && batch.unanswered >= 2))
-      this.health.unreachableNow(error as PublishApiError);
-  }
-
   /** The credentials failed: every series with work waits out their backoff, rather than start them again. */
   private credentialsFailed(error: PublishCredentialError, now: number): void {
     this.health.credentialsFailed(error, now);
     const until = this.health.heldUntil(now)!;
-    const { queue, scheduler } = this.parts;
-    for (const series of queue.withWork) {
+    for (const series of this.parts.queue.withWork) {
       heldByConnection(series, until);
       if (this.drains.has(series) || series.state === 'writing') continue;
-      scheduler.cancel(series);
-      scheduler.schedule(series);
+      this.scheduler.cancel(series);
+      this.scheduler.schedule(series);
     }
   }
 
   /** The server answered: if it was unreachable, the series backing off may write at once. */
   private answered(): void {
     if (!this.health.answered()) return;
-    const { queue, scheduler } = this.parts;
-    for (const series of queue.withWork) {
+    for (const series of this.parts.queue.withWork) {
       if (!serverBack(series) || this.drains.has(series)) continue;
-      scheduler.cancel(series);
-      scheduler.schedule(series);
+      this.scheduler.cancel(series);
+      this.scheduler.schedule(series);
     }
   }
 
@@ -310,27 +316,16 @@ export class WriteLoop {
 
   /** Writes what the series has queued, whatever the budgets, until `deadline`; drops what is left then. */
   private async drain(series: Series, deadline: number): Promise<void> {
-    this.parts.scheduler.cancel(series);
+    const { clock, answers } = this.parts;
+    this.scheduler.cancel(series);
     while (series.queue.length) {
-      const now = monotonicNow();
+      const now = clock.now();
+      const retryAt = answers.flushRetryAt(series, this.health.heldUntil(now) ?? 0);
       if (series.state === 'writing') await new Promise<void>((ended) => this.writeEnded.set(series, ended));
-      else if (now >= deadline)
-        for (const batch of this.parts.accounting.dropQueued(series, now)) this.drop(batch, 'flush');
-      else if (this.retryAtWhileDraining(series) > now)
-        await sleep(timerDelay(Math.min(this.retryAtWhileDraining(series), deadline) - now));
+      else if (now >= deadline) for (const batch of answers.dropQueued(series, now)) this.drop(batch, 'flush');
+      else if (retryAt > now) await clock.pause(Math.min(retryAt, deadline) - now);
       else await this.write(series);
     }
-  }
-
-  /**
-   * When `flush()` tries a failed write again: soon, since its time is
-   * short, but no sooner than the server's `Retry-After` or the
-   * credentials' backoff.
-   */
-  private retryAtWhileDraining(series: Series): number {
-    const held = this.health.heldUntil(monotonicNow()) ?? 0;
-    if (series.state === 'throttled' || isThrottled(series.queue[0]?.lastError)) return Math.max(series.retryAt, held);
-    return Math.max(Math.min(series.retryAt, series.lastFailureAt + FLUSH_RETRY_MS), held);
   }
 
   /** What a publish is rejected with at once while writes cannot reach the server: it stays queued. */

@@ -8,7 +8,7 @@ import type { EndedEvents } from './ended-events.js';
 import { identityDigest } from './occurrence.js';
 import type { Batch, Series, SeriesEvent } from './series.js';
 import { StringPool } from './string-pool.js';
-import type { WritePlan } from './write-plan.js';
+import type { FindPlan, WritePlan } from './write-plan.js';
 
 /** What a {@link WritePlanner} needs: the series window, the names, and its clock. */
 export interface WritePlannerOptions {
@@ -24,6 +24,15 @@ export interface WritePlannerOptions {
   readonly wallClock?: () => number;
   /** Names a new Event. @default eventName */
   readonly namer?: (objectName: string | undefined, controller: string, at: number) => string;
+}
+
+/** A write as planned, with what the batch's attempts record of it. */
+export interface PlannedWrite {
+  readonly plan: WritePlan;
+  /** The count the plan builds on: 0 for a create, the Event's count for a patch. */
+  readonly base: number;
+  /** The create reuses the name of a create of the series given up in doubt. */
+  readonly reusesInDoubtName: boolean;
 }
 
 /**
@@ -44,44 +53,52 @@ export class WritePlanner {
     this.namer = options.namer ?? eventName;
   }
 
-  /** The write for a batch about to go out for the first time: a patch of the series' Event when it repeats it, else a create. */
-  plan(series: Series, batch: Batch, now: number): WritePlan {
+  /**
+   * The write a batch goes out as, from what its series last wrote: a patch
+   * of the series' Event when the batch repeats it within the window, else
+   * a create (under the name of a create given up in doubt, when it repeats
+   * that one), or first the lookup of an Event to resume. Changes nothing:
+   * `WriteAnswers` records what it returns.
+   */
+  plan(series: Series, batch: Batch, now: number): PlannedWrite {
     const { resource, event } = batch.first;
-    if (series.unexplored && !series.event) {
+    const pending = batch.occurrences - batch.attempts.landed;
+    if (series.lookupPending && !series.event) {
       const uid = resource.metadata!.uid!;
-      return { kind: 'find', namespace: this.namespaceOf(resource), uid, reason: event.reason, action: event.action };
+      const find: FindPlan = {
+        kind: 'find',
+        namespace: this.namespaceOf(resource),
+        uid,
+        reason: event.reason,
+        action: event.action,
+      };
+      return { plan: find, base: batch.attempts.base, reusesInDoubtName: batch.attempts.reusesInDoubtName };
     }
     const last = series.event;
-    batch.mayHaveLanded.length = 0;
-    batch.uncertainBy = undefined;
     if (last?.identity === batch.identity && this.isCurrent(last, now)) {
-      batch.base = last.count;
+      const { namespace, name, resourceVersion, count: base } = last;
       return {
-        kind: 'patch',
-        namespace: last.namespace,
-        name: last.name,
-        resourceVersion: last.resourceVersion,
-        count: countOf(batch),
+        plan: { kind: 'patch', namespace, name, resourceVersion, count: base + pending },
+        base,
+        reusesInDoubtName: false,
       };
     }
-    batch.base = 0;
     const doubt = series.inDoubt;
-    batch.adoptsInDoubt = doubt?.identity === batch.identity && now - doubt.at <= this.options.window;
-    if (doubt && batch.adoptsInDoubt)
-      return {
-        kind: 'create',
-        namespace: doubt.namespace,
-        name: doubt.name,
-        eventTime: doubt.eventTime,
-        count: countOf(batch),
-      };
+    if (doubt?.identity === batch.identity && now - doubt.at <= this.options.window) {
+      const { namespace, name, eventTime } = doubt;
+      return { plan: { kind: 'create', namespace, name, eventTime, count: pending }, base: 0, reusesInDoubtName: true };
+    }
     const at = this.wallClock();
     return {
-      kind: 'create',
-      namespace: this.namespaces.intern(this.namespaceOf(resource)),
-      name: this.namer(resource.metadata?.name, this.options.controller, at),
-      eventTime: at,
-      count: countOf(batch),
+      plan: {
+        kind: 'create',
+        namespace: this.namespaces.intern(this.namespaceOf(resource)),
+        name: this.namer(resource.metadata?.name, this.options.controller, at),
+        eventTime: at,
+        count: pending,
+      },
+      base: 0,
+      reusesInDoubtName: false,
     };
   }
 
@@ -130,7 +147,7 @@ export class WritePlanner {
 
 /** The count a batch's write sets: what the Event held when planned, plus what of the batch is not on it yet. */
 export function countOf(batch: Batch): number {
-  return batch.base + batch.occurrences - batch.landed;
+  return batch.attempts.base + batch.occurrences - batch.attempts.landed;
 }
 
 /** The plan with its count set to `count`: the same object when it already is, so that a retry sends the same write. */

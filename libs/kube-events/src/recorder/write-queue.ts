@@ -43,7 +43,7 @@ export class WriteQueue {
   get occurrences(): number {
     let occurrences = 0;
     for (const series of this.withWork)
-      for (const batch of series.queue) occurrences += batch.occurrences - batch.landed;
+      for (const batch of series.queue) occurrences += batch.occurrences - batch.attempts.landed;
     return occurrences;
   }
 
@@ -56,6 +56,7 @@ export class WriteQueue {
       last.occurrences++;
       last.trace = occurrence.trace;
       last.waiters.add(waiter);
+      waiter.carrier = last;
       return { batch: last, joined: true };
     }
     // A series' first write gets in while others back up, so that a new object is heard, but only up to
@@ -72,15 +73,18 @@ export class WriteQueue {
       occurrences: 1,
       trace: occurrence.trace,
       waiters: new Set([waiter]),
-      plan: undefined,
-      base: 0,
-      landed: 0,
-      mayHaveLanded: [],
-      uncertainBy: undefined,
-      unanswered: 0,
-      lastError: undefined,
-      adoptsInDoubt: false,
+      attempts: {
+        plan: undefined,
+        base: 0,
+        landed: 0,
+        mayHaveLanded: [],
+        inDoubtBecause: undefined,
+        unanswered: 0,
+        lastError: undefined,
+        reusesInDoubtName: false,
+      },
     };
+    waiter.carrier = batch;
     series.queue.push(batch);
     this.waiting++;
     this.waitingBytes += bytes;
