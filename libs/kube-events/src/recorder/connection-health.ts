@@ -32,21 +32,14 @@ export type ConnectionDown =
     };
 
 /**
- * The recorder's view of its connection to the API server, and its only
- * owner:
+ * The recorder's view of its connection to the API server; the write loop
+ * owns it, and `WriteAnswers` says which failures change it:
  * - reachable: writes go out as their series and budgets allow;
- * - `unreachable` since `since`, `why`: publishes are rejected at once as
- *   queued, except one probe at a time, a {@link PROBE_INTERVAL_MS} after
- *   the last attempt, which tries the server with its own write;
- * - `unauthenticated` since `since`, `why`: the credentials failed, and no
- *   write tries them again before `retryAt` ({@link CREDENTIAL_BACKOFF}),
- *   recorder-wide; publishes meanwhile are rejected at once as queued,
- *   and the first one after `retryAt` tries them.
- *
- * Only a failed connection attempt makes the server unreachable, or a
- * write whose retry on a fresh connection lost its answer again (the
- * server keeps closing connections without answering); one lost
- * connection concerns its write alone. Any answer makes it reachable.
+ * - `unreachable`: publishes are rejected at once as queued, but for one
+ *   probe at a time, a {@link PROBE_INTERVAL_MS} after the last attempt;
+ * - `unauthenticated`: no write tries the credentials again before
+ *   `retryAt` ({@link CREDENTIAL_BACKOFF}); publishes meanwhile are
+ *   rejected at once as queued, and the first one after `retryAt` tries them.
  */
 export class ConnectionHealth {
   private state: ConnectionDown | undefined;

@@ -1,6 +1,6 @@
 import { Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Subject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
 import { validatePublish } from '../event-rules/event-validation.js';
 import { PublishTimeoutError } from '../errors.js';
@@ -19,13 +19,8 @@ import { EndedEvents } from './ended-events.js';
 import { PublishDeadlines } from './publish-deadlines.js';
 import { resolveRecorderOptions } from './recorder-options.js';
 import type { Occurrence } from './occurrence.js';
-import {
-  outcomeOf,
-  refusedOccurrence,
-  type OutcomeDetails,
-  type PublishOutcome,
-  type PublishOutcomeKind,
-} from './publish-outcome.js';
+import { refusedOccurrence, type PublishOutcome } from './publish-outcome.js';
+import { RecorderOutcomes } from './recorder-outcomes.js';
 import { SeriesIndex } from './series-index.js';
 import { SimilarEvents } from './similar-events.js';
 import { SeriesWriter } from './series-writer.js';
@@ -95,7 +90,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   readonly reporter: Readonly<Required<Reporter>>;
   /** Every publish outcome, for sinks and metrics. */
   readonly outcomes$: Observable<PublishOutcome>;
-  private readonly outcomes = new Subject<PublishOutcome>();
+  private readonly outcomes: RecorderOutcomes;
   private readonly options: ResolvedRecorderOptions;
   /** The series of each publish, bounded in time and number. */
   private readonly series: SeriesIndex;
@@ -125,6 +120,8 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   constructor(options: KubeEventsModuleOptions, eventsApi?: EventsWriter) {
     this.options = resolveRecorderOptions(options);
     this.reporter = Object.freeze({ ...this.options.reporter });
+    this.outcomes = new RecorderOutcomes(this.reporter);
+    this.outcomes$ = this.outcomes.outcomes$;
     const { seriesWindow: window, maxSeries, writeControl, timeout, resumeSeries: resume } = this.options;
     this.series = new SeriesIndex({ window, maxSeries, resume });
     this.ended = new EndedEvents(maxSeries);
@@ -149,9 +146,8 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       deadlines: new PublishDeadlines(this.clock, (awaited) =>
         awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.attempts.lastError })),
       ),
-      report: (kind, occurrence, details) => this.emit(kind, occurrence, details),
+      outcomes: this.outcomes,
     });
-    this.outcomes$ = this.outcomes.asObservable();
   }
 
   /** How long one publish may take, in milliseconds. */
@@ -311,16 +307,20 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
         trace: this.tracing?.capture(),
       };
     } catch (error) {
-      this.emit('failed', refusedOccurrence(resource, event, failure, publishedAt, this.options.redactNote), {
-        count: 1,
-        error,
-        now: publishedAt,
-      });
+      this.outcomes.report(
+        'failed',
+        refusedOccurrence(resource, event, failure, publishedAt, this.options.redactNote),
+        {
+          count: 1,
+          error,
+          now: publishedAt,
+        },
+      );
       const refused = Promise.reject(error);
       return { scheduled: refused, written: refused };
     }
     const combined = this.similar?.combine(occurrence);
-    if (combined) this.emit('combined', occurrence, { count: 1, now: publishedAt });
+    if (combined) this.outcomes.report('combined', occurrence, { count: 1, now: publishedAt });
     occurrence = combined ?? occurrence;
     // An object without a uid gets an Event of its own every time.
     const uid = occurrence.resource.metadata?.uid;
@@ -332,9 +332,5 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     // Settled already, or its own write is on the wire: that write is the answer.
     if (this.loop.enqueue(series, occurrence, awaited)) return { scheduled: awaited.promise, written: awaited.promise };
     return { scheduled: Promise.resolve(), written: awaited.promise };
-  }
-
-  private emit(kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails): void {
-    if (this.outcomes.observed) this.outcomes.next(outcomeOf(kind, this.reporter, occurrence, details));
   }
 }

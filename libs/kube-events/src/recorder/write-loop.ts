@@ -7,7 +7,7 @@ import type { AwaitedPublish } from './awaited-publish.js';
 import { ConnectionHealth, type ConnectionDown } from './connection-health.js';
 import type { Occurrence } from './occurrence.js';
 import type { PublishDeadlines } from './publish-deadlines.js';
-import type { OutcomeDetails, PublishOutcomeKind } from './publish-outcome.js';
+import type { RecorderOutcomes } from './recorder-outcomes.js';
 import { mayHaveApplied, retryDelay } from './retry-backoff.js';
 import type { Batch, Series } from './series.js';
 import { heldByConnection, probe, retryNow, serverBack } from './series-write-state.js';
@@ -19,9 +19,6 @@ import type { WritePlan, WriteResult } from './write-plan.js';
 import type { WriteQueue } from './write-queue.js';
 import { WriteScheduler, type DueWrites } from './write-scheduler.js';
 
-/** Where the write loop tells what became of occurrences: the recorder's `outcomes$`. */
-export type OutcomeReport = (kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails) => void;
-
 /** What a {@link WriteLoop} works with. */
 export interface WriteLoopParts {
   readonly queue: WriteQueue;
@@ -31,7 +28,8 @@ export interface WriteLoopParts {
   readonly clock: WriteClock;
   readonly writer: SeriesWriter;
   readonly deadlines: PublishDeadlines;
-  readonly report: OutcomeReport;
+  /** Where what became of occurrences is told: the recorder's `outcomes$`. */
+  readonly outcomes: RecorderOutcomes;
 }
 
 /**
@@ -91,7 +89,7 @@ export class WriteLoop implements DueWrites {
       this.dropOccurrence(occurrence, awaited, 'full');
       return true;
     }
-    if (joined) this.parts.report('coalesced', occurrence, { count: batch.occurrences, now });
+    if (joined) this.parts.outcomes.report('coalesced', occurrence, { count: batch.occurrences, now });
     this.watch(series, awaited, now);
     // A write past the pool's connections waits for the writes on their way, as one behind a budget does.
     const sentNow = series.state === 'writing' && series.queue[0] === batch && this.writesInFlight <= POOL_CONNECTIONS;
@@ -115,9 +113,14 @@ export class WriteLoop implements DueWrites {
     );
   }
 
-  /** The scheduler says the series' next write may go now. */
+  /** A timer of the scheduler let the series' next write go. */
   send(series: Series): void {
     void this.write(series);
+  }
+
+  /** Sends the series' next write now if the scheduler lets it go; else the scheduler sends it when it may. */
+  private schedule(series: Series): void {
+    if (this.scheduler.schedule(series)) void this.write(series);
   }
 
   /**
@@ -148,7 +151,7 @@ export class WriteLoop implements DueWrites {
       heldByConnection(series, this.health.heldUntil(now) ?? now + retryDelay(1));
       awaited.reject(this.downError());
     }
-    if (!draining && !this.waitingForConnection.has(series)) this.scheduler.schedule(series);
+    if (!draining && !this.waitingForConnection.has(series)) this.schedule(series);
   }
 
   /** Sends the series' next write, and any the server's answer calls for, then schedules the next one. */
@@ -159,7 +162,7 @@ export class WriteLoop implements DueWrites {
     if (heldUntil !== undefined) {
       // The credentials failed: none of the recorder's writes tries them again before their backoff has passed.
       heldByConnection(series, heldUntil);
-      if (!this.drains.has(series)) this.scheduler.schedule(series);
+      if (!this.drains.has(series)) this.schedule(series);
       return;
     }
     if (this.writesInFlight >= POOL_CONNECTIONS && !this.drains.has(series)) {
@@ -179,7 +182,7 @@ export class WriteLoop implements DueWrites {
       this.writeEnded.delete(series);
       drain();
     }
-    if (!this.drains.has(series)) this.scheduler.schedule(series);
+    if (!this.drains.has(series)) this.schedule(series);
   }
 
   /** A connection is free: the first series waiting for one goes through the budgets again. */
@@ -187,7 +190,7 @@ export class WriteLoop implements DueWrites {
     const [next] = this.waitingForConnection;
     if (next === undefined) return;
     this.waitingForConnection.delete(next);
-    if (!this.drains.has(next)) this.scheduler.schedule(next);
+    if (!this.drains.has(next)) this.schedule(next);
   }
 
   /** Sends `plan`, then each request the answers call for, until the batch is written or its write failed. */
@@ -221,7 +224,7 @@ export class WriteLoop implements DueWrites {
       if (answered.kind === 'written') {
         const uid = 'state' in result ? result.state.uid : undefined;
         const written = { name: answered.event.name, namespace: answered.event.namespace, uid };
-        this.parts.report(answered.created ? 'created' : 'patched', batch.first, {
+        this.parts.outcomes.report(answered.created ? 'created' : 'patched', batch.first, {
           count: answered.count,
           written,
           trace: batch.trace,
@@ -238,7 +241,7 @@ export class WriteLoop implements DueWrites {
   /** A write sent at `sentAt` failed with `error`, and the answers said what that calls for (`failed`). */
   private failed(series: Series, batch: Batch, error: PublishError, failed: Failed, sentAt: number): void {
     const now = this.parts.clock.now();
-    this.parts.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
+    this.parts.outcomes.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
     if (failed.load === 'overloaded') this.parts.budget.overloaded(sentAt, now);
     else if (failed.load === 'admitted') this.parts.budget.admitted(now);
     const wasDown = this.health.down !== undefined;
@@ -264,7 +267,7 @@ export class WriteLoop implements DueWrites {
     const error = attempts.inDoubtBecause && !mayHaveApplied(lastError) ? attempts.inDoubtBecause : lastError;
     const message = OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error);
     this.logger.warn(message);
-    this.parts.report('dropped', first, { count: occurrences, error, now: this.parts.clock.now() });
+    this.parts.outcomes.report('dropped', first, { count: occurrences, error, now: this.parts.clock.now() });
     const dropped = new PublishError(message, { cause: error });
     for (const waiter of [...batch.waiters]) waiter.reject(dropped);
   }
@@ -273,7 +276,7 @@ export class WriteLoop implements DueWrites {
   private dropOccurrence(occurrence: Occurrence, awaited: AwaitedPublish, cause: DropCause): void {
     const message = OCCURRENCES_DROPPED(1, occurrence.resource, occurrence.event, cause);
     this.logger.warn(message);
-    this.parts.report('dropped', occurrence, { count: 1, now: occurrence.publishedAt });
+    this.parts.outcomes.report('dropped', occurrence, { count: 1, now: occurrence.publishedAt });
     awaited.reject(new PublishError(message));
   }
 
@@ -294,7 +297,7 @@ export class WriteLoop implements DueWrites {
       heldByConnection(series, until);
       if (this.drains.has(series) || series.state === 'writing') continue;
       this.scheduler.cancel(series);
-      this.scheduler.schedule(series);
+      this.schedule(series);
     }
   }
 
@@ -304,7 +307,7 @@ export class WriteLoop implements DueWrites {
     for (const series of this.parts.queue.withWork) {
       if (!serverBack(series) || this.drains.has(series)) continue;
       this.scheduler.cancel(series);
-      this.scheduler.schedule(series);
+      this.schedule(series);
     }
   }
 

@@ -24,8 +24,10 @@ export interface DueWrites {
  * holds it back; else on a timer of its own while its backoff or its
  * object's budget holds it, then in one first-in-first-out line, served by
  * one timer, for the recorder-wide budget, served in batches (see
- * {@link LINE_SERVICE_INTERVAL_MS}). It only says when, by calling
- * `send` of the {@link DueWrites} it is given; it knows nothing of the writer.
+ * {@link LINE_SERVICE_INTERVAL_MS}). It only says when: `schedule`
+ * returns whether the write may go now, and a write that may go later is
+ * given to `send` of the {@link DueWrites} when its timer fires; it knows
+ * nothing of the writer.
  */
 export class WriteScheduler {
   private readonly timers = new Map<Series, NodeJS.Timeout>();
@@ -36,15 +38,19 @@ export class WriteScheduler {
   constructor(
     private readonly budget: WriteBudget,
     private readonly clock: WriteClock,
-    /** Given each series whose next write may go now, as soon as it may (within `schedule`, or a timer). */
+    /** Given each series whose write a timer let go. */
     private readonly due: DueWrites,
   ) {}
 
-  /** Sends the series' next write as soon as its backoff and the budgets allow; does nothing while one is in flight or planned. */
-  schedule(series: Series, atHeadOfLine = false): void {
+  /**
+   * Whether the series' next write may go now (its budget is taken then);
+   * else it goes to `send` as soon as its backoff and the budgets allow.
+   * False, and nothing planned, while a write of it is in flight or planned.
+   */
+  schedule(series: Series, atHeadOfLine = false): boolean {
     const batch = series.queue[0];
     if (!batch || series.state === 'writing' || this.timers.has(series) || (!atHeadOfLine && this.line.has(series)))
-      return;
+      return false;
     const now = this.clock.now();
     const waited = now - batch.first.publishedAt;
     const objectWait = series.object ? this.budget.msUntilObjectWrite(series.object, waited, now) : 0;
@@ -52,15 +58,15 @@ export class WriteScheduler {
     if (wait > 0) {
       const timer = this.clock.after(wait, () => {
         this.timers.delete(series);
-        this.schedule(series);
+        if (this.schedule(series)) this.due.send(series);
       });
       this.timers.set(series, timer);
-    } else if ((atHeadOfLine || !this.line.size) && this.budget.tryTakeForWrite(series.object, waited, now)) {
-      this.due.send(series);
-    } else {
-      this.line.add(series);
-      this.armLineTimer();
+      return false;
     }
+    if ((atHeadOfLine || !this.line.size) && this.budget.tryTakeForWrite(series.object, waited, now)) return true;
+    this.line.add(series);
+    this.armLineTimer();
+    return false;
   }
 
   /** Stops scheduling the series, as when `flush()` writes it itself. */
@@ -81,7 +87,7 @@ export class WriteScheduler {
       for (const series of this.line) {
         if (this.budget.msUntilRecorderWrite(this.clock.now()) > 0) break;
         this.line.delete(series);
-        this.schedule(series, true);
+        if (this.schedule(series, true)) this.due.send(series);
       }
       this.armLineTimer();
     });
