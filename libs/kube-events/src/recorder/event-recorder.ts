@@ -14,6 +14,7 @@ import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import { SERIES_END_NOT_RECORDED } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
 import { AwaitedPublish } from './awaited-publish.js';
+import { DroppedOccurrences } from './dropped-occurrences.js';
 import type { ConnectionDown } from './connection-health.js';
 import { EndedEvents } from './ended-events.js';
 import { PublishDeadlines } from './publish-deadlines.js';
@@ -28,6 +29,7 @@ import { RecorderTracing } from '../tracing/recorder-tracing.js';
 import { WriteAnswers } from './write-answers.js';
 import { WriteBudget } from './write-budget.js';
 import { WriteClock } from './write-clock.js';
+import { WriteDispatcher } from './write-dispatcher.js';
 import { WriteLoop } from './write-loop.js';
 import { WritePlanner } from './write-planner.js';
 import { WriteQueue } from './write-queue.js';
@@ -101,8 +103,8 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   /** Where Events go: the Events API of the API server, or what was given in its place. */
   private readonly eventsApi: EventsWriter;
   private readonly writer: SeriesWriter;
-  /** Takes each occurrence into its series' queue and writes it. */
-  private readonly loop: WriteLoop;
+  /** Takes each occurrence into its series' queue, and its write to the server. */
+  private readonly writes: WriteDispatcher;
   /** The one clock of series windows, budgets and timers. */
   private readonly clock = new WriteClock();
   /** Unset without OpenTelemetry, or with `traceContext` and `writeSpans` off. */
@@ -137,16 +139,19 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       ended: this.ended,
     });
     const queue = new WriteQueue(writeControl.maxPending, writeControl.maxPendingBytes);
-    this.loop = new WriteLoop({
+    const answers = new WriteAnswers(queue, planner, window, timeout);
+    const drops = new DroppedOccurrences(this.outcomes, this.clock);
+    this.writes = new WriteDispatcher({
       queue,
-      answers: new WriteAnswers(queue, planner, window, timeout),
+      answers,
       budget: new WriteBudget(writeControl, this.clock.now()),
       clock: this.clock,
-      writer: this.writer,
+      loop: new WriteLoop({ answers, writer: this.writer, clock: this.clock }),
       deadlines: new PublishDeadlines(this.clock, (awaited) =>
         awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.attempts.lastError })),
       ),
       outcomes: this.outcomes,
+      drops,
     });
   }
 
@@ -161,7 +166,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @internal
    */
   get connectionDown(): ConnectionDown | undefined {
-    return this.loop.connectionDown;
+    return this.writes.connectionDown;
   }
 
   /**
@@ -169,7 +174,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @internal
    */
   get queuedOccurrences(): number {
-    return this.loop.queuedOccurrences;
+    return this.writes.queuedOccurrences;
   }
 
   /** How many series the recorder tracks now. */
@@ -245,7 +250,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * shutdown: an awaited publish is on the server already.
    */
   async flush(): Promise<void> {
-    await this.loop.flush(this.clock.now() + this.options.timeout);
+    await this.writes.flush(this.clock.now() + this.options.timeout);
   }
 
   /**
@@ -330,7 +335,8 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       : this.series.untracked(failure, publishedAt);
     const awaited = new AwaitedPublish(publishedAt + this.options.timeout);
     // Settled already, or its own write is on the wire: that write is the answer.
-    if (this.loop.enqueue(series, occurrence, awaited)) return { scheduled: awaited.promise, written: awaited.promise };
+    if (this.writes.enqueue(series, occurrence, awaited))
+      return { scheduled: awaited.promise, written: awaited.promise };
     return { scheduled: Promise.resolve(), written: awaited.promise };
   }
 }

@@ -1,202 +1,59 @@
 import { Logger } from '@nestjs/common';
-import { POOL_CONNECTIONS } from '../api/pooled-authentication.js';
-import { PublishCredentialError, PublishError, PublishUnreachableError, type PublishApiError } from '../errors.js';
-import type { DropCause } from '../kube-events.interfaces.js';
-import { OCCURRENCES_DROPPED, SERIES_LOOKUP_REFUSED, SERVER_UNREACHABLE } from '../kube-events.messages.js';
-import type { AwaitedPublish } from './awaited-publish.js';
-import { ConnectionHealth, type ConnectionDown } from './connection-health.js';
-import type { Occurrence } from './occurrence.js';
-import type { PublishDeadlines } from './publish-deadlines.js';
-import type { RecorderOutcomes } from './recorder-outcomes.js';
-import { mayHaveApplied, retryDelay } from './retry-backoff.js';
-import type { Batch, Series } from './series.js';
-import { heldByConnection, probe, retryNow, serverBack } from './series-write-state.js';
+import { PublishError, type PublishApiError } from '../errors.js';
+import { SERIES_LOOKUP_REFUSED } from '../kube-events.messages.js';
+import type { Batch, Series, SeriesEvent } from './series.js';
 import type { SeriesWriter } from './series-writer.js';
 import type { Failed, WriteAnswers } from './write-answers.js';
-import type { WriteBudget } from './write-budget.js';
 import type { WriteClock } from './write-clock.js';
 import type { WritePlan, WriteResult } from './write-plan.js';
-import type { WriteQueue } from './write-queue.js';
-import { WriteScheduler, type DueWrites } from './write-scheduler.js';
 
 /** What a {@link WriteLoop} works with. */
 export interface WriteLoopParts {
-  readonly queue: WriteQueue;
   readonly answers: WriteAnswers;
-  /** Told of what every answer says of the server's load, so that the recorder-wide rate follows what it admits. */
-  readonly budget: WriteBudget;
-  readonly clock: WriteClock;
   readonly writer: SeriesWriter;
-  readonly deadlines: PublishDeadlines;
-  /** Where what became of occurrences is told: the recorder's `outcomes$`. */
-  readonly outcomes: RecorderOutcomes;
+  readonly clock: WriteClock;
 }
 
-/**
- * Takes each occurrence from the recorder into its series' queue, writes
- * what is queued as its scheduler says it may go, sends what the writer
- * is given and hands each answer to the {@link WriteAnswers}, which says
- * what it calls for; then settles the publishes the write carried. It owns
- * the scheduler and the {@link ConnectionHealth}: whether the server can be
- * reached, and the writes in flight.
- */
-export class WriteLoop implements DueWrites {
-  /** Whether the server can be reached, since when not, and the probes meanwhile. */
-  private readonly health = new ConnectionHealth();
-  /** When each series' next write goes: it calls {@link send}. */
-  private readonly scheduler: WriteScheduler;
-  /** Writes in flight now, each holding one of the pool's connections while it lasts. */
-  private writesInFlight = 0;
-  /** What `flush()` is doing for each series it writes itself, whatever the budgets: one drain per series. */
-  private readonly drains = new Map<Series, Promise<void>>();
+/** How a write ended, and what its requests said of the server. */
+export type SentWrite =
+  /** The batch is on the server: its series' Event holds `count`. */
+  | {
+      readonly kind: 'written';
+      readonly created: boolean;
+      readonly count: number;
+      readonly event: SeriesEvent;
+      readonly uid: string | undefined;
+    }
   /**
-   * Series whose write found every connection busy: they wait here, in order, rather than in the
-   * connection pool, so that a rate lowered meanwhile (the server said it is overloaded) holds them too.
+   * It failed with `error`, its last request sent at `sentAt`: `failed`
+   * says what that calls for; `answered` when an earlier request of it
+   * got an answer (the server can be reached).
    */
-  private readonly waitingForConnection = new Set<Series>();
-  /** A drain waiting for the series' write in flight to end. */
-  private readonly writeEnded = new Map<Series, () => void>();
+  | {
+      readonly kind: 'failed';
+      readonly error: PublishError;
+      readonly failed: Failed;
+      readonly sentAt: number;
+      readonly answered: boolean;
+    };
+
+/**
+ * Sends one write of a series as it is given (batch and plan), then each
+ * request its answers call for, until the batch is written or its write
+ * failed, and hands back how it ended: the {@link WriteAnswers} say what
+ * each answer means, whoever sent it settles the publishes.
+ */
+export class WriteLoop {
   /** Said once: every new series would say it again. */
   private lookupRefusalLogged = false;
   private readonly logger = new Logger('EventRecorder');
 
-  constructor(private readonly parts: WriteLoopParts) {
-    this.scheduler = new WriteScheduler(parts.budget, parts.clock, this);
-  }
+  constructor(private readonly parts: WriteLoopParts) {}
 
-  /** Why and since when writes cannot reach the server; undefined while they can. */
-  get connectionDown(): ConnectionDown | undefined {
-    return this.health.down;
-  }
-
-  /** Occurrences queued now, not yet counted on the server. */
-  get queuedOccurrences(): number {
-    return this.parts.queue.occurrences;
-  }
-
-  /**
-   * Queues an occurrence of `series`, awaited by `awaited`, and schedules
-   * its write. Returns whether the caller waits for that write: it went on
-   * the wire at once, or the publish is settled already (refused for room,
-   * or while the server is unreachable); otherwise the write waits for a
-   * budget, a backoff, a write of the series on its way, or a connection.
-   */
-  enqueue(series: Series, occurrence: Occurrence, awaited: AwaitedPublish): boolean {
-    const now = occurrence.publishedAt;
-    const { batch, joined, evicted } = this.parts.queue.enqueue(series, occurrence, awaited);
-    if (evicted) this.drop(evicted, 'evicted');
-    if (!batch) {
-      this.dropOccurrence(occurrence, awaited, 'full');
-      return true;
-    }
-    if (joined) this.parts.outcomes.report('coalesced', occurrence, { count: batch.occurrences, now });
-    this.watch(series, awaited, now);
-    // A write past the pool's connections waits for the writes on their way, as one behind a budget does.
-    const sentNow = series.state === 'writing' && series.queue[0] === batch && this.writesInFlight <= POOL_CONNECTIONS;
-    return awaited.isSettled || sentNow;
-  }
-
-  /**
-   * Writes every queued occurrence now, whatever the budgets, retrying
-   * failed writes (soon, or after the server's `Retry-After`) until
-   * `deadline`, and waits for the writes in flight; drops what is left then.
-   */
-  async flush(deadline: number): Promise<void> {
-    await Promise.all(
-      [...this.parts.queue.withWork].map((series) => {
-        const running = this.drains.get(series);
-        if (running) return running;
-        const drain = this.drain(series, deadline).finally(() => this.drains.delete(series));
-        this.drains.set(series, drain);
-        return drain;
-      }),
-    );
-  }
-
-  /** A timer of the scheduler let the series' next write go. */
-  send(series: Series): void {
-    void this.write(series);
-  }
-
-  /** Sends the series' next write now if the scheduler lets it go; else the scheduler sends it when it may. */
-  private schedule(series: Series): void {
-    if (this.scheduler.schedule(series)) void this.write(series);
-  }
-
-  /**
-   * The occurrence queued in `series` is watched for its deadline. While
-   * the server is unreachable or the credentials fail, it is rejected at
-   * once as queued, unless it probes the server with its series' write.
-   */
-  private watch(series: Series, awaited: AwaitedPublish, now: number): void {
-    const { deadlines } = this.parts;
-    const draining = this.drains.has(series);
-    const down = this.health.down;
-    if (!down) {
-      deadlines.watch(awaited);
-      // A write that timed out or lost its answer holds nothing that delays this one: its retry goes now, with both.
-      if (retryNow(series)) this.scheduler.cancel(series);
-    } else if (
-      series.state !== 'writing' &&
-      !draining &&
-      this.health.tryProbe(now, this.writesInFlight) &&
-      probe(series)
-    ) {
-      // While the server is down, one publish now and then tries it itself, whatever the budgets (one write a
-      // probe interval, or a credentials' backoff, at most): the first publish after the fault ends resolves.
-      deadlines.watch(awaited);
-      this.scheduler.cancel(series);
-      void this.write(series);
-    } else {
-      heldByConnection(series, this.health.heldUntil(now) ?? now + retryDelay(1));
-      awaited.reject(this.downError());
-    }
-    if (!draining && !this.waitingForConnection.has(series)) this.schedule(series);
-  }
-
-  /** Sends the series' next write, and any the server's answer calls for, then schedules the next one. */
-  private async write(series: Series): Promise<void> {
-    const { clock, answers } = this.parts;
-    const now = clock.now();
-    const heldUntil = this.health.heldUntil(now);
-    if (heldUntil !== undefined) {
-      // The credentials failed: none of the recorder's writes tries them again before their backoff has passed.
-      heldByConnection(series, heldUntil);
-      if (!this.drains.has(series)) this.schedule(series);
-      return;
-    }
-    if (this.writesInFlight >= POOL_CONNECTIONS && !this.drains.has(series)) {
-      this.waitingForConnection.add(series);
-      return;
-    }
-    const started = answers.start(series, now);
-    if (!started) return;
-    this.writesInFlight++;
-    this.health.attempted(now);
-    await this.attempt(series, started.batch, started.plan);
-    this.writesInFlight--;
-    this.health.attempted(clock.now());
-    this.connectionFreed();
-    const drain = this.writeEnded.get(series);
-    if (drain) {
-      this.writeEnded.delete(series);
-      drain();
-    }
-    if (!this.drains.has(series)) this.schedule(series);
-  }
-
-  /** A connection is free: the first series waiting for one goes through the budgets again. */
-  private connectionFreed(): void {
-    const [next] = this.waitingForConnection;
-    if (next === undefined) return;
-    this.waitingForConnection.delete(next);
-    if (!this.drains.has(next)) this.schedule(next);
-  }
-
-  /** Sends `plan`, then each request the answers call for, until the batch is written or its write failed. */
-  private async attempt(series: Series, batch: Batch, plan: WritePlan): Promise<void> {
-    const { writer, answers, clock, budget } = this.parts;
+  async send(series: Series, batch: Batch, plan: WritePlan): Promise<SentWrite> {
+    const { writer, answers, clock } = this.parts;
     const startedAt = clock.now();
+    let answered = false;
     let resent = false;
     for (let requests = 1; ; requests++) {
       let result: WriteResult;
@@ -210,104 +67,19 @@ export class WriteLoop implements DueWrites {
           resent = true;
           continue;
         }
-        this.failed(series, batch, failure, failed, sentAt);
-        return;
+        return { kind: 'failed', error: failure, failed, sentAt, answered };
       }
-      this.answered();
-      budget.admitted(clock.now());
+      answered = true;
       if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
-      const answered = answers.settle(series, batch, result, requests, startedAt, clock.now());
-      if (answered.kind === 'failed') {
-        this.failed(series, batch, answered.error, answered.failed, startedAt);
-        return;
-      }
-      if (answered.kind === 'written') {
+      const next = answers.settle(series, batch, result, requests, startedAt, clock.now());
+      if (next.kind === 'failed')
+        return { kind: 'failed', error: next.error, failed: next.failed, sentAt: startedAt, answered };
+      if (next.kind === 'written') {
         const uid = 'state' in result ? result.state.uid : undefined;
-        const written = { name: answered.event.name, namespace: answered.event.namespace, uid };
-        this.parts.outcomes.report(answered.created ? 'created' : 'patched', batch.first, {
-          count: answered.count,
-          written,
-          trace: batch.trace,
-          now: clock.now(),
-        });
-        for (const waiter of [...batch.waiters]) waiter.resolve();
-        return;
+        return { kind: 'written', created: next.created, count: next.count, event: next.event, uid };
       }
-      plan = answered.plan;
-      if (answered.pauseMs > 0) await clock.pause(answered.pauseMs);
-    }
-  }
-
-  /** A write sent at `sentAt` failed with `error`, and the answers said what that calls for (`failed`). */
-  private failed(series: Series, batch: Batch, error: PublishError, failed: Failed, sentAt: number): void {
-    const now = this.parts.clock.now();
-    this.parts.outcomes.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
-    if (failed.load === 'overloaded') this.parts.budget.overloaded(sentAt, now);
-    else if (failed.load === 'admitted') this.parts.budget.admitted(now);
-    const wasDown = this.health.down !== undefined;
-    if (failed.connection === 'answered') this.answered();
-    else if (failed.connection === 'credentials-failed') this.credentialsFailed(error as PublishCredentialError, now);
-    else if (failed.connection === 'unreachable') this.health.unreachableNow(error as PublishApiError);
-    if (failed.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
-    else if (failed.kind === 'expired') this.drop(batch, 'expired', error);
-    if (!this.health.down) return;
-    // Publishes queued behind this write (a probe's occurrence joins the batch behind the one it sends) are told now.
-    const downError = this.downError();
-    this.rejectQueued(series, downError);
-    // Just found down: what waits elsewhere (for a budget, a backoff) would wait for a server that is not there.
-    if (!wasDown)
-      for (const other of this.parts.queue.withWork) if (other !== series) this.rejectQueued(other, downError);
-  }
-
-  /** Gives up a batch: its occurrences are counted and logged, and its waiters told. */
-  private drop(batch: Batch, cause: DropCause, lastError: unknown = batch.attempts.lastError): void {
-    const { first, attempts } = batch;
-    // What a read showed on the server already is not given up; what an earlier attempt may have put there, the error says.
-    const occurrences = batch.occurrences - attempts.landed;
-    const error = attempts.inDoubtBecause && !mayHaveApplied(lastError) ? attempts.inDoubtBecause : lastError;
-    const message = OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error);
-    this.logger.warn(message);
-    this.parts.outcomes.report('dropped', first, { count: occurrences, error, now: this.parts.clock.now() });
-    const dropped = new PublishError(message, { cause: error });
-    for (const waiter of [...batch.waiters]) waiter.reject(dropped);
-  }
-
-  /** An occurrence found no room in the queue (`maxPending`, `maxPendingBytes`): it is counted, logged and refused. */
-  private dropOccurrence(occurrence: Occurrence, awaited: AwaitedPublish, cause: DropCause): void {
-    const message = OCCURRENCES_DROPPED(1, occurrence.resource, occurrence.event, cause);
-    this.logger.warn(message);
-    this.parts.outcomes.report('dropped', occurrence, { count: 1, now: occurrence.publishedAt });
-    awaited.reject(new PublishError(message));
-  }
-
-  /** Rejects, as queued, the publishes awaiting the series' batches that are not on their way now. */
-  private rejectQueued(series: Series, error: PublishError): void {
-    const inFlight = series.state === 'writing' ? series.queue[0] : undefined;
-    for (const batch of series.queue) {
-      if (batch === inFlight || !batch.waiters.size) continue;
-      for (const waiter of [...batch.waiters]) waiter.reject(error);
-    }
-  }
-
-  /** The credentials failed: every series with work waits out their backoff, rather than start them again. */
-  private credentialsFailed(error: PublishCredentialError, now: number): void {
-    this.health.credentialsFailed(error, now);
-    const until = this.health.heldUntil(now)!;
-    for (const series of this.parts.queue.withWork) {
-      heldByConnection(series, until);
-      if (this.drains.has(series) || series.state === 'writing') continue;
-      this.scheduler.cancel(series);
-      this.schedule(series);
-    }
-  }
-
-  /** The server answered: if it was unreachable, the series backing off may write at once. */
-  private answered(): void {
-    if (!this.health.answered()) return;
-    for (const series of this.parts.queue.withWork) {
-      if (!serverBack(series) || this.drains.has(series)) continue;
-      this.scheduler.cancel(series);
-      this.schedule(series);
+      plan = next.plan;
+      if (next.pauseMs > 0) await clock.pause(next.pauseMs);
     }
   }
 
@@ -315,33 +87,5 @@ export class WriteLoop implements DueWrites {
     if (this.lookupRefusalLogged) return;
     this.lookupRefusalLogged = true;
     this.logger.warn(SERIES_LOOKUP_REFUSED(error));
-  }
-
-  /** Writes what the series has queued, whatever the budgets, until `deadline`; drops what is left then. */
-  private async drain(series: Series, deadline: number): Promise<void> {
-    const { clock, answers } = this.parts;
-    this.scheduler.cancel(series);
-    while (series.queue.length) {
-      const now = clock.now();
-      const retryAt = answers.flushRetryAt(series, this.health.heldUntil(now) ?? 0);
-      if (series.state === 'writing') await new Promise<void>((ended) => this.writeEnded.set(series, ended));
-      else if (now >= deadline) for (const batch of answers.dropQueued(series, now)) this.drop(batch, 'flush');
-      else if (retryAt > now) await clock.pause(Math.min(retryAt, deadline) - now);
-      else await this.write(series);
-    }
-  }
-
-  /** What a publish is rejected with at once while writes cannot reach the server: it stays queued. */
-  private downError(): PublishError {
-    const down = this.health.down!;
-    if (down.kind === 'unauthenticated')
-      return new PublishCredentialError(down.why.message, down.why.plugin, { queued: true, cause: down.why });
-    return new PublishUnreachableError(
-      SERVER_UNREACHABLE(new Date(down.since), down.why.message),
-      new Date(down.since),
-      {
-        cause: down.why,
-      },
-    );
   }
 }
