@@ -335,7 +335,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       : this.series.untracked(failure, publishedAt);
     const awaited = new AwaitedPublish(publishedAt + this.options.timeout);
     // Settled already, or its own write is on the wire: that write is the answer.
-    if (this.writes.enqueue(series, occurrence, awaited))
+    if (this.writes.dispatch(series, occurrence, awaited))
       return { scheduled: awaited.promise, written: awaited.promise };
     return { scheduled: Promise.resolve(), written: awaited.promise };
   }

@@ -31,13 +31,13 @@ function storeOf(maxSeries = 10, maxPending = 100, resume = false) {
     withWork: queue.withWork,
     acquire: index.acquire.bind(index),
     enqueue: queue.enqueue.bind(queue),
-    startWrite: answers.start.bind(answers),
+    startWrite: answers.takeWrite.bind(answers),
     // The first request of a write, answered at `now`.
     settle: (series: Series, batch: Batch, result: WriteResult, now: number) =>
-      answers.settle(series, batch, result, 1, now, now),
+      answers.applyAnswer(series, batch, result, 1, now, now),
     // A failure after the write was sent again once: what becomes of the batch.
     fail: (series: Series, batch: Batch, error: PublishError, now: number) => ({
-      kind: answers.fail(series, batch, error, true, now).kind,
+      kind: answers.applyFailure(series, batch, error, true, now).kind,
     }),
     forget(uid: string, failure: boolean | undefined, now: number) {
       const forgotten = index.forget(uid, failure, now);

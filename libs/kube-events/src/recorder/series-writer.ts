@@ -26,7 +26,7 @@ export class SeriesWriter {
   ) {}
 
   /** Sends `plan` for occurrences like `occurrence`, the latest of which was published in `trace`. */
-  send(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext): Promise<WriteResult> {
+  request(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext): Promise<WriteResult> {
     const write = () =>
       this.bounded((signal) => {
         if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal);
@@ -163,7 +163,7 @@ export class SeriesWriter {
       };
       timer = clock.after(this.timeout, expire, true);
     });
-    return Promise.race([work(controller.signal), aborted]).finally(() => clock.cancel(timer));
+    return Promise.race([work(controller.signal), aborted]).finally(() => clock.clear(timer));
   }
 }
 

@@ -70,7 +70,7 @@ export class WriteAnswers {
   ) {}
 
   /** Takes the series' next write, unless one is in flight or nothing is queued: a retry sends the same write. */
-  start(series: Series, now: number): StartedWrite | undefined {
+  takeWrite(series: Series, now: number): StartedWrite | undefined {
     const batch = this.queue.take(series);
     if (!batch) return undefined;
     const { attempts } = batch;
@@ -82,7 +82,7 @@ export class WriteAnswers {
    * Applies an answer to the `requests`-th request of a write that started
    * at `startedAt`.
    */
-  settle(
+  applyAnswer(
     series: Series,
     batch: Batch,
     result: WriteResult,
@@ -98,7 +98,7 @@ export class WriteAnswers {
     if (requests < 2) return { kind: 'again', plan: settled.plan, pauseMs: 0 };
     if (now - startedAt >= this.timeout) {
       const error = new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict');
-      return { kind: 'failed', error, failed: this.fail(series, batch, error, true, now) };
+      return { kind: 'failed', error, failed: this.applyFailure(series, batch, error, true, now) };
     }
     return { kind: 'again', plan: settled.plan, pauseMs: contentionDelay(requests - 1) };
   }
@@ -108,7 +108,7 @@ export class WriteAnswers {
    * write sends it again at once (`resent`: it was already); a transient
    * failure keeps the batch queued for a retry after a backoff.
    */
-  fail(series: Series, batch: Batch, error: PublishError, resent: boolean, now: number): Failed {
+  applyFailure(series: Series, batch: Batch, error: PublishError, resent: boolean, now: number): Failed {
     const { attempts } = batch;
     attempts.lastError = error;
     const verdict = connectionVerdict(error);

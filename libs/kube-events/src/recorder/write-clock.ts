@@ -26,7 +26,7 @@ export class WriteClock {
   }
 
   /** Stops a timer set with {@link after}. */
-  cancel(timer: NodeJS.Timeout | undefined): void {
+  clear(timer: NodeJS.Timeout | undefined): void {
     clearTimeout(timer);
   }
 }

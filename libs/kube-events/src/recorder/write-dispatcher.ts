@@ -76,7 +76,7 @@ export class WriteDispatcher implements DueWrites {
    * or while the server is unreachable); otherwise the write waits for a
    * budget, a backoff, a write of the series on its way, or a connection.
    */
-  enqueue(series: Series, occurrence: Occurrence, awaited: AwaitedPublish): boolean {
+  dispatch(series: Series, occurrence: Occurrence, awaited: AwaitedPublish): boolean {
     const now = occurrence.publishedAt;
     const { batch, joined, evicted } = this.parts.queue.enqueue(series, occurrence, awaited);
     if (evicted) this.parts.drops.drop(evicted, 'evicted');
@@ -85,7 +85,7 @@ export class WriteDispatcher implements DueWrites {
       return true;
     }
     if (joined) this.parts.outcomes.report('coalesced', occurrence, { count: batch.occurrences, now });
-    this.watch(series, awaited, now);
+    this.admit(series, awaited, now);
     // A write past the pool's connections waits for the writes on their way, as one behind a budget does.
     const sentNow = series.state === 'writing' && series.queue[0] === batch && this.writesInFlight <= POOL_CONNECTIONS;
     return awaited.isSettled || sentNow;
@@ -109,8 +109,8 @@ export class WriteDispatcher implements DueWrites {
   }
 
   /** A timer of the scheduler let the series' next write go. */
-  send(series: Series): void {
-    void this.write(series);
+  sendDue(series: Series): void {
+    void this.sendNext(series);
   }
 
   /**
@@ -118,7 +118,7 @@ export class WriteDispatcher implements DueWrites {
    * the server is unreachable or the credentials fail, it is rejected at
    * once as queued, unless it probes the server with its series' write.
    */
-  private watch(series: Series, awaited: AwaitedPublish, now: number): void {
+  private admit(series: Series, awaited: AwaitedPublish, now: number): void {
     const { deadlines } = this.parts;
     const draining = this.drains.has(series);
     if (!this.health.down) {
@@ -135,7 +135,7 @@ export class WriteDispatcher implements DueWrites {
       // probe interval, or a credentials' backoff, at most): the first publish after the fault ends resolves.
       deadlines.watch(awaited);
       this.scheduler.cancel(series);
-      void this.write(series);
+      void this.sendNext(series);
     } else {
       heldByConnection(series, this.health.heldUntil(now) ?? now + retryDelay(1));
       awaited.reject(this.downError());
@@ -145,11 +145,11 @@ export class WriteDispatcher implements DueWrites {
 
   /** Sends the series' next write now if the scheduler lets it go; else the scheduler sends it when it may. */
   private schedule(series: Series): void {
-    if (this.scheduler.schedule(series)) void this.write(series);
+    if (this.scheduler.schedule(series)) void this.sendNext(series);
   }
 
   /** Sends the series' next write through the write loop, settles its publishes, then schedules the next one. */
-  private async write(series: Series): Promise<void> {
+  private async sendNext(series: Series): Promise<void> {
     const { clock, answers } = this.parts;
     const now = clock.now();
     const heldUntil = this.health.heldUntil(now);
@@ -163,14 +163,14 @@ export class WriteDispatcher implements DueWrites {
       this.waitingForConnection.add(series);
       return;
     }
-    const started = answers.start(series, now);
+    const started = answers.takeWrite(series, now);
     if (!started) return;
     this.writesInFlight++;
     this.health.attempted(now);
     const sent = await this.parts.loop.send(series, started.batch, started.plan);
     this.writesInFlight--;
     this.health.attempted(clock.now());
-    this.settle(series, started.batch, sent);
+    this.settleWrite(series, started.batch, sent);
     this.connectionFreed();
     const drain = this.writeEnded.get(series);
     if (drain) {
@@ -181,7 +181,7 @@ export class WriteDispatcher implements DueWrites {
   }
 
   /** Applies what the write's answers said of the server, then settles the publishes it carried. */
-  private settle(series: Series, batch: Batch, sent: SentWrite): void {
+  private settleWrite(series: Series, batch: Batch, sent: SentWrite): void {
     const { outcomes, budget, clock } = this.parts;
     const now = clock.now();
     if (sent.kind === 'written' || sent.answered) this.answered();
@@ -261,7 +261,7 @@ export class WriteDispatcher implements DueWrites {
       if (series.state === 'writing') await new Promise<void>((ended) => this.writeEnded.set(series, ended));
       else if (now >= deadline) for (const batch of answers.dropQueued(series, now)) drops.drop(batch, 'flush');
       else if (retryAt > now) await clock.pause(Math.min(retryAt, deadline) - now);
-      else await this.write(series);
+      else await this.sendNext(series);
     }
   }
 

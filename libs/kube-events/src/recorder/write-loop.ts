@@ -59,10 +59,10 @@ export class WriteLoop {
       let result: WriteResult;
       const sentAt = clock.now();
       try {
-        result = await writer.send(batch.first, plan, batch.trace);
+        result = await writer.request(batch.first, plan, batch.trace);
       } catch (error) {
         const failure = error instanceof PublishError ? error : new PublishError(String(error), { cause: error });
-        const failed = answers.fail(series, batch, failure, resent, clock.now());
+        const failed = answers.applyFailure(series, batch, failure, resent, clock.now());
         if (failed.kind === 'resend') {
           resent = true;
           continue;
@@ -71,7 +71,7 @@ export class WriteLoop {
       }
       answered = true;
       if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
-      const next = answers.settle(series, batch, result, requests, startedAt, clock.now());
+      const next = answers.applyAnswer(series, batch, result, requests, startedAt, clock.now());
       if (next.kind === 'failed')
         return { kind: 'failed', error: next.error, failed: next.failed, sentAt: startedAt, answered };
       if (next.kind === 'written') {

@@ -16,7 +16,7 @@ const LINE_SERVICE_INTERVAL_MS = 100;
 /** Who sends a series' write once the scheduler says it may go: the write loop. */
 export interface DueWrites {
   /** Sends the series' next write now. */
-  send(series: Series): void;
+  sendDue(series: Series): void;
 }
 
 /**
@@ -26,7 +26,7 @@ export interface DueWrites {
  * one timer, for the recorder-wide budget, served in batches (see
  * {@link LINE_SERVICE_INTERVAL_MS}). It only says when: `schedule`
  * returns whether the write may go now, and a write that may go later is
- * given to `send` of the {@link DueWrites} when its timer fires; it knows
+ * given to `sendDue` of the {@link DueWrites} when its timer fires; it knows
  * nothing of the writer.
  */
 export class WriteScheduler {
@@ -58,7 +58,7 @@ export class WriteScheduler {
     if (wait > 0) {
       const timer = this.clock.after(wait, () => {
         this.timers.delete(series);
-        if (this.schedule(series)) this.due.send(series);
+        if (this.schedule(series)) this.due.sendDue(series);
       });
       this.timers.set(series, timer);
       return false;
@@ -71,7 +71,7 @@ export class WriteScheduler {
 
   /** Stops scheduling the series, as when `flush()` writes it itself. */
   cancel(series: Series): void {
-    this.clock.cancel(this.timers.get(series));
+    this.clock.clear(this.timers.get(series));
     this.timers.delete(series);
     this.line.delete(series);
   }
@@ -87,7 +87,7 @@ export class WriteScheduler {
       for (const series of this.line) {
         if (this.budget.msUntilRecorderWrite(this.clock.now()) > 0) break;
         this.line.delete(series);
-        if (this.schedule(series, true)) this.due.send(series);
+        if (this.schedule(series, true)) this.due.sendDue(series);
       }
       this.armLineTimer();
     });
