@@ -1,5 +1,5 @@
 import type { PublishApiError, PublishCredentialError } from '../errors.js';
-import { backoffMs } from './retry-backoff.js';
+import { credentialRetryDelay } from './retry-backoff.js';
 
 /**
  * How long after the last attempt, at least, a publish made while the
@@ -8,15 +8,6 @@ import { backoffMs } from './retry-backoff.js';
  * resolves; long enough that an outage costs a few requests a second.
  */
 const PROBE_INTERVAL_MS = 100;
-
-/**
- * How long no write tries the credentials again after they failed,
- * doubling from `initialMs` up to `maxMs` while they keep failing. Each try
- * may start the kubeconfig's exec plugin (a process, often a call to a
- * cloud's identity service): a failing one costs a run every `maxMs` at
- * most, and a fixed one is used within `maxMs`.
- */
-const CREDENTIAL_BACKOFF = Object.freeze({ initialMs: 500, factor: 2, maxMs: 10_000 });
 
 /** Why writes cannot reach the server now, and since when (epoch ms). */
 export type ConnectionDown =
@@ -38,7 +29,7 @@ export type ConnectionDown =
  * - `unreachable`: publishes are rejected at once as queued, but for one
  *   probe at a time, a {@link PROBE_INTERVAL_MS} after the last attempt;
  * - `unauthenticated`: no write tries the credentials again before
- *   `retryAt` ({@link CREDENTIAL_BACKOFF}); publishes meanwhile are
+ *   `retryAt` (`credentialRetryDelay`); publishes meanwhile are
  *   rejected at once as queued, and the first one after `retryAt` tries them.
  */
 export class ConnectionHealth {
@@ -74,7 +65,7 @@ export class ConnectionHealth {
     // Writes sent before the backoff began shared the run that failed (one authentication at a time): one failure.
     if (previous && now < previous.retryAt) return;
     const failures = (previous?.failures ?? 0) + 1;
-    const retryAt = now + backoffMs(CREDENTIAL_BACKOFF, failures);
+    const retryAt = now + credentialRetryDelay(failures);
     this.state = { kind: 'unauthenticated', since: previous?.since ?? Date.now(), why, failures, retryAt };
   }
 

@@ -27,8 +27,22 @@ export function contentionDelay(rounds: number): number {
   return Math.ceil(Math.random() * backoffMs(CONTENTION_BACKOFF, rounds));
 }
 
+/**
+ * How long no write tries the credentials again after they failed,
+ * doubling from `initialMs` up to `maxMs` while they keep failing. Each try
+ * may start the kubeconfig's exec plugin (a process, often a call to a
+ * cloud's identity service): a failing one costs a run every `maxMs` at
+ * most, and a fixed one is used within `maxMs`.
+ */
+const CREDENTIAL_BACKOFF = Object.freeze({ initialMs: 500, factor: 2, maxMs: 10_000 });
+
+/** How long no write tries the credentials again after their `failures`-th failure in a row. */
+export function credentialRetryDelay(failures: number): number {
+  return backoffMs(CREDENTIAL_BACKOFF, failures);
+}
+
 /** A doubling backoff after `failures` failed tries in a row: `initialMs`, times `factor` each time, up to `maxMs`. */
-export function backoffMs(
+function backoffMs(
   { initialMs, factor, maxMs }: { readonly initialMs: number; readonly factor: number; readonly maxMs: number },
   failures: number,
 ): number {
