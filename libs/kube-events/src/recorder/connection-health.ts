@@ -23,8 +23,8 @@ export type ConnectionDown =
     };
 
 /**
- * The recorder's view of its connection to the API server; the write loop
- * owns it, and `WriteAnswers` says which failures change it:
+ * The recorder's view of its connection to the API server; the write
+ * dispatcher owns it, and `WriteAnswers` says which failures change it:
  * - reachable: writes go out as their series and budgets allow;
  * - `unreachable`: publishes are rejected at once as queued, but for one
  *   probe at a time, a {@link PROBE_INTERVAL_MS} after the last attempt;

@@ -1,7 +1,7 @@
 /**
  * Where a series' writes stand, and every move between states: the one
- * place that changes them. The write queue, the write accounting and the
- * write loop apply these as writes start and come back; the scheduler only
+ * place that changes them. The write queue, the write answers and the
+ * dispatcher apply these as writes start and come back; the scheduler only
  * reads `state` and `retryAt` to know when the next write may go.
  *
  * | state            | means                                                          | left by                                                     |

@@ -8,8 +8,8 @@ import { WriteRate } from './write-rate.js';
  * client-go's spam filter, kept with the object's series (so it is bounded
  * with them), and one for the whole recorder, so that a storm over many
  * objects cannot flood the API server. The recorder-wide budget's rate
- * follows what the server admits ({@link WriteRate}): the write loop tells
- * it of each answer.
+ * follows what the server admits ({@link WriteRate}): the write dispatcher
+ * tells it of each write's answers.
  */
 export class WriteBudget {
   private readonly recorderWide: TokenBucket;

@@ -13,7 +13,7 @@ import type { WriteClock } from './write-clock.js';
  */
 const LINE_SERVICE_INTERVAL_MS = 100;
 
-/** Who sends a series' write once the scheduler says it may go: the write loop. */
+/** Who sends a series' write once the scheduler says it may go: the write dispatcher. */
 export interface DueWrites {
   /** Sends the series' next write now. */
   sendDue(series: Series): void;
