@@ -13,7 +13,7 @@ import { WriteQueue } from './write-queue.js';
 
 const WINDOW = 1_000;
 
-/** The series, their queue and their accounting, put together as the recorder does. */
+/** The series, their queue and the answers to their writes, put together as the recorder does. */
 function storeOf(maxSeries = 10, maxPending = 100, resume = false) {
   const index = new SeriesIndex({ window: WINDOW, maxSeries, resume });
   const queue = new WriteQueue(maxPending);
@@ -81,7 +81,7 @@ function publish(store: SeriesStore, uid: string, now: number, failure = false):
   return series;
 }
 
-describe('series bookkeeping: the index, the write queue and the accounting of writes', () => {
+describe('series bookkeeping: the index, the write queue and the write answers', () => {
   describe('bounds', () => {
     it('returns the same series for the same key while it is current', () => {
       const store = storeOf();
