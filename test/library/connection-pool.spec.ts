@@ -1,6 +1,7 @@
 // One pool of keep-alive connections per recorder, over TLS, with every
 // authentication client-node supports still refreshing its credentials.
 // client-node alone opens a connection (and a TLS handshake) per request.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,7 +119,7 @@ describe('connections to the API server', () => {
 
     await writeFile(tokenFile, 'token-2');
     server.acceptToken('token-2');
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await sleep(700);
     await recorder.publish(object('a'), failed);
 
     expect(server.requests.map((request) => request.headers.authorization)).toEqual([
@@ -168,7 +169,7 @@ describe('connections to the API server', () => {
 
     // The recorder keeps retrying, still with the CA it read a moment ago.
     await writeFile(caFile, TLS_CERTIFICATE);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await sleep(1_500);
     expect(server.events()).toHaveLength(0);
 
     jest.useFakeTimers({ doNotFake: [...EVERYTHING_BUT_DATE], now: Date.now() + 61_000 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   EventRecorder,
@@ -200,7 +201,7 @@ describe('EventRecorder against an API server', () => {
   it('creates a new Event once the series window has passed', async () => {
     const recorder = recorderWith({ seriesWindow: 50 });
     await recorder.publish(configMap('app-config'), failed);
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await sleep(80);
     await recorder.publish(configMap('app-config'), failed);
     expect(server.seriesWrites()).toEqual(['POST', 'POST']);
   });
@@ -263,7 +264,7 @@ describe('EventRecorder against an API server', () => {
     const hung = recorder.publish(configMap('app-config'), failed);
     await server.waitForRequests(2);
     // Half-way through the hung write's timeout: the retry that carries it has the rest of its own to land.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await sleep(150);
     const waiting = recorder.publish(configMap('app-config'), failed);
     await expect(hung).rejects.toMatchObject({ name: 'PublishTimeoutError', queued: true });
     // The aborted patch goes again at once, with the same precondition, counting the publish that waited.

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   context,
   createTraceState,
@@ -48,7 +49,7 @@ async function inSpan(name: string, work: () => Promise<unknown>): Promise<Span>
 class FailingReconciler {
   @PublishesFailures()
   async reconcile(object: KubernetesObject): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
     throw new Error(`source of ${object.metadata?.name} is missing`);
   }
 }

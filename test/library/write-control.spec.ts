@@ -1,10 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, type EventsWriter, type KubeEvent, type PublishOutcome } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
 import { flush } from '../support/flush.js';
+import { muteLogger } from '../support/logged-lines.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
 
@@ -98,7 +99,7 @@ describe('write control', () => {
   });
 
   it('drops, counts and logs occurrences only past maxPending', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     const recorder = recorderWith({
       writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 1 },
     });
@@ -184,7 +185,7 @@ describe('write control', () => {
     const waiting = Array.from({ length: 2_000 }, (_, i) =>
       recorder.publish(object(`wait-${i}`), failed).catch(() => undefined),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     const elapsedSeconds = (performance.now() - started) / 1_000;
     const armed = timers.mock.calls.length;
     timers.mockRestore();
@@ -215,7 +216,7 @@ describe('write control', () => {
     const waiting = Array.from({ length: 500 }, (_, i) =>
       recorder.publish(object(`batch-${i}`), failed).catch(() => undefined),
     );
-    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    await sleep(waitMs);
     const elapsedMs = performance.now() - started;
     const sent = [...sentAt];
     await recorder.flush();
@@ -255,7 +256,7 @@ describe('write control', () => {
   });
 
   it('bounds flush() by the timeout when the server does not answer, dropping what is left', async () => {
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
     const recorder = recorderWith({
       timeout: 200,
       writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 },
@@ -276,7 +277,7 @@ describe('write control', () => {
   });
 
   it('ends flush() within its bound during an outage, saying what it could not write', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     const recorder = recorderWith({ timeout: 300 });
     await recorder.publish(object('a'), failed);
     server.outage(10_000);
@@ -311,7 +312,7 @@ describe('write control', () => {
   });
 
   it('holds at most twice maxPending first writes of new objects waiting for the recorder-wide budget', async () => {
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
     const recorder = recorderWith({ writeControl: { qps: 1, burst: 1, maxPending: 10 } });
     const refused: unknown[] = [];
     // One write goes at once (the burst); first writes wait for the budget up to twice maxPending, and no more.
@@ -329,7 +330,7 @@ describe('write control', () => {
   });
 
   it('keeps one noisy series from using up maxPending for the others', async () => {
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
     const recorder = recorderWith({
       writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 10 },
     });
@@ -351,7 +352,7 @@ describe('write control', () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
     for (let i = 0; i < 5; i++) {
       void recorder.publishFailure(object('flapping'), failed).catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
       recorder.forgetFailures(object('flapping'));
     }
     // Two writes within the burst; the later failures wait for the budget (or the maximum delay).

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { PublishApiError, PublishError, type KubeEvent, type PublishOutcome } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
+import { muteLogger } from '../support/logged-lines.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
 
@@ -23,7 +23,7 @@ describe('write rate under throttling', () => {
   const { recorderWith, shutDown } = recordersOf(() => server);
 
   beforeEach(async () => {
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
     server = await FakeApiServer.start();
   });
   afterEach(async () => {
