@@ -4,13 +4,13 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { Injectable } from '@nestjs/common';
-import { Test, type TestingModule } from '@nestjs/testing';
+import type { TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
-import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { EventRecorder, PublishesFailures } from 'nestjs-kube-events';
+import type { FakeApiServer } from '../support/fake-api-server/index.js';
 import { CREDENTIAL_FORMS, survivingParts } from '../support/credential-forms.js';
 import { configMap, syncFailed } from '../support/objects.js';
-import { captureLogLines } from '../support/logged-lines.js';
+import { startLoggingApplication } from '../support/logging-application.js';
 
 const spans = new InMemorySpanExporter();
 const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
@@ -68,21 +68,8 @@ describe('credentials in every channel a note or an error leaves by', () => {
     await provider.shutdown();
   });
   beforeEach(async () => {
-    server = await FakeApiServer.start();
     spans.reset();
-    lines = captureLogLines(['log', 'warn']);
-    app = await Test.createTestingModule({
-      imports: [
-        KubeEventsModule.forRoot({
-          reporter: { controller: 'widgets' },
-          kubeConfig: server.kubeConfig(),
-          metrics: false,
-          logEvents: true,
-        }),
-      ],
-      providers: [QuotingReconciler],
-    }).compile();
-    await app.init();
+    ({ server, app, lines } = await startLoggingApplication([QuotingReconciler], ['log', 'warn']));
   });
   afterEach(async () => {
     await app.close();
