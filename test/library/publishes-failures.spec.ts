@@ -160,6 +160,29 @@ describe('@PublishesFailures', () => {
     expect(server.events()).toMatchObject([{ reason: 'ReconcileFailed', note: 'transient failure' }]);
   });
 
+  it('skips a request-scoped provider with one warning at start-up, and says nothing more when its method runs', async () => {
+    @Injectable({ scope: Scope.REQUEST })
+    class PerRequestReconciler {
+      @PublishesFailures()
+      async reconcile(_widget: Widget): Promise<void> {
+        throw new Error('per-request failure');
+      }
+    }
+    const warn = muteLogger('warn');
+    app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig })],
+      providers: [PerRequestReconciler],
+    }).compile();
+    await app.init();
+    const perRequest = await app.resolve(PerRequestReconciler);
+    await expect(perRequest.reconcile(widget())).rejects.toThrow('per-request failure');
+    await expect(perRequest.reconcile(widget())).rejects.toThrow('per-request failure');
+    expect(warn.mock.calls.map(([line]) => String(line))).toEqual([
+      expect.stringMatching(/^@PublishesFailures is ignored on request-scoped provider PerRequestReconciler/),
+    ]);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('folds repeated failures and starts a new Event after a success', async () => {
     await start();
     const recorder = app.get(EventRecorder);
