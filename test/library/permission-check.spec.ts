@@ -18,12 +18,10 @@ import { KubeEventsHealthIndicator } from 'nestjs-kube-events/terminus';
 import { FakeApiServer, type AccessReview } from '../support/fake-api-server/index.js';
 import { eventually } from '../support/eventually.js';
 import { muteLogger } from '../support/logged-lines.js';
+import { configMap } from '../support/objects.js';
 
-const inNamespace = (namespace: string, name = 'app') => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace, uid: `uid-${namespace}-${name}` },
-});
+const inNamespace = (namespace: string, name = 'app') =>
+  configMap(name, { namespace, uid: `uid-${namespace}-${name}` });
 const synced = { type: 'Normal' as const, reason: 'Synced', action: 'Sync' };
 const reporter = { controller: 'example.com/widgets' };
 
