@@ -10,8 +10,6 @@ import {
   type SpanContext,
   type TraceState,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import 'reflect-metadata';
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -25,12 +23,13 @@ import {
 } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { inMemoryTracing, traceGloballyWith } from '../support/in-memory-tracing.js';
 
 const TRACEPARENT = 'tracing.k8s.io/traceparent';
 const TRACESTATE = 'tracing.k8s.io/tracestate';
 
-const spans = new InMemorySpanExporter();
-const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
+const tracing = inMemoryTracing();
+const { spans, provider } = tracing;
 const tracer = provider.getTracer('reconciler');
 
 /** Runs `work` in a new active span, as an instrumented reconcile would, and says which span it was. */
@@ -101,18 +100,9 @@ describe('trace context on Events', () => {
   };
   const stored = (): StoredEvent[] => server.events('default');
 
-  beforeAll(() => {
-    trace.setGlobalTracerProvider(provider);
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  });
-  afterAll(async () => {
-    trace.disable();
-    context.disable();
-    await provider.shutdown();
-  });
+  traceGloballyWith(tracing);
   beforeEach(async () => {
     server = await FakeApiServer.start();
-    spans.reset();
   });
   afterEach(async () => {
     await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
