@@ -6,10 +6,10 @@ import {
   PublishApiError,
   PublishTimeoutError,
   type KubeEvent,
-  type KubeEventsModuleOptions,
 } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { configMap } from '../support/objects.js';
+import { recordersOf } from '../support/fake-server-recorders.js';
 
 const CONTROLLER = 'example.com/widget-controller';
 const EVENTS = '/apis/events.k8s.io/v1/namespaces';
@@ -22,23 +22,15 @@ const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync
 
 describe('EventRecorder against an API server', () => {
   let server: FakeApiServer;
-  const recorders: EventRecorder[] = [];
-
-  const recorderWith = (options: Partial<KubeEventsModuleOptions> = {}) => {
-    const recorder = new EventRecorder({
-      reporter: { controller: CONTROLLER, instance: 'widget-controller-0' },
-      kubeConfig: server.kubeConfig(),
-      ...options,
-    });
-    recorders.push(recorder);
-    return recorder;
-  };
+  const { recorderWith, shutDown } = recordersOf(() => server, {
+    reporter: { controller: CONTROLLER, instance: 'widget-controller-0' },
+  });
 
   beforeEach(async () => {
     server = await FakeApiServer.start();
   });
   afterEach(async () => {
-    await Promise.all(recorders.splice(0).map((recorder) => recorder.flush()));
+    await shutDown();
     await server.close();
   });
 

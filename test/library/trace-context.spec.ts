@@ -14,16 +14,11 @@ import 'reflect-metadata';
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import {
-  EventRecorder,
-  KubeEventsModule,
-  PublishesFailures,
-  type KubeEvent,
-  type KubeEventsModuleOptions,
-} from 'nestjs-kube-events';
+import { EventRecorder, KubeEventsModule, PublishesFailures, type KubeEvent } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { inMemoryTracing, traceGloballyWith } from '../support/in-memory-tracing.js';
+import { recordersOf } from '../support/fake-server-recorders.js';
 
 const TRACEPARENT = 'tracing.k8s.io/traceparent';
 const TRACESTATE = 'tracing.k8s.io/tracestate';
@@ -88,16 +83,7 @@ const writeSpans = () =>
 
 describe('trace context on Events', () => {
   let server: FakeApiServer;
-  const recorders: EventRecorder[] = [];
-  const recorderWith = (options: Partial<KubeEventsModuleOptions> = {}) => {
-    const recorder = new EventRecorder({
-      reporter: { controller: 'widgets' },
-      kubeConfig: server.kubeConfig(),
-      ...options,
-    });
-    recorders.push(recorder);
-    return recorder;
-  };
+  const { recorderWith, shutDown } = recordersOf(() => server);
   const stored = (): StoredEvent[] => server.events('default');
 
   traceGloballyWith(tracing);
@@ -105,7 +91,7 @@ describe('trace context on Events', () => {
     server = await FakeApiServer.start();
   });
   afterEach(async () => {
-    await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
+    await shutDown();
     await server.close();
   });
 
