@@ -195,11 +195,8 @@ class Scenario {
     return this.mirrors.ready(this.namespace, this.name);
   }
 
-  async createSource(data: Record<string, string>): Promise<V1ConfigMap> {
-    return this.core.createNamespacedConfigMap({
-      namespace: this.namespace,
-      body: { metadata: { name: this.name, namespace: this.namespace }, data },
-    });
+  createSource(data: Record<string, string>): Promise<V1ConfigMap> {
+    return this.mirrors.createConfigMap(this.namespace, this.name, data);
   }
 
   /** The Events about the ConfigMirror (by uid), oldest first. */
@@ -682,10 +679,6 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       return name;
     }
 
-    async function configMap(namespace: string, name: string, data: Record<string, string>): Promise<void> {
-      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace }, data } });
-    }
-
     async function createMirror(namespace: string, name: string, spec: ConfigMirror['spec']): Promise<void> {
       await configMirrors.create(namespace, name, spec);
       mirrors.push({ namespace, name });
@@ -735,7 +728,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       const tenant = await namespace('tenant');
       const other = await namespace('other');
       const target = await namespace('target', { [acceptMirrorsFromLabel(tenant)]: 'true' });
-      await configMap(other, 'present', { password: 'hunter2' });
+      await configMirrors.createConfigMap(other, 'present', { password: 'hunter2' });
       await createMirror(tenant, 'reads-present', {
         sourceName: 'present',
         sourceNamespace: other,
@@ -775,8 +768,8 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       // It accepts mirrors, but from another namespace; and holds a ConfigMap of the source's name.
       const closed = await namespace('closed', { [acceptMirrorsFromLabel('someone-else')]: 'true' });
       const missing = `missing-${suffix()}`;
-      await configMap(closed, 'app-config', { theirs: 'yes' });
-      await configMap(tenant, 'app-config', { greeting: 'hello' });
+      await configMirrors.createConfigMap(closed, 'app-config', { theirs: 'yes' });
+      await configMirrors.createConfigMap(tenant, 'app-config', { greeting: 'hello' });
       await createMirror(tenant, 'app-config', { sourceName: 'app-config', targetNamespaces: [open, closed, missing] });
 
       const label = acceptMirrorsFromLabel(tenant);
@@ -817,7 +810,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       await startWith({ retryBaseDelayMs: 60_000, retryMaxDelayMs: 60_000 }, 'e2e-rules');
       const tenant = await namespace('tenant');
       const later = await namespace('later');
-      await configMap(tenant, 'app-config', { greeting: 'hello' });
+      await configMirrors.createConfigMap(tenant, 'app-config', { greeting: 'hello' });
       await createMirror(tenant, 'app-config', { sourceName: 'app-config', targetNamespaces: [later] });
       const [warning] = await warnings(tenant, 'app-config');
       expect(warning.note).toContain(`target namespace ${later} does not accept mirrors from ${tenant}`);
@@ -835,7 +828,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       const tenant = await namespace('tenant');
       const other = await namespace('other');
       const target = await namespace('target');
-      await configMap(other, 'shared', { greeting: 'from afar' });
+      await configMirrors.createConfigMap(other, 'shared', { greeting: 'from afar' });
       await createMirror(tenant, 'shared', {
         sourceName: 'shared',
         sourceNamespace: other,

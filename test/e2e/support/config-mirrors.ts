@@ -48,6 +48,11 @@ export class ConfigMirrors {
     return deleteConfigMirror(this.customObjects, namespace, name);
   }
 
+  /** Creates the ConfigMap `namespace/name` with `data`: a mirror's source, or what a copy must not overwrite. */
+  createConfigMap(namespace: string, name: string, data: Record<string, string>): Promise<V1ConfigMap> {
+    return this.core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace }, data } });
+  }
+
   /** A ConfigMap, or `undefined` when there is none. */
   async configMap(namespace: string, name: string): Promise<V1ConfigMap | undefined> {
     try {
