@@ -6,49 +6,16 @@
 // KubeEventsModule.forRoot and the default options; the Events are read back
 // through the API.
 import 'reflect-metadata';
-import { Injectable, type LoggerService } from '@nestjs/common';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { CoreV1Api, KubeConfig, type EventsV1Event, type KubernetesObject } from '@kubernetes/client-node';
-import { KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
-import { serviceAccountKubeConfig, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
+import { CoreV1Api, type EventsV1Event } from '@kubernetes/client-node';
+import { serviceAccountKubeConfig } from '../../tools/control-plane/control-plane.js';
 import { freePort } from '../../tools/control-plane/free-port.js';
-import { CONTROLLER, Scratch } from './support/library-fixtures.js';
-
-@Injectable()
-class WidgetReconciler {
-  /** What the next reconcile does; it fails. */
-  work: () => Promise<unknown> = async () => undefined;
-
-  @PublishesFailures()
-  async reconcile(_object: KubernetesObject): Promise<void> {
-    await this.work();
-  }
-}
-
-/** Every line Nest's Logger was given. */
-class CapturedLogs implements LoggerService {
-  readonly lines: string[] = [];
-  log = (message: unknown) => this.lines.push(String(message));
-  warn = (message: unknown) => this.lines.push(String(message));
-  error = (message: unknown) => this.lines.push(String(message));
-  debug = (message: unknown) => this.lines.push(String(message));
-  verbose = (message: unknown) => this.lines.push(String(message));
-}
+import type { Scratch } from './support/library-fixtures.js';
+import { failingReconcilerPerTest, type WidgetReconciler } from './support/failing-reconciler.js';
+import { kubeConfigWith } from './support/kube-config-with.js';
+import type { CapturedLogs } from '../support/captured-logs.js';
+import { lastProbe } from '../support/eventually.js';
 
 const MAX_NOTE_BYTES_OF_API_ERRORS = 300;
-
-/** A KubeConfig for the shared API server with another user, or another server. */
-function kubeConfigWith(admin: KubeConfig, changes: { token?: string; server?: string }): KubeConfig {
-  const cluster = admin.getCurrentCluster()!;
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ ...cluster, name: 'cluster', server: changes.server ?? cluster.server }],
-    users: [{ name: 'user', token: changes.token ?? admin.getCurrentUser()!.token }],
-    contexts: [{ name: 'context', cluster: 'cluster', user: 'user' }],
-    currentContext: 'context',
-  });
-  return kubeConfig;
-}
 
 function countOf(event: EventsV1Event): number {
   return event.series?.count ?? 1;
@@ -56,33 +23,9 @@ function countOf(event: EventsV1Event): number {
 
 describe('failure notes on the real API server', () => {
   let scratch: Scratch;
-  let app: TestingModule | undefined;
   let reconciler: WidgetReconciler;
   let logs: CapturedLogs;
-
-  beforeEach(async () => {
-    scratch = await Scratch.create(sharedControlPlane().kubeConfig(), 'failure-notes-e2e');
-    logs = new CapturedLogs();
-    app = await Test.createTestingModule({
-      imports: [
-        KubeEventsModule.forRoot({
-          reporter: { controller: CONTROLLER, instance: 'pod-0' },
-          kubeConfig: scratch.admin,
-          logEvents: true,
-        }),
-      ],
-      providers: [WidgetReconciler],
-    })
-      .setLogger(logs)
-      .compile();
-    await app.init();
-    reconciler = app.get(WidgetReconciler);
-  });
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-    await scratch?.cleanup();
-  });
+  failingReconcilerPerTest('failure-notes-e2e', (started) => ({ scratch, reconciler, logs } = started));
 
   /** Reconciles a fresh ConfigMap `times` times, each failing with what `work` throws, and returns its Events. */
   async function failRepeatedly(times: number, work: () => Promise<unknown>): Promise<EventsV1Event[]> {
@@ -91,12 +34,11 @@ describe('failure notes on the real API server', () => {
     for (let attempt = 0; attempt < times; attempt++) await expect(reconciler.reconcile(object)).rejects.toBeDefined();
     // A failure whose write waited (behind the write of its series on its way) is counted on the server within
     // maxDelay, after its reconcile returned: read until every failure is counted, or for a few seconds.
-    const until = Date.now() + 10_000;
-    for (;;) {
-      const events = await scratch.eventsAbout(object);
-      if (events.reduce((sum, event) => sum + countOf(event), 0) >= times || Date.now() > until) return events;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    return lastProbe(
+      () => scratch.eventsAbout(object),
+      (events) => events.reduce((sum, event) => sum + countOf(event), 0) >= times,
+      { timeoutMs: 10_000, everyMs: 100 },
+    );
   }
 
   /** Exactly one Event, counting all 20 failures, whose note is one line of at most 300 bytes. */

@@ -3,7 +3,6 @@
 // namespace gives no such line; a publish into a namespace without the binding names that namespace. The
 // terminus health indicator follows. Each test has fresh namespaces, removed afterwards.
 import 'reflect-metadata';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { Logger, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
@@ -25,22 +24,13 @@ import {
 } from '../../tools/control-plane/control-plane.js';
 import { CONTROLLER, Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
 import { publisherRbac } from './support/publisher-rbac.js';
+import { eventually } from '../support/eventually.js';
+import { muteLogger } from '../support/logged-lines.js';
 
 const synced: KubeEvent = { type: 'Normal', reason: 'Synced', action: 'Sync', note: 'in sync' };
 
 @Module({ imports: [TerminusModule], providers: [KubeEventsHealthIndicator] })
 class HealthModule {}
-
-/** Polls `probe` until it returns something truthy, for at most `timeoutMs`. */
-async function eventually<T>(probe: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe('the permission check on the real API server', () => {
   let cp: ControlPlane;
@@ -62,12 +52,12 @@ describe('the permission check on the real API server', () => {
     return app;
   };
   const startedUp = (app: TestingModule) =>
-    eventually(() => app.get(KubeEventsHealth).state().permissions.scope !== 'pending', 'the start-up review');
+    eventually('the start-up review', () => app.get(KubeEventsHealth).state().permissions.scope !== 'pending');
 
   beforeEach(async () => {
     cp = sharedControlPlane();
     scratch = await Scratch.create(cp.kubeConfig(), 'permission-e2e-a');
-    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    warn = muteLogger('warn');
   });
   afterEach(async () => {
     await Promise.all(apps.splice(0).map((app) => app.close()));
@@ -80,7 +70,7 @@ describe('the permission check on the real API server', () => {
     const sa = await serviceAccountKubeConfig(cp, { namespace: a, name: 'no-rights' });
     const app = await start(sa.kubeConfig);
 
-    const [line, ...more] = await eventually(() => permissionLines().length > 0 && permissionLines(), 'the warn line');
+    const [line, ...more] = await eventually('the warn line', () => permissionLines().length > 0 && permissionLines());
     expect(more).toEqual([]);
     expect(line).toContain(`may not create, get, patch events in API group events.k8s.io in namespace "${a}"`);
     expect(line).toContain('(nor cluster-wide)');
@@ -126,7 +116,7 @@ describe('the permission check on the real API server', () => {
 
     const refused = await rejectionOf(app.get(EventRecorder).publish(inB, synced));
     expect(refused).toBeInstanceOf(PublishApiError);
-    const [line, ...more] = await eventually(() => permissionLines().length > 0 && permissionLines(), 'the warn line');
+    const [line, ...more] = await eventually('the warn line', () => permissionLines().length > 0 && permissionLines());
     expect(more).toEqual([]);
     expect(line).toContain(`may not create, get, patch events in API group events.k8s.io in namespace "${b}"`);
     expect(line).not.toContain(`"${a}"`);

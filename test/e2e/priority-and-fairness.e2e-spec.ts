@@ -8,7 +8,6 @@
 // server rejects: at most 100 of its writes are answered 429.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { PublishApiError, PublishError, type KubeEvent, type PublishOutcome } from 'nestjs-kube-events';
 import {
@@ -18,6 +17,7 @@ import {
 } from '../../tools/control-plane/control-plane.js';
 import { Scratch, retrying } from './support/library-fixtures.js';
 import { publisherRbac } from './support/publisher-rbac.js';
+import { muteLogger } from '../support/logged-lines.js';
 
 const OBJECTS = 200;
 const PUBLISHES = 25;
@@ -75,7 +75,7 @@ describe('EventRecorder under API Priority and Fairness throttling', () => {
   let level: string;
 
   beforeEach(async () => {
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
     cp = sharedControlPlane();
     scratch = await Scratch.create(cp.kubeConfig(), 'apf-e2e');
     level = `kube-events-${scratch.namespace}`;

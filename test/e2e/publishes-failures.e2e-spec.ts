@@ -9,6 +9,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, InjectEventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
 import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { CONTROLLER, MICRO_TIME, Scratch } from './support/library-fixtures.js';
+import { lastProbe } from '../support/eventually.js';
 
 @Injectable()
 class MirrorReconciler {
@@ -123,12 +124,11 @@ describe('@PublishesFailures in a Nest application against the real API server',
     reconciler.failWith = error;
     expect(() => reconciler.check('x', informerItem)).toThrow(error);
 
-    const deadline = Date.now() + 5_000;
-    let events = await scratch.allEvents();
-    while (events.length === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      events = await scratch.allEvents();
-    }
+    const events = await lastProbe(
+      () => scratch.allEvents(),
+      (found) => found.length > 0,
+      { timeoutMs: 5_000, everyMs: 50 },
+    );
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       reason: 'CheckFailed',

@@ -7,7 +7,6 @@
 // removed afterwards.
 import { readFileSync } from 'node:fs';
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import { fileURLToPath } from 'node:url';
 import { type KubeEvent, PublishApiError } from 'nestjs-kube-events';
 import {
@@ -17,6 +16,7 @@ import {
 } from '../../tools/control-plane/control-plane.js';
 import { Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
 import { ROLE_NAME, SHIPPED_ROLE, publisherRbac } from './support/publisher-rbac.js';
+import { muteLogger } from '../support/logged-lines.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
 
@@ -113,7 +113,7 @@ describe('EventRecorder under RBAC', () => {
   });
 
   it('with resumeSeries and the shipped Role (no list): the lookup is refused, Events are written all the same, and the refusal is logged once', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     const [first, second] = await Promise.all([scratch.configMap('app-config'), scratch.configMap('app-source')]);
     const sa = await serviceAccountKubeConfig(cp, { namespace: scratch.namespace, name: 'resuming' });
     const applied = await cp.kubectl(['apply', '-n', scratch.namespace, '-f', '-'], {

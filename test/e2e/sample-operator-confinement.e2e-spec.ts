@@ -15,29 +15,17 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  ApiException,
   CoreV1Api,
-  CustomObjectsApi,
   EventsV1Api,
   type EventsV1Event,
   type KubeConfig,
   PatchStrategy,
   RbacAuthorizationV1Api,
-  type V1ConfigMap,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import type { LoggerService } from '@nestjs/common';
 import { startOperator, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
-import { eventually as pollUntil } from '../support/eventually.js';
-import type {
-  ConfigMirror,
-  ConfigMirrorCondition,
-} from '../../apps/sample-operator/src/config-mirror/config-mirror.types.js';
+import type { ConfigMirror } from '../../apps/sample-operator/src/config-mirror/config-mirror.types.js';
 import {
-  CONFIG_MIRROR_API_VERSION as API_VERSION,
-  CONFIG_MIRROR_GROUP as GROUP,
-  CONFIG_MIRROR_PLURAL as PLURAL,
-  CONFIG_MIRROR_VERSION as VERSION,
   COPIES_CLUSTER_ROLE,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
@@ -54,12 +42,13 @@ import {
   sharedControlPlane,
 } from '../../tools/control-plane/control-plane.js';
 import { installConfigMirrorCrd, removeConfigMirrorCrd } from './support/operator-fixtures.js';
+import { ConfigMirrors } from './support/config-mirrors.js';
+import { OperatorLog, eventuallyShowing } from './support/operator-log.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEPLOY = join(REPO_ROOT, 'apps/sample-operator/deploy');
 const SERVICE_ACCOUNT = { namespace: 'configmirror-system', name: 'configmirror-controller' };
 const AS_OPERATOR = `--as=system:serviceaccount:${SERVICE_ACCOUNT.namespace}:${SERVICE_ACCOUNT.name}`;
-const MIRRORS = { group: GROUP, version: VERSION, plural: PLURAL };
 /** Retries a minute apart: within a test, a mirror reconciles again only when something queues it. */
 const SLOW_RETRY_MS = 60_000;
 
@@ -67,25 +56,15 @@ const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 const suffix = () => randomBytes(3).toString('hex');
 
-const lines: string[] = [];
-const logger: LoggerService = {
-  log: (message: unknown) => void lines.push(`LOG ${String(message)}`),
-  warn: (message: unknown) => void lines.push(`WARN ${String(message)}`),
-  error: (message: unknown) => void lines.push(`ERROR ${String(message)}`),
-  debug: () => {},
-  verbose: () => {},
-};
-
-/** Polls `check` until it returns something other than undefined/false; a timeout shows the last log lines. */
-const eventually = <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> =>
-  pollUntil(what, check, { timeoutMs, context: () => lines.slice(-30).join('\n') });
+const log = new OperatorLog();
+const eventually = eventuallyShowing(() => log, 30_000);
 
 describe('sample operator: what a tenant cannot make it do', () => {
   let cp: ControlPlane;
   let admin: KubeConfig;
   let core: CoreV1Api;
-  let customObjects: CustomObjectsApi;
   let rbac: RbacAuthorizationV1Api;
+  let configMirrors: ConfigMirrors;
   let installedCrd = false;
   let operator: RunningOperator | undefined;
   const namespaces: string[] = [];
@@ -127,39 +106,18 @@ describe('sample operator: what a tenant cannot make it do', () => {
 
   async function createMirror(namespace: string, name: string, spec: ConfigMirror['spec']): Promise<ConfigMirror> {
     mirrors.push({ namespace, name });
-    return (await customObjects.createNamespacedCustomObject({
-      ...MIRRORS,
-      namespace,
-      body: { apiVersion: API_VERSION, kind: 'ConfigMirror', metadata: { name, namespace }, spec },
-    })) as ConfigMirror;
-  }
-
-  async function readMirror(namespace: string, name: string): Promise<ConfigMirror> {
-    return (await customObjects.getNamespacedCustomObject({ ...MIRRORS, namespace, name })) as ConfigMirror;
-  }
-
-  async function ready(namespace: string, name: string): Promise<ConfigMirrorCondition | undefined> {
-    return (await readMirror(namespace, name)).status?.conditions?.find((condition) => condition.type === 'Ready');
+    return configMirrors.create(namespace, name, spec);
   }
 
   async function warnings(namespace: string, name: string): Promise<EventsV1Event[]> {
-    const uid = (await readMirror(namespace, name)).metadata.uid;
+    const uid = (await configMirrors.read(namespace, name)).metadata.uid;
     const list = await admin.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
     return list.items.filter((event) => event.regarding?.uid === uid && event.type === 'Warning');
   }
 
-  async function configMapIn(namespace: string, name: string): Promise<V1ConfigMap | undefined> {
-    try {
-      return await core.readNamespacedConfigMap({ namespace, name });
-    } catch (error) {
-      if (error instanceof ApiException && error.code === 404) return undefined;
-      throw error;
-    }
-  }
-
   async function startAsServiceAccount(retryMs?: number): Promise<RunningOperator> {
     const { kubeConfig } = await serviceAccountKubeConfig(cp, SERVICE_ACCOUNT);
-    lines.length = 0;
+    log.clear();
     operator = await startOperator(
       {
         kubeConfig,
@@ -168,7 +126,7 @@ describe('sample operator: what a tenant cannot make it do', () => {
         shutdownTimeoutMs: 5_000,
         ...(retryMs ? { retryBaseDelayMs: retryMs, retryMaxDelayMs: retryMs } : { retryMaxDelayMs: 500 }),
       },
-      { logger },
+      { logger: log },
     );
     await operator.whenReady();
     return operator;
@@ -178,8 +136,8 @@ describe('sample operator: what a tenant cannot make it do', () => {
     cp = sharedControlPlane();
     admin = cp.kubeConfig();
     core = admin.makeApiClient(CoreV1Api);
-    customObjects = admin.makeApiClient(CustomObjectsApi);
     rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+    configMirrors = new ConfigMirrors(admin);
     installedCrd = await installConfigMirrorCrd(cp);
     const applied = await cp.kubectl([
       'apply',
@@ -205,17 +163,7 @@ describe('sample operator: what a tenant cannot make it do', () => {
   afterEach(async () => {
     await operator?.stop();
     operator = undefined;
-    for (const { namespace, name } of mirrors.splice(0)) {
-      await customObjects.deleteNamespacedCustomObject({ ...MIRRORS, namespace, name }).catch(() => {});
-      await eventually('the ConfigMirror to be gone', async () => {
-        try {
-          await readMirror(namespace, name);
-          return false;
-        } catch (error) {
-          return error instanceof ApiException && error.code === 404;
-        }
-      });
-    }
+    for (const { namespace, name } of mirrors.splice(0)) await configMirrors.delete(namespace, name);
     // The control plane has no namespace controller: what a namespace holds stays until deleted.
     for (const name of namespaces.splice(0)) {
       await core.deleteCollectionNamespacedConfigMap({ namespace: name }).catch(() => {});
@@ -262,7 +210,7 @@ describe('sample operator: what a tenant cannot make it do', () => {
     await createMirror(tenant, 'app-config', { sourceName: 'app-config', targetNamespaces: [open, unbound] });
 
     const condition = await eventually('Ready=False Forbidden', async () => {
-      const current = await ready(tenant, 'app-config');
+      const current = await configMirrors.ready(tenant, 'app-config');
       return current?.reason === 'Forbidden' && current;
     });
     expect(condition.status).toBe('False');
@@ -279,9 +227,9 @@ describe('sample operator: what a tenant cannot make it do', () => {
       reason: 'ReconcileFailed',
       note: expect.stringContaining(`${unbound}/app-config`),
     });
-    expect((await readMirror(tenant, 'app-config')).status?.syncedNamespaces).toEqual([open]);
-    expect((await configMapIn(open, 'app-config'))?.data).toEqual({ greeting: 'hello' });
-    expect(await configMapIn(unbound, 'app-config')).toBeUndefined();
+    expect((await configMirrors.read(tenant, 'app-config')).status?.syncedNamespaces).toEqual([open]);
+    expect((await configMirrors.configMap(open, 'app-config'))?.data).toEqual({ greeting: 'hello' });
+    expect(await configMirrors.configMap(unbound, 'app-config')).toBeUndefined();
   });
 
   test('a mirror in a namespace that did not opt in learns why from its status; nothing of the namespace is read', async () => {
@@ -295,12 +243,12 @@ describe('sample operator: what a tenant cannot make it do', () => {
     await createMirror(closed, 'app-config', { sourceName: 'app-config', targetNamespaces: [target] });
 
     const condition = await eventually('Ready=False Forbidden', async () => {
-      const current = await ready(closed, 'app-config');
+      const current = await configMirrors.ready(closed, 'app-config');
       return current?.reason === 'Forbidden' && current;
     });
     expect(condition.message).toContain(`could not read source ConfigMap ${closed}/app-config: Forbidden:`);
     expect(condition.message).toContain(`a RoleBinding there of the ClusterRole ${MIRRORS_CLUSTER_ROLE}`);
-    expect(await configMapIn(target, 'app-config')).toBeUndefined();
+    expect(await configMirrors.configMap(target, 'app-config')).toBeUndefined();
     // Its Events would be written in its namespace, which did not let the operator in: there are none.
     expect(await warnings(closed, 'app-config')).toEqual([]);
   });
@@ -317,7 +265,7 @@ describe('sample operator: what a tenant cannot make it do', () => {
     });
     const running = await startAsServiceAccount();
     await createMirror(tenant, 'app-config', { sourceName: 'app-config', targetNamespaces: [target] });
-    await eventually('Ready=True', async () => (await ready(tenant, 'app-config'))?.status === 'True');
+    await eventually('Ready=True', async () => (await configMirrors.ready(tenant, 'app-config'))?.status === 'True');
     const before = running.status().controller.cache;
     expect(before.configMapNamespaces).toEqual([tenant, target].sort());
 
@@ -373,13 +321,13 @@ describe('sample operator: what a tenant cannot make it do', () => {
     await createMirror(tenantA, 'app-config', { sourceName: 'app-config', targetNamespaces: [targetA] });
     // B's source is missing: it fails once, and retries only a minute later.
     const mirrorB = await createMirror(tenantB, 'victim', { sourceName: 'missing', targetNamespaces: [tenantA] });
-    await eventually('A in sync', async () => (await ready(tenantA, 'app-config'))?.status === 'True');
+    await eventually('A in sync', async () => (await configMirrors.ready(tenantA, 'app-config'))?.status === 'True');
     const [failure] = await eventually('B failing once', async () => {
       const found = await warnings(tenantB, 'victim');
       return found.length > 0 && found;
     });
     expect(failure.series).toBeUndefined();
-    const statusBefore = (await readMirror(tenantB, 'victim')).metadata.resourceVersion;
+    const statusBefore = (await configMirrors.read(tenantB, 'victim')).metadata.resourceVersion;
 
     // Tenant A forges a copy of B's mirror, uid and all, under the name B copies, in a namespace B lists as a
     // target but which does not accept B's copies.
@@ -410,13 +358,13 @@ describe('sample operator: what a tenant cannot make it do', () => {
     );
     await eventually(
       'the copy to follow',
-      async () => (await configMapIn(targetA, 'app-config'))?.data?.version === '2',
+      async () => (await configMirrors.configMap(targetA, 'app-config'))?.data?.version === '2',
     );
 
     const after = await warnings(tenantB, 'victim');
     expect(after).toHaveLength(1);
     expect(after[0].metadata?.name).toBe(failure.metadata?.name);
     expect(after[0].series).toBeUndefined();
-    expect((await readMirror(tenantB, 'victim')).metadata.resourceVersion).toBe(statusBefore);
+    expect((await configMirrors.read(tenantB, 'victim')).metadata.resourceVersion).toBe(statusBefore);
   }, 120_000);
 });

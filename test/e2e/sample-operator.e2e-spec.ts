@@ -26,7 +26,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  ApiException,
   CoreV1Api,
   CustomObjectsApi,
   EventsV1Api,
@@ -38,9 +37,7 @@ import {
   Watch,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import type { LoggerService } from '@nestjs/common';
 import { startOperator, type OperatorStatus, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
-import { eventually as pollUntil } from '../support/eventually.js';
 import type {
   ConfigMirror,
   ConfigMirrorCondition,
@@ -48,7 +45,6 @@ import type {
 import {
   CONFIG_MIRROR_API_VERSION as API_VERSION,
   CONFIG_MIRROR_CONTROLLER as CONTROLLER,
-  CONFIG_MIRROR_CRD_NAME as CRD_NAME,
   CONFIG_MIRROR_GROUP as GROUP,
   CONFIG_MIRROR_PLURAL as PLURAL,
   CONFIG_MIRROR_VERSION as VERSION,
@@ -60,6 +56,9 @@ import {
   serviceAccountKubeConfig,
   sharedControlPlane,
 } from '../../tools/control-plane/control-plane.js';
+import { installConfigMirrorCrd, removeConfigMirrorCrd } from './support/operator-fixtures.js';
+import { ConfigMirrors } from './support/config-mirrors.js';
+import { OperatorLog, eventuallyShowing } from './support/operator-log.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEPLOY = join(REPO_ROOT, 'apps/sample-operator/deploy');
@@ -72,13 +71,7 @@ const RETRY_MAX_DELAY_MS = 500;
 
 const suffix = () => randomBytes(3).toString('hex');
 
-/** Polls `check` until it returns something other than undefined/false; a timeout shows the operator's last log lines. */
-const eventually = <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> =>
-  pollUntil(what, check, {
-    timeoutMs,
-    context: () =>
-      operatorLog ? `--- the operator's last log lines ---\n${operatorLog.lines.slice(-30).join('\n')}` : '',
-  });
+const eventually = eventuallyShowing(() => operatorLog, 20_000);
 
 async function kubectlOk(cp: ControlPlane, args: string[]): Promise<string> {
   const result = await cp.kubectl(args);
@@ -87,26 +80,7 @@ async function kubectlOk(cp: ControlPlane, args: string[]): Promise<string> {
 }
 
 /** The log of the operator running now; `eventually` shows its end when it times out. */
-let operatorLog: ReturnType<typeof captureLogs> | undefined;
-
-/** A Nest logger that keeps the operator's log lines, printed only when a test fails. */
-function captureLogs(): LoggerService & { lines: string[] } {
-  const lines: string[] = [];
-  const write =
-    (level: string) =>
-    (message: unknown, ...rest: unknown[]) => {
-      const context = typeof rest.at(-1) === 'string' ? ` [${String(rest.at(-1))}]` : '';
-      lines.push(`${level}${context} ${String(message)}`);
-    };
-  return {
-    lines,
-    log: write('LOG'),
-    warn: write('WARN'),
-    error: write('ERROR'),
-    debug: write('DEBUG'),
-    verbose: write('VERBOSE'),
-  };
-}
+let operatorLog: OperatorLog | undefined;
 
 interface SeenEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -167,6 +141,7 @@ class Scenario {
   readonly core: CoreV1Api;
   readonly customObjects: CustomObjectsApi;
   readonly events: EventsV1Api;
+  readonly mirrors: ConfigMirrors;
   readonly namespace: string;
   readonly targets: string[];
   readonly name = 'app-config';
@@ -175,6 +150,7 @@ class Scenario {
     this.core = admin.makeApiClient(CoreV1Api);
     this.customObjects = admin.makeApiClient(CustomObjectsApi);
     this.events = admin.makeApiClient(EventsV1Api);
+    this.mirrors = new ConfigMirrors(admin);
     const id = suffix();
     this.namespace = `${prefix}-${id}`;
     this.targets = [`${prefix}-${id}-a`, `${prefix}-${id}-b`];
@@ -201,62 +177,26 @@ class Scenario {
    * reconcile a ConfigMirror left in it and be refused its Events there.)
    */
   async cleanUp(): Promise<void> {
-    await this.customObjects
-      .deleteNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        namespace: this.namespace,
-        name: this.name,
-      })
-      .catch(() => {});
-    await eventually('the ConfigMirror to be gone', async () => {
-      try {
-        await this.mirror();
-        return false;
-      } catch (error) {
-        return error instanceof ApiException && error.code === 404;
-      }
-    });
+    await this.mirrors.delete(this.namespace, this.name);
     for (const name of [this.namespace, ...this.targets]) {
       await this.core.deleteNamespace({ name }).catch(() => {});
     }
   }
 
-  async createMirror(targets = this.targets): Promise<ConfigMirror> {
-    return (await this.customObjects.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      plural: PLURAL,
-      namespace: this.namespace,
-      body: {
-        apiVersion: API_VERSION,
-        kind: 'ConfigMirror',
-        metadata: { name: this.name, namespace: this.namespace },
-        spec: { sourceName: this.name, targetNamespaces: targets },
-      },
-    })) as ConfigMirror;
+  createMirror(targets = this.targets): Promise<ConfigMirror> {
+    return this.mirrors.create(this.namespace, this.name, { sourceName: this.name, targetNamespaces: targets });
   }
 
-  async mirror(): Promise<ConfigMirror> {
-    return (await this.customObjects.getNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      plural: PLURAL,
-      namespace: this.namespace,
-      name: this.name,
-    })) as ConfigMirror;
+  mirror(): Promise<ConfigMirror> {
+    return this.mirrors.read(this.namespace, this.name);
   }
 
-  async ready(): Promise<ConfigMirrorCondition | undefined> {
-    return (await this.mirror()).status?.conditions?.find((condition) => condition.type === 'Ready');
+  ready(): Promise<ConfigMirrorCondition | undefined> {
+    return this.mirrors.ready(this.namespace, this.name);
   }
 
-  async createSource(data: Record<string, string>): Promise<V1ConfigMap> {
-    return this.core.createNamespacedConfigMap({
-      namespace: this.namespace,
-      body: { metadata: { name: this.name, namespace: this.namespace }, data },
-    });
+  createSource(data: Record<string, string>): Promise<V1ConfigMap> {
+    return this.mirrors.createConfigMap(this.namespace, this.name, data);
   }
 
   /** The Events about the ConfigMirror (by uid), oldest first. */
@@ -274,13 +214,8 @@ class Scenario {
     );
   }
 
-  async copy(namespace: string): Promise<V1ConfigMap | undefined> {
-    try {
-      return await this.core.readNamespacedConfigMap({ namespace, name: this.name });
-    } catch (error) {
-      if (error instanceof ApiException && error.code === 404) return undefined;
-      throw error;
-    }
+  copy(namespace: string): Promise<V1ConfigMap | undefined> {
+    return this.mirrors.configMap(namespace, this.name);
   }
 }
 
@@ -298,19 +233,17 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
   beforeAll(async () => {
     cp = sharedControlPlane();
     admin = cp.kubeConfig();
-    installedCrd = (await cp.kubectl(['get', 'crd', CRD_NAME])).code !== 0;
-    await kubectlOk(cp, ['apply', '-f', join(DEPLOY, 'crd.yaml')]);
-    await kubectlOk(cp, ['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=30s']);
+    installedCrd = await installConfigMirrorCrd(cp);
   });
 
   afterAll(async () => {
-    if (installedCrd) await cp.kubectl(['delete', 'crd', CRD_NAME, '--ignore-not-found', '--wait=false']);
+    await removeConfigMirrorCrd(cp, installedCrd);
   });
 
   describe('as the cluster admin', () => {
     let scenario: Scenario;
     let operator: RunningOperator | undefined;
-    let logs: ReturnType<typeof captureLogs>;
+    let logs: OperatorLog;
     let watch: EventWatch;
     let firstFailure: EventsV1Event;
     let recoveredAt: { uid: string; count: number };
@@ -320,7 +253,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       await scenario.createNamespaces();
       watch = new EventWatch(admin, scenario.namespace);
       await watch.start();
-      logs = captureLogs();
+      logs = new OperatorLog();
       operatorLog = logs;
       operator = await startOperator(
         {
@@ -532,7 +465,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
     const CAN_I_EVENTS = ['auth', 'can-i', 'create', 'events.events.k8s.io', '-n', SERVICE_ACCOUNT.namespace];
     const AS = `--as=system:serviceaccount:${SERVICE_ACCOUNT.namespace}:${SERVICE_ACCOUNT.name}`;
     let operator: RunningOperator | undefined;
-    let logs: ReturnType<typeof captureLogs>;
+    let logs: OperatorLog;
 
     async function status(): Promise<OperatorStatus> {
       const response = await fetch(`http://127.0.0.1:${operator!.healthProbePort}/status`);
@@ -549,7 +482,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
         (await cp.kubectl([...CAN_I_EVENTS, AS])).stdout.trim() === 'no' ? true : undefined,
       );
       const { kubeConfig } = await serviceAccountKubeConfig(cp, SERVICE_ACCOUNT);
-      logs = captureLogs();
+      logs = new OperatorLog();
       operatorLog = logs;
       operator = await startOperator(
         {
@@ -614,7 +547,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
   describe('as the ServiceAccount of apps/sample-operator/deploy (least RBAC)', () => {
     let scenario: Scenario;
     let operator: RunningOperator | undefined;
-    let logs: ReturnType<typeof captureLogs>;
+    let logs: OperatorLog;
     let serviceAccount: KubeConfig;
 
     beforeAll(async () => {
@@ -654,7 +587,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
           },
         });
       }
-      logs = captureLogs();
+      logs = new OperatorLog();
       operatorLog = logs;
       operator = await startOperator(
         {
@@ -736,7 +669,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
     const namespaces: string[] = [];
     const mirrors: { namespace: string; name: string }[] = [];
     let core: CoreV1Api;
-    let customObjects: CustomObjectsApi;
+    let configMirrors: ConfigMirrors;
     let operator: RunningOperator | undefined;
 
     async function namespace(prefix: string, labels: Record<string, string> = {}): Promise<string> {
@@ -746,34 +679,14 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       return name;
     }
 
-    async function configMap(namespace: string, name: string, data: Record<string, string>): Promise<void> {
-      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace }, data } });
-    }
-
     async function createMirror(namespace: string, name: string, spec: ConfigMirror['spec']): Promise<void> {
-      await customObjects.createNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        namespace,
-        body: { apiVersion: API_VERSION, kind: 'ConfigMirror', metadata: { name, namespace }, spec },
-      });
+      await configMirrors.create(namespace, name, spec);
       mirrors.push({ namespace, name });
-    }
-
-    async function readMirror(namespace: string, name: string): Promise<ConfigMirror> {
-      return (await customObjects.getNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        namespace,
-        name,
-      })) as ConfigMirror;
     }
 
     /** The Warning Events about one ConfigMirror, once there is one. */
     async function warnings(namespace: string, name: string): Promise<EventsV1Event[]> {
-      const uid = (await readMirror(namespace, name)).metadata.uid;
+      const uid = (await configMirrors.read(namespace, name)).metadata.uid;
       return eventually(`a Warning Event about ConfigMirror ${namespace}/${name}`, async () => {
         const list = await admin.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
         const found = list.items.filter((event) => event.regarding?.uid === uid && event.type === 'Warning');
@@ -781,17 +694,8 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       });
     }
 
-    async function configMapIn(namespace: string, name: string): Promise<V1ConfigMap | undefined> {
-      try {
-        return await core.readNamespacedConfigMap({ namespace, name });
-      } catch (error) {
-        if (error instanceof ApiException && error.code === 404) return undefined;
-        throw error;
-      }
-    }
-
     async function startWith(options: Parameters<typeof startOperator>[0], instance: string): Promise<void> {
-      const logs = captureLogs();
+      const logs = new OperatorLog();
       operatorLog = logs;
       operator = await startOperator(
         {
@@ -809,25 +713,13 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
 
     beforeAll(() => {
       core = admin.makeApiClient(CoreV1Api);
-      customObjects = admin.makeApiClient(CustomObjectsApi);
+      configMirrors = new ConfigMirrors(admin);
     });
 
     afterEach(async () => {
       await operator?.stop();
       operator = undefined;
-      for (const { namespace, name } of mirrors.splice(0)) {
-        await customObjects
-          .deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name })
-          .catch(() => {});
-        await eventually('the ConfigMirror to be gone', async () => {
-          try {
-            await readMirror(namespace, name);
-            return false;
-          } catch (error) {
-            return error instanceof ApiException && error.code === 404;
-          }
-        });
-      }
+      for (const { namespace, name } of mirrors.splice(0)) await configMirrors.delete(namespace, name);
       for (const name of namespaces.splice(0)) await core.deleteNamespace({ name }).catch(() => {});
     });
 
@@ -836,7 +728,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       const tenant = await namespace('tenant');
       const other = await namespace('other');
       const target = await namespace('target', { [acceptMirrorsFromLabel(tenant)]: 'true' });
-      await configMap(other, 'present', { password: 'hunter2' });
+      await configMirrors.createConfigMap(other, 'present', { password: 'hunter2' });
       await createMirror(tenant, 'reads-present', {
         sourceName: 'present',
         sourceNamespace: other,
@@ -858,13 +750,15 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
           reportingController: CONTROLLER,
         });
         const ready = await eventually('Ready=False', async () => {
-          const condition = (await readMirror(tenant, name)).status?.conditions?.find((c) => c.type === 'Ready');
+          const condition = (await configMirrors.read(tenant, name)).status?.conditions?.find(
+            (c) => c.type === 'Ready',
+          );
           return condition?.status === 'False' && condition;
         });
         expect(ready).toMatchObject({ reason: 'SourceNotAllowed', message: refusal });
       }
-      expect(await configMapIn(target, 'present')).toBeUndefined();
-      expect(await configMapIn(target, 'absent')).toBeUndefined();
+      expect(await configMirrors.configMap(target, 'present')).toBeUndefined();
+      expect(await configMirrors.configMap(target, 'absent')).toBeUndefined();
     });
 
     test('by default a target that has not opted in is refused alike whether it exists or not, and nothing is written there', async () => {
@@ -874,8 +768,8 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       // It accepts mirrors, but from another namespace; and holds a ConfigMap of the source's name.
       const closed = await namespace('closed', { [acceptMirrorsFromLabel('someone-else')]: 'true' });
       const missing = `missing-${suffix()}`;
-      await configMap(closed, 'app-config', { theirs: 'yes' });
-      await configMap(tenant, 'app-config', { greeting: 'hello' });
+      await configMirrors.createConfigMap(closed, 'app-config', { theirs: 'yes' });
+      await configMirrors.createConfigMap(tenant, 'app-config', { greeting: 'hello' });
       await createMirror(tenant, 'app-config', { sourceName: 'app-config', targetNamespaces: [open, closed, missing] });
 
       const label = acceptMirrorsFromLabel(tenant);
@@ -884,13 +778,13 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
         `target namespaces ${closed}, ${missing} do not accept mirrors from ${tenant}: each needs the label ${label}=true`,
       );
       const mirror = await eventually('Ready=False TargetNotAllowed', async () => {
-        const current = await readMirror(tenant, 'app-config');
+        const current = await configMirrors.read(tenant, 'app-config');
         const ready = current.status?.conditions?.find((condition) => condition.type === 'Ready');
         return ready?.reason === 'TargetNotAllowed' && current;
       });
       expect(mirror.status?.syncedNamespaces).toEqual([open]);
-      expect((await configMapIn(open, 'app-config'))?.data).toEqual({ greeting: 'hello' });
-      const untouched = await configMapIn(closed, 'app-config');
+      expect((await configMirrors.configMap(open, 'app-config'))?.data).toEqual({ greeting: 'hello' });
+      const untouched = await configMirrors.configMap(closed, 'app-config');
       expect(untouched?.data).toEqual({ theirs: 'yes' });
       expect(untouched?.metadata?.labels?.[MIRROR_LABEL]).toBeUndefined();
 
@@ -900,13 +794,15 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
       const conflict = await eventually('the refusal to become a conflict', async () => {
-        const ready = (await readMirror(tenant, 'app-config')).status?.conditions?.find((c) => c.type === 'Ready');
+        const ready = (await configMirrors.read(tenant, 'app-config')).status?.conditions?.find(
+          (c) => c.type === 'Ready',
+        );
         return ready?.message.includes(closed) && ready.message.includes('already exists') && ready;
       });
       expect(conflict.message).toContain(
         `target namespace ${missing} does not accept mirrors from ${tenant}: it needs the label ${label}=true`,
       );
-      expect((await configMapIn(closed, 'app-config'))?.data).toEqual({ theirs: 'yes' });
+      expect((await configMirrors.configMap(closed, 'app-config'))?.data).toEqual({ theirs: 'yes' });
     });
 
     test('a namespace that comes to accept a mirror gets its copy at once, not at the next retry', async () => {
@@ -914,7 +810,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       await startWith({ retryBaseDelayMs: 60_000, retryMaxDelayMs: 60_000 }, 'e2e-rules');
       const tenant = await namespace('tenant');
       const later = await namespace('later');
-      await configMap(tenant, 'app-config', { greeting: 'hello' });
+      await configMirrors.createConfigMap(tenant, 'app-config', { greeting: 'hello' });
       await createMirror(tenant, 'app-config', { sourceName: 'app-config', targetNamespaces: [later] });
       const [warning] = await warnings(tenant, 'app-config');
       expect(warning.note).toContain(`target namespace ${later} does not accept mirrors from ${tenant}`);
@@ -923,7 +819,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
         { name: later, body: { metadata: { labels: { [acceptMirrorsFromLabel(tenant)]: 'true' } } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
-      const copy = await eventually('the copy', () => configMapIn(later, 'app-config'), 10_000);
+      const copy = await eventually('the copy', () => configMirrors.configMap(later, 'app-config'), 10_000);
       expect(copy.data).toEqual({ greeting: 'hello' });
     });
 
@@ -932,7 +828,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       const tenant = await namespace('tenant');
       const other = await namespace('other');
       const target = await namespace('target');
-      await configMap(other, 'shared', { greeting: 'from afar' });
+      await configMirrors.createConfigMap(other, 'shared', { greeting: 'from afar' });
       await createMirror(tenant, 'shared', {
         sourceName: 'shared',
         sourceNamespace: other,
@@ -940,10 +836,10 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       });
 
       await eventually('Ready=True', async () => {
-        const ready = (await readMirror(tenant, 'shared')).status?.conditions?.find((c) => c.type === 'Ready');
+        const ready = (await configMirrors.read(tenant, 'shared')).status?.conditions?.find((c) => c.type === 'Ready');
         return ready?.status === 'True';
       });
-      expect((await configMapIn(target, 'shared'))?.data).toEqual({ greeting: 'from afar' });
+      expect((await configMirrors.configMap(target, 'shared'))?.data).toEqual({ greeting: 'from afar' });
     });
   });
 });

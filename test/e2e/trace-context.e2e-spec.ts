@@ -6,17 +6,16 @@ import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { context, createTraceState, ROOT_CONTEXT, trace, type Span } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { KubeEventsModule, PublishesFailures, type KubeEventsModuleOptions } from 'nestjs-kube-events';
 import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { CONTROLLER, Scratch } from './support/library-fixtures.js';
+import { inMemoryTracing, traceGloballyWith } from '../support/in-memory-tracing.js';
 
 const TRACEPARENT = 'tracing.k8s.io/traceparent';
 const TRACESTATE = 'tracing.k8s.io/tracestate';
 
-const spans = new InMemorySpanExporter();
-const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
+const tracing = inMemoryTracing();
+const { spans, provider } = tracing;
 const tracer = provider.getTracer('operator');
 
 @Injectable()
@@ -55,17 +54,8 @@ describe('trace context on Events against the real API server', () => {
     return app.get(MirrorReconciler);
   };
 
-  beforeAll(() => {
-    trace.setGlobalTracerProvider(provider);
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  });
-  afterAll(async () => {
-    trace.disable();
-    context.disable();
-    await provider.shutdown();
-  });
+  traceGloballyWith(tracing);
   beforeEach(async () => {
-    spans.reset();
     scratch = await Scratch.create(sharedControlPlane().kubeConfig(), 'tracing-e2e');
   });
   afterEach(async () => {

@@ -8,7 +8,6 @@
 // path, the count read back through the API must be exact. Each test has a
 // fresh namespace, removed afterwards.
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import {
   EventRecorder,
@@ -19,6 +18,7 @@ import {
 } from 'nestjs-kube-events';
 import { CONTROLLER, MICRO_TIME, Scratch, rejectionOf, scratchPerTest } from './support/library-fixtures.js';
 import { lastProbe } from '../support/eventually.js';
+import { muteLogger } from '../support/logged-lines.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
 /** One write per object, then nothing for an hour: what waits goes out together after the maximum delay, 1.5 s (within the 5 s timeout). */
@@ -150,7 +150,7 @@ describe('write control against the real API server', () => {
   });
 
   it('drops occurrences only past maxPending, and the count on the server is exactly what was kept', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     const cm = await scratch.configMap('app-config');
     const recorder = scratch.recorder({ writeControl: { ...oneWritePerObject, maxPending: 1 } });
     const outcomes: PublishOutcome[] = [];

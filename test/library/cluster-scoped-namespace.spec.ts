@@ -4,30 +4,22 @@
 import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder, KubeEventsModule, type KubeEventsModuleOptions } from 'nestjs-kube-events';
+import { EventRecorder, KubeEventsModule } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { recordersOf } from '../support/fake-server-recorders.js';
 
 const node: KubernetesObject = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-1', uid: 'uid-worker-1' } };
 
 describe('clusterScopedNamespace', () => {
   let server: FakeApiServer;
-  const recorders: EventRecorder[] = [];
-  const recorderWith = (options: Partial<KubeEventsModuleOptions> = {}) => {
-    const recorder = new EventRecorder({
-      reporter: { controller: 'widgets' },
-      kubeConfig: server.kubeConfig(),
-      ...options,
-    });
-    recorders.push(recorder);
-    return recorder;
-  };
+  const { recorderWith, shutDown } = recordersOf(() => server);
 
   beforeEach(async () => {
     server = await FakeApiServer.start();
   });
   afterEach(async () => {
-    await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
+    await shutDown();
     await server.close();
   });
 

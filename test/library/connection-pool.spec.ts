@@ -1,21 +1,17 @@
 // One pool of keep-alive connections per recorder, over TLS, with every
 // authentication client-node supports still refreshing its credentials.
 // client-node alone opens a connection (and a TLS handshake) per request.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { jest } from '@jest/globals';
-import { EventsV1Api, KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder, PublishTimeoutError, PublishUnreachableError, type KubeEvent } from 'nestjs-kube-events';
+import { EventsV1Api, KubeConfig } from '@kubernetes/client-node';
+import { EventRecorder, PublishTimeoutError, PublishUnreachableError } from 'nestjs-kube-events';
 import { FakeApiServer, TLS_CERTIFICATE } from '../support/fake-api-server/index.js';
-
-const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
-const object = (name: string): KubernetesObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default', uid: `uid-${name}` },
-});
+import { configMap, syncFailed } from '../support/objects.js';
+import { moveWallClock } from '../support/wall-clock.js';
 
 /** A client-go exec credential plugin: prints the token in `file`, valid for `validMs`. */
 const EXEC_PLUGIN = `
@@ -36,20 +32,6 @@ const kubeconfigText = (server: string, tls: Record<string, unknown>) =>
     'current-context': 'context',
   });
 const CA_DATA = TLS_CERTIFICATE.toString('base64');
-
-/** Fake timers for the wall clock only: the recorder's timers and monotonic clock keep running. */
-const EVERYTHING_BUT_DATE = [
-  'hrtime',
-  'nextTick',
-  'performance',
-  'queueMicrotask',
-  'setImmediate',
-  'clearImmediate',
-  'setInterval',
-  'clearInterval',
-  'setTimeout',
-  'clearTimeout',
-] as const;
 
 describe('connections to the API server', () => {
   let server: FakeApiServer;
@@ -74,12 +56,14 @@ describe('connections to the API server', () => {
   it('reuses one connection for sequential writes over TLS, and at most the pool for concurrent ones', async () => {
     server = await FakeApiServer.start({ tls: true, token: 'static-token' });
     const recorder = recorderFor(server.kubeConfig());
-    for (let i = 0; i < 20; i++) await recorder.publish(object(`sequential-${i}`), failed);
+    for (let i = 0; i < 20; i++) await recorder.publish(configMap(`sequential-${i}`), syncFailed);
     expect(server.events()).toHaveLength(20);
     // undici may open a second connection for a request sent while the first is being handed back to the pool.
     expect(server.connections).toBeLessThanOrEqual(2);
 
-    await Promise.all(Array.from({ length: 200 }, (_, i) => recorder.publish(object(`concurrent-${i}`), failed)));
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) => recorder.publish(configMap(`concurrent-${i}`), syncFailed)),
+    );
     expect(server.events()).toHaveLength(220);
     expect(server.connections).toBeLessThanOrEqual(8);
   });
@@ -87,9 +71,9 @@ describe('connections to the API server', () => {
   it('replaces a connection the server closed', async () => {
     server = await FakeApiServer.start({ tls: true });
     const recorder = recorderFor(server.kubeConfig());
-    await recorder.publish(object('a'), failed);
+    await recorder.publish(configMap('a'), syncFailed);
     server.closeConnections();
-    await recorder.publish(object('a'), failed);
+    await recorder.publish(configMap('a'), syncFailed);
     expect(server.connections).toBe(2);
     expect(server.events()[0].series?.count).toBe(2);
   });
@@ -114,12 +98,12 @@ describe('connections to the API server', () => {
       },
     });
     const recorder = recorderFor(kubeConfig);
-    await recorder.publish(object('a'), failed);
+    await recorder.publish(configMap('a'), syncFailed);
 
     await writeFile(tokenFile, 'token-2');
     server.acceptToken('token-2');
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    await recorder.publish(object('a'), failed);
+    await sleep(700);
+    await recorder.publish(configMap('a'), syncFailed);
 
     expect(server.requests.map((request) => request.headers.authorization)).toEqual([
       'Bearer token-1',
@@ -138,13 +122,13 @@ describe('connections to the API server', () => {
       authProvider: { name: 'tokenFile', config: { tokenFile } },
     });
     const recorder = recorderFor(kubeConfig);
-    await recorder.publish(object('a'), failed);
+    await recorder.publish(configMap('a'), syncFailed);
 
     // The kubelet rotates the projected token; only the wall clock that client-node reads moves on.
     await writeFile(tokenFile, 'bound-token-2');
     server.acceptToken('bound-token-2');
-    jest.useFakeTimers({ doNotFake: [...EVERYTHING_BUT_DATE], now: Date.now() + 61_000 });
-    await recorder.publish(object('a'), failed);
+    moveWallClock(61_000);
+    await recorder.publish(configMap('a'), syncFailed);
 
     expect(server.requests.map((request) => request.headers.authorization)).toEqual([
       'Bearer bound-token-1',
@@ -164,15 +148,15 @@ describe('connections to the API server', () => {
       { name: 'user', token: 'static-token' },
     );
     const recorder = recorderFor(kubeConfig);
-    await expect(recorder.publish(object('a'), failed)).rejects.toBeInstanceOf(PublishUnreachableError);
+    await expect(recorder.publish(configMap('a'), syncFailed)).rejects.toBeInstanceOf(PublishUnreachableError);
 
     // The recorder keeps retrying, still with the CA it read a moment ago.
     await writeFile(caFile, TLS_CERTIFICATE);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await sleep(1_500);
     expect(server.events()).toHaveLength(0);
 
-    jest.useFakeTimers({ doNotFake: [...EVERYTHING_BUT_DATE], now: Date.now() + 61_000 });
-    await recorder.publish(object('b'), failed).catch(() => undefined); // queued behind the unreachable server, or written
+    moveWallClock(61_000);
+    await recorder.publish(configMap('b'), syncFailed).catch(() => undefined); // queued behind the unreachable server, or written
     await recorder.flush();
     expect(
       server
@@ -187,12 +171,12 @@ describe('connections to the API server', () => {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromString(kubeconfigText(server.url, { 'insecure-skip-tls-verify': true }));
     const recorder = recorderFor(kubeConfig);
-    await recorder.publish(object('a'), failed);
+    await recorder.publish(configMap('a'), syncFailed);
 
     // Same context name, verification on, no CA that signed the server's certificate: client-node refuses it now.
     kubeConfig.loadFromString(kubeconfigText(server.url, { 'insecure-skip-tls-verify': false }));
     await expect(kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: 'default' })).rejects.toThrow();
-    const refused = await recorder.publish(object('b'), failed).catch((error: unknown) => error);
+    const refused = await recorder.publish(configMap('b'), syncFailed).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(PublishUnreachableError);
     expect((refused as Error).message).toMatch(/certificate/);
     expect(server.events().map((event) => event.regarding?.name)).toEqual(['a']);
@@ -215,12 +199,12 @@ describe('connections to the API server', () => {
       kubeconfigText(server.url, { 'certificate-authority-data': CA_DATA, 'tls-server-name': 'localhost' }),
     );
     const recorder = recorderFor(kubeConfig);
-    await recorder.publish(object('a'), failed);
+    await recorder.publish(configMap('a'), syncFailed);
 
     kubeConfig.loadFromString(
       kubeconfigText(server.url, { 'certificate-authority-data': CA_DATA, 'tls-server-name': 'elsewhere.example' }),
     );
-    const refused = await recorder.publish(object('b'), failed).catch((error: unknown) => error);
+    const refused = await recorder.publish(configMap('b'), syncFailed).catch((error: unknown) => error);
 
     expect(refused).toBeInstanceOf(PublishUnreachableError);
     expect((refused as Error).message).toMatch(/elsewhere\.example/);
@@ -233,7 +217,7 @@ describe('connections to the API server', () => {
     const recorder = recorderFor(server.kubeConfig(), 500);
     const results = await Promise.all(
       Array.from({ length: 9 }, (_, i) =>
-        recorder.publish(object(`held-${i}`), failed).then(
+        recorder.publish(configMap(`held-${i}`), syncFailed).then(
           () => 'resolved',
           (error: unknown) => error,
         ),

@@ -1,19 +1,17 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { Injectable } from '@nestjs/common';
-import { Test, type TestingModule } from '@nestjs/testing';
+import type { TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
-import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { EventRecorder, PublishesFailures } from 'nestjs-kube-events';
+import type { FakeApiServer } from '../support/fake-api-server/index.js';
 import { CREDENTIAL_FORMS, survivingParts } from '../support/credential-forms.js';
 import { configMap, syncFailed } from '../support/objects.js';
-import { captureLogLines } from '../support/logged-lines.js';
+import { startLoggingApplication } from '../support/logging-application.js';
+import { inMemoryTracing, traceGloballyWith } from '../support/in-memory-tracing.js';
 
-const spans = new InMemorySpanExporter();
-const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
+const tracing = inMemoryTracing();
+const { spans } = tracing;
 
 /** Throws what it is told to, as a reconcile whose client quoted a credential would. */
 @Injectable()
@@ -58,31 +56,9 @@ describe('credentials in every channel a note or an error leaves by', () => {
   let app: TestingModule;
   let lines: string[];
 
-  beforeAll(() => {
-    trace.setGlobalTracerProvider(provider);
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  });
-  afterAll(async () => {
-    trace.disable();
-    context.disable();
-    await provider.shutdown();
-  });
+  traceGloballyWith(tracing);
   beforeEach(async () => {
-    server = await FakeApiServer.start();
-    spans.reset();
-    lines = captureLogLines(['log', 'warn']);
-    app = await Test.createTestingModule({
-      imports: [
-        KubeEventsModule.forRoot({
-          reporter: { controller: 'widgets' },
-          kubeConfig: server.kubeConfig(),
-          metrics: false,
-          logEvents: true,
-        }),
-      ],
-      providers: [QuotingReconciler],
-    }).compile();
-    await app.init();
+    ({ server, app, lines } = await startLoggingApplication([QuotingReconciler], ['log', 'warn']));
   });
   afterEach(async () => {
     await app.close();

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   EventRecorder,
@@ -5,46 +6,38 @@ import {
   PublishApiError,
   PublishTimeoutError,
   type KubeEvent,
-  type KubeEventsModuleOptions,
 } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
+import { configMap } from '../support/objects.js';
+import { recordersOf } from '../support/fake-server-recorders.js';
 
 const CONTROLLER = 'example.com/widget-controller';
 const EVENTS = '/apis/events.k8s.io/v1/namespaces';
 const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 
-function configMap(name: string, uid: string | undefined = `uid-${name}`, namespace = 'ns-a'): KubernetesObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, uid, resourceVersion: '41' } };
-}
+/** Where the objects of these tests are, as the API server returned them. */
+const NS_A = { namespace: 'ns-a', resourceVersion: '41' };
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
 
 describe('EventRecorder against an API server', () => {
   let server: FakeApiServer;
-  const recorders: EventRecorder[] = [];
-
-  const recorderWith = (options: Partial<KubeEventsModuleOptions> = {}) => {
-    const recorder = new EventRecorder({
-      reporter: { controller: CONTROLLER, instance: 'widget-controller-0' },
-      kubeConfig: server.kubeConfig(),
-      ...options,
-    });
-    recorders.push(recorder);
-    return recorder;
-  };
+  const { recorderWith, shutDown } = recordersOf(() => server, {
+    reporter: { controller: CONTROLLER, instance: 'widget-controller-0' },
+  });
 
   beforeEach(async () => {
     server = await FakeApiServer.start();
   });
   afterEach(async () => {
-    await Promise.all(recorders.splice(0).map((recorder) => recorder.flush()));
+    await shutDown();
     await server.close();
   });
 
   it('creates an events.k8s.io/v1 Event with every field of the contract', async () => {
     const before = Date.now();
     const related = { apiVersion: 'v1', kind: 'Pod', name: 'widget-0', namespace: 'ns-a' };
-    await recorderWith().publish(configMap('app-config'), { ...failed, related });
+    await recorderWith().publish(configMap('app-config', NS_A), { ...failed, related });
 
     const [request] = server.requests;
     expect(request.method).toBe('POST');
@@ -78,13 +71,13 @@ describe('EventRecorder against an API server', () => {
 
   it('uses the controller name as the instance when none is given', async () => {
     const recorder = recorderWith({ reporter: { controller: CONTROLLER } });
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     expect((server.requests[0].body as StoredEvent).reportingInstance).toBe(CONTROLLER);
   });
 
   it('folds three identical publishes into one Event: POST, PATCH count 2, PATCH count 3', async () => {
     const recorder = recorderWith();
-    for (let i = 0; i < 3; i++) await recorder.publish(configMap('app-config'), failed);
+    for (let i = 0; i < 3; i++) await recorder.publish(configMap('app-config', NS_A), failed);
 
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 3']);
     const [created] = server.events();
@@ -108,8 +101,8 @@ describe('EventRecorder against an API server', () => {
     const recorder = recorderWith();
     let next: Promise<void> | undefined;
     // Published again from the resolution itself, before the recorder is done with the write that resolved it.
-    await recorder.publish(configMap('app-config'), failed).then(() => {
-      next = recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed).then(() => {
+      next = recorder.publish(configMap('app-config', NS_A), failed);
     });
     await recorder.flush();
     await next;
@@ -120,7 +113,7 @@ describe('EventRecorder against an API server', () => {
 
   it('makes one Event of concurrent identical publishes, its count equal to their number', async () => {
     const recorder = recorderWith();
-    await Promise.all(Array.from({ length: 8 }, () => recorder.publish(configMap('app-config'), failed)));
+    await Promise.all(Array.from({ length: 8 }, () => recorder.publish(configMap('app-config', NS_A), failed)));
 
     expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
     // The seven that came while the create was in flight are folded into one patch.
@@ -133,26 +126,26 @@ describe('EventRecorder against an API server', () => {
     server.hangNext(
       (request) => request.method === 'POST' && (request.body as StoredEvent).regarding?.name === 'stuck',
     );
-    const stuck = recorder.publish(configMap('stuck'), failed);
+    const stuck = recorder.publish(configMap('stuck', NS_A), failed);
     const started = Date.now();
-    await recorder.publish(configMap('other'), failed);
+    await recorder.publish(configMap('other', NS_A), failed);
     expect(Date.now() - started).toBeLessThan(500);
     await expect(stuck).rejects.toBeInstanceOf(PublishTimeoutError);
   });
 
   it('creates a new Event when the note changes', async () => {
     const recorder = recorderWith();
-    await recorder.publish(configMap('app-config'), failed);
-    await recorder.publish(configMap('app-config'), { ...failed, note: 'target namespace ns-b is missing' });
-    await recorder.publish(configMap('app-config'), { ...failed, note: 'target namespace ns-b is missing' });
+    await recorder.publish(configMap('app-config', NS_A), failed);
+    await recorder.publish(configMap('app-config', NS_A), { ...failed, note: 'target namespace ns-b is missing' });
+    await recorder.publish(configMap('app-config', NS_A), { ...failed, note: 'target namespace ns-b is missing' });
     expect(server.seriesWrites()).toEqual(['POST', 'POST', 'PATCH 2']);
     expect(server.writes()[2].path).toBe(`${EVENTS}/ns-a/events/${server.events()[1].metadata.name}`);
   });
 
   it('keeps one series when only the object’s resourceVersion changed', async () => {
     const recorder = recorderWith();
-    await recorder.publish(configMap('app-config'), failed);
-    const updated = configMap('app-config');
+    await recorder.publish(configMap('app-config', NS_A), failed);
+    const updated = configMap('app-config', NS_A);
     updated.metadata!.resourceVersion = '42';
     await recorder.publish(updated, failed);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
@@ -161,17 +154,17 @@ describe('EventRecorder against an API server', () => {
   it('keeps one series when related and annotations are equal but their keys come in another order, and starts one when they differ', async () => {
     const recorder = recorderWith();
     const source = { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-source', namespace: 'ns-a' };
-    await recorder.publish(configMap('app-config'), {
+    await recorder.publish(configMap('app-config', NS_A), {
       ...failed,
       related: source,
       annotations: { 'example.com/a': '1', 'example.com/b': '2' },
     });
-    await recorder.publish(configMap('app-config'), {
+    await recorder.publish(configMap('app-config', NS_A), {
       ...failed,
       related: { namespace: 'ns-a', name: 'app-source', kind: 'ConfigMap', apiVersion: 'v1' },
       annotations: { 'example.com/b': '2', 'example.com/a': '1' },
     });
-    await recorder.publish(configMap('app-config'), {
+    await recorder.publish(configMap('app-config', NS_A), {
       ...failed,
       related: { ...source, name: 'other-source' },
       annotations: { 'example.com/a': '1', 'example.com/b': '2' },
@@ -181,8 +174,8 @@ describe('EventRecorder against an API server', () => {
 
   it('keeps one series when an annotation is given as undefined in one publish and left out in the next', async () => {
     const recorder = recorderWith();
-    await recorder.publish(configMap('app-config'), { ...failed, annotations: { 'example.com/a': '1' } });
-    await recorder.publish(configMap('app-config'), {
+    await recorder.publish(configMap('app-config', NS_A), { ...failed, annotations: { 'example.com/a': '1' } });
+    await recorder.publish(configMap('app-config', NS_A), {
       ...failed,
       annotations: { 'example.com/a': '1', 'example.com/trace-id': undefined as unknown as string },
     });
@@ -191,29 +184,29 @@ describe('EventRecorder against an API server', () => {
 
   it('creates a new Event after forget', async () => {
     const recorder = recorderWith();
-    await recorder.publish(configMap('app-config'), failed);
-    recorder.forget(configMap('app-config'));
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
+    recorder.forget(configMap('app-config', NS_A));
+    await recorder.publish(configMap('app-config', NS_A), failed);
     expect(server.seriesWrites()).toEqual(['POST', 'POST']);
   });
 
   it('creates a new Event once the series window has passed', async () => {
     const recorder = recorderWith({ seriesWindow: 50 });
-    await recorder.publish(configMap('app-config'), failed);
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
+    await sleep(80);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     expect(server.seriesWrites()).toEqual(['POST', 'POST']);
   });
 
   it('keeps failure series apart from publish() series', async () => {
     const recorder = recorderWith();
     const event = { ...failed, reason: 'ReconcileFailed', action: 'Reconcile' };
-    await recorder.publishFailure(configMap('app-config'), event);
-    await recorder.publish(configMap('app-config'), event);
-    await recorder.publishFailure(configMap('app-config'), event);
-    recorder.forgetFailures(configMap('app-config'));
-    await recorder.publish(configMap('app-config'), event);
-    await recorder.publishFailure(configMap('app-config'), event);
+    await recorder.publishFailure(configMap('app-config', NS_A), event);
+    await recorder.publish(configMap('app-config', NS_A), event);
+    await recorder.publishFailure(configMap('app-config', NS_A), event);
+    recorder.forgetFailures(configMap('app-config', NS_A));
+    await recorder.publish(configMap('app-config', NS_A), event);
+    await recorder.publishFailure(configMap('app-config', NS_A), event);
     expect(server.seriesWrites()).toEqual(['POST', 'POST', 'PATCH 2', 'PATCH 2', 'POST']);
   });
 
@@ -221,7 +214,7 @@ describe('EventRecorder against an API server', () => {
     const recorder = recorderWith({ timeout: 300 });
     server.hangNext('POST');
     const started = Date.now();
-    const error = await recorder.publish(configMap('app-config'), failed).catch((e: unknown) => e);
+    const error = await recorder.publish(configMap('app-config', NS_A), failed).catch((e: unknown) => e);
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(PublishTimeoutError);
     expect(error).toMatchObject({ timeoutMs: 300, queued: true, message: expect.stringContaining('stays queued') });
@@ -231,7 +224,7 @@ describe('EventRecorder against an API server', () => {
 
     // The queued occurrence is created by a retry under the same name; the next publish patches it.
     await server.waitForRequests(2, 'POST');
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     expect(server.seriesWrites()).toEqual(['POST', 'POST', 'PATCH 2']);
     expect(server.writes()[1].path).toBe(server.writes()[0].path);
     expect((server.writes()[1].body as StoredEvent).metadata.name).toBe(
@@ -244,10 +237,10 @@ describe('EventRecorder against an API server', () => {
     const recorder = recorderWith({ timeout: 250 });
     // Applied, but only after the recorder gave up on it: its drop says it may have applied.
     server.delayNext(500, 'POST');
-    const givenUp = recorder.publish(configMap('app-config'), failed).catch((e: unknown) => e);
+    const givenUp = recorder.publish(configMap('app-config', NS_A), failed).catch((e: unknown) => e);
     await recorder.flush();
     await expect(givenUp).resolves.toMatchObject({ name: 'PublishTimeoutError' });
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     await server.waitForRequests(2, (request) => request.method === 'POST' && request.status !== undefined);
 
     // The next create went out under the name of the one given up, so the server kept one of the two.
@@ -258,50 +251,50 @@ describe('EventRecorder against an API server', () => {
 
   it('retries a hung write at once when a publish came while it hung, carrying both', async () => {
     const recorder = recorderWith({ timeout: 300 });
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     server.hangNext('PATCH');
-    const hung = recorder.publish(configMap('app-config'), failed);
+    const hung = recorder.publish(configMap('app-config', NS_A), failed);
     await server.waitForRequests(2);
     // Half-way through the hung write's timeout: the retry that carries it has the rest of its own to land.
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    const waiting = recorder.publish(configMap('app-config'), failed);
+    await sleep(150);
+    const waiting = recorder.publish(configMap('app-config', NS_A), failed);
     await expect(hung).rejects.toMatchObject({ name: 'PublishTimeoutError', queued: true });
     // The aborted patch goes again at once, with the same precondition, counting the publish that waited.
     await waiting;
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 3']);
     const [, hungPatch, retry] = server.writes();
     expect(retry.path).toBe(hungPatch.path);
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     expect(server.events()[0].series?.count).toBe(4);
   });
 
   it('creates the Event again within the same publish when the patch answers 404', async () => {
     const recorder = recorderWith();
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     server.failNext(404, 'PATCH');
-    await recorder.publish(configMap('app-config'), failed);
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'POST', 'PATCH 2']);
     expect(server.writes()[3].path).toBe(`${EVENTS}/ns-a/events/${server.events()[1].metadata.name}`);
   });
 
   it('retries a write answered 500 and resolves once it is written', async () => {
     const recorder = recorderWith();
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     server.failNext(500, 'PATCH', 'InternalError');
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
     expect(server.events()[0].series?.count).toBe(2);
   });
 
   it('rejects with PublishApiError on a refusal and leaves the series as it was', async () => {
     const recorder = recorderWith();
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     server.failNext(422, 'PATCH', 'Invalid');
-    const error = await recorder.publish(configMap('app-config'), failed).catch((e: unknown) => e);
+    const error = await recorder.publish(configMap('app-config', NS_A), failed).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PublishApiError);
     expect(error).toMatchObject({ statusCode: 422, reason: 'Invalid', queued: false });
-    await recorder.publish(configMap('app-config'), failed);
+    await recorder.publish(configMap('app-config', NS_A), failed);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
     expect(server.events()[0].series?.count).toBe(2);
   });
@@ -309,7 +302,7 @@ describe('EventRecorder against an API server', () => {
   it('carries the status code and reason of a refusal', async () => {
     const recorder = recorderWith();
     server.failNext(403, 'POST', 'Forbidden');
-    await expect(recorder.publish(configMap('app-config'), failed)).rejects.toMatchObject({
+    await expect(recorder.publish(configMap('app-config', NS_A), failed)).rejects.toMatchObject({
       name: 'PublishApiError',
       statusCode: 403,
       reason: 'Forbidden',
@@ -340,14 +333,14 @@ describe('EventRecorder against an API server', () => {
 
   it('creates an Event every time for an object without a uid', async () => {
     const recorder = recorderWith();
-    const noUid = configMap('draft', '');
+    const noUid = configMap('draft', { ...NS_A, uid: '' });
     for (let i = 0; i < 3; i++) await recorder.publish(noUid, failed);
     expect(server.seriesWrites()).toEqual(['POST', 'POST', 'POST']);
     expect(recorder.trackedSeries).toBe(0);
   });
 
   it('truncates a long note so that the server accepts it', async () => {
-    await recorderWith().publish(configMap('app-config'), { ...failed, note: '€'.repeat(2_000) });
+    await recorderWith().publish(configMap('app-config', NS_A), { ...failed, note: '€'.repeat(2_000) });
     const note = server.events()[0].note!;
     expect(Buffer.byteLength(note)).toBeLessThanOrEqual(1024);
     expect(note.endsWith('€...')).toBe(true);
@@ -356,7 +349,7 @@ describe('EventRecorder against an API server', () => {
   describe('writes what was published, whatever becomes of the objects given', () => {
     it('writes queued publishes after their object and event were revoked, and resolves them', async () => {
       const recorder = recorderWith();
-      const resource = Proxy.revocable(configMap('app-config'), {});
+      const resource = Proxy.revocable(configMap('app-config', NS_A), {});
       const first = Proxy.revocable({ ...failed, note: 'first' }, {});
       const second = Proxy.revocable({ ...failed, note: 'second', annotations: { 'example.com/trace': 't-1' } }, {});
       const publishes = [recorder.publish(resource.proxy, first.proxy), recorder.publish(resource.proxy, second.proxy)];
@@ -378,7 +371,7 @@ describe('EventRecorder against an API server', () => {
     it('writes the event as it was when published, not as the caller changed it afterwards', async () => {
       const recorder = recorderWith();
       const event: KubeEvent = { ...failed, annotations: { 'example.com/trace': 't-1' } };
-      const resource = configMap('app-config');
+      const resource = configMap('app-config', NS_A);
       const publishing = recorder.publish(resource, event);
       event.note = 'changed';
       event.annotations!['example.com/trace'] = 1n as unknown as string;
@@ -402,18 +395,18 @@ describe('EventRecorder against an API server', () => {
         },
         { kind: { value: 'Pod', enumerable: true }, name: { value: 'widget-0', enumerable: true } },
       ) as KubeEvent['related'];
-      await recorderWith().publish(configMap('app-config'), { ...failed, related });
+      await recorderWith().publish(configMap('app-config', NS_A), { ...failed, related });
       expect(server.events()[0].related).toEqual({ kind: 'Pod', name: 'widget-0' });
     });
   });
 
   describe('refuses bad input before any request', () => {
     const cases: [string, KubernetesObject, Partial<KubeEvent>, string][] = [
-      ['an empty reason', configMap('a'), { reason: '' }, 'reason'],
-      ['a reason over 128 characters', configMap('a'), { reason: 'R'.repeat(129) }, 'reason'],
-      ['an empty action', configMap('a'), { action: '' }, 'action'],
-      ['an action over 128 characters', configMap('a'), { action: 'A'.repeat(129) }, 'action'],
-      ['a type other than Normal or Warning', configMap('a'), { type: 'Error' as never }, 'type'],
+      ['an empty reason', configMap('a', NS_A), { reason: '' }, 'reason'],
+      ['a reason over 128 characters', configMap('a', NS_A), { reason: 'R'.repeat(129) }, 'reason'],
+      ['an empty action', configMap('a', NS_A), { action: '' }, 'action'],
+      ['an action over 128 characters', configMap('a', NS_A), { action: 'A'.repeat(129) }, 'action'],
+      ['a type other than Normal or Warning', configMap('a', NS_A), { type: 'Error' as never }, 'type'],
       [
         'an object without apiVersion',
         { kind: 'ConfigMap', metadata: { name: 'a', uid: 'u' } },

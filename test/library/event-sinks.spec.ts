@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { Injectable, Logger, type Type } from '@nestjs/common';
+import { Injectable, type Type } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -19,6 +19,7 @@ import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { flush } from '../support/flush.js';
 import { unlessTooSlow } from '../support/within.js';
+import { muteLogger } from '../support/logged-lines.js';
 
 const failed = syncFailed;
 
@@ -119,8 +120,8 @@ describe('Event sinks', () => {
   });
 
   it('keeps publishing and the other sinks going when sinks throw, reject or hang', async () => {
-    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const error = muteLogger('error');
+    const warn = muteLogger('warn');
     await start([ThrowingSink, RejectingSink, HangingSink, CollectingSink], { timeout: 500 });
     const recorder = app!.get(EventRecorder);
     const reference: PublishOutcome[] = [];
@@ -220,8 +221,8 @@ describe('Event sinks', () => {
 
   describe('logEvents', () => {
     it("logs one structured line per outcome through Nest's Logger", async () => {
-      const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      const log = muteLogger('log');
+      const warn = muteLogger('warn');
       await start([], { logEvents: true });
       const recorder = app!.get(EventRecorder);
       await recorder.publish(configMap(), { ...failed, note: 'source "app" is missing' });
@@ -244,8 +245,8 @@ describe('Event sinks', () => {
     });
 
     it('logs a publish refused as invalid, whatever the caller passed', async () => {
-      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-      const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      const warn = muteLogger('warn');
+      const error = muteLogger('error');
       await start([], { logEvents: true });
       const recorder = app!.get(EventRecorder);
       const { proxy: revoked, revoke } = Proxy.revocable({}, {});
@@ -273,7 +274,7 @@ describe('Event sinks', () => {
     });
 
     it('is off by default', async () => {
-      const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+      const log = muteLogger('log');
       await start([]);
       await app!.get(EventRecorder).publish(configMap(), failed);
       expect(log.mock.calls.filter(([line]) => String(line).startsWith('outcome='))).toHaveLength(0);

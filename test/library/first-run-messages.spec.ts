@@ -10,6 +10,7 @@ import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-
 import { FakeEventRecorder, KubeEventsTestingModule } from 'nestjs-kube-events/testing';
 import { loadDefaultKubeConfig } from '../../libs/kube-events/src/api/default-kube-config.js';
 import { assertSupportedNode, isAtLeast } from '../../libs/kube-events/src/runtime-check.js';
+import { muteLogger } from '../support/logged-lines.js';
 
 // The messages a new user meets first, each saying what is wrong and what to do.
 
@@ -161,7 +162,7 @@ describe('KubeEventsModule.forRoot imported in two feature modules', () => {
 
 describe('@PublishesFailures without an active module', () => {
   it('warns once, naming the method, when KubeEventsModule is not imported, and keeps the method as it was', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     @Injectable()
     class NoModuleReconciler {
       readonly seen: unknown[] = [];
@@ -191,7 +192,7 @@ describe('@PublishesFailures without an active module', () => {
   });
 
   it('does not warn when the module is imported and the application initialised', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     @Injectable()
     class ImportedReconciler {
       @PublishesFailures()
@@ -211,7 +212,7 @@ describe('@PublishesFailures without an active module', () => {
   });
 
   it('does not warn when another decorator wraps the method above it', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     const Traced = (): MethodDecorator => (_target, _key, descriptor) => {
       const inner = descriptor.value as unknown as (...args: unknown[]) => unknown;
       const outer = function (this: unknown, ...args: unknown[]) {
@@ -251,7 +252,7 @@ describe('a testing-module spec without app.init()', () => {
   }
 
   it('warns that the method is not active, and expectEvent says to call app.init()', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     const app = await Test.createTestingModule({
       imports: [KubeEventsTestingModule.forRoot()],
       providers: [UninitialisedReconciler],

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { Injectable, Logger, Module } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { register, type MetricValue } from 'prom-client';
@@ -15,6 +15,7 @@ import {
 import { loadPrometheusBackend } from '../../libs/kube-events/src/metrics/prometheus-metrics.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { muteLogger } from '../support/logged-lines.js';
 
 const failed = syncFailed;
 
@@ -55,7 +56,7 @@ describe('KubeEventsMetrics', () => {
   beforeEach(async () => {
     server = await FakeApiServer.start();
     kubeConfig = server.kubeConfig();
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
   });
   afterEach(async () => {
     await app?.close();

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
-import { Injectable, Logger, Module } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
@@ -16,6 +17,7 @@ import {
   type PublishOutcome,
 } from 'nestjs-kube-events';
 import { FakeEventRecorder, KubeEventsTestingModule } from 'nestjs-kube-events/testing';
+import { muteLogger } from '../support/logged-lines.js';
 
 const widget = (name = 'w1'): KubernetesObject => ({
   apiVersion: 'example.com/v1',
@@ -56,7 +58,7 @@ describe('KubeEventsTestingModule', () => {
   let recorder: FakeEventRecorder;
 
   beforeEach(async () => {
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
     app = await Test.createTestingModule({
       imports: [KubeEventsTestingModule.forRoot(), WidgetsModule],
     }).compile();
@@ -198,7 +200,7 @@ describe('FakeEventRecorder without Nest', () => {
   it('works as a plain object', async () => {
     const recorder = new FakeEventRecorder({ reporter: { controller: 'example.com/widgets' }, seriesWindow: 50 });
     await recorder.publish(widget(), { type: 'Normal', reason: 'Synced', action: 'Sync' });
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await sleep(60);
     await recorder.publish(widget(), { type: 'Normal', reason: 'Synced', action: 'Sync' });
     expect(recorder.events.map((event) => event.count)).toEqual([1, 1]);
   });

@@ -11,22 +11,9 @@ import { EventsV1Api, KubeConfig, type Cluster, type User } from '@kubernetes/cl
 import { EventRecorder, PublishCredentialError } from 'nestjs-kube-events';
 import { FakeApiServer, TLS_CERTIFICATE } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { moveWallClock } from '../support/wall-clock.js';
 
 const CA_DATA = TLS_CERTIFICATE.toString('base64');
-
-/** Fake timers for the wall clock only (client-node reads a token file again after a minute of it). */
-const EVERYTHING_BUT_DATE = [
-  'hrtime',
-  'nextTick',
-  'performance',
-  'queueMicrotask',
-  'setImmediate',
-  'clearImmediate',
-  'setInterval',
-  'clearInterval',
-  'setTimeout',
-  'clearTimeout',
-] as const;
 
 describe('the kubeconfig context of a recorder', () => {
   let dev: FakeApiServer;
@@ -130,7 +117,7 @@ describe('the kubeconfig context of a recorder', () => {
     // The kubelet rotates dev's projected token; only the wall clock that client-node reads moves on.
     await writeFile(devToken, 'DEV-TOKEN-2');
     dev.acceptToken('DEV-TOKEN-2');
-    jest.useFakeTimers({ doNotFake: [...EVERYTHING_BUT_DATE], now: Date.now() + 61_000 });
+    moveWallClock(61_000);
     await recorder.publish(configMap(), syncFailed);
 
     expect(authorizations(dev)).toEqual(['Bearer DEV-TOKEN', 'Bearer DEV-TOKEN-2']);

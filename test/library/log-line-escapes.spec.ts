@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
-import { Test, type TestingModule } from '@nestjs/testing';
+import type { TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
-import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { EventRecorder, PublishesFailures } from 'nestjs-kube-events';
+import type { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
-import { captureLogLines } from '../support/logged-lines.js';
+import { startLoggingApplication } from '../support/logging-application.js';
 
 /** What a terminal acts on: clear the screen, return to the line's start, start a line, CSI, reverse the text. */
 const HOSTILE = 'ok\u001b[2J\u001b[31m\rFAKE outcome=created\nsecond line\u009b1m\u202eright-to-left\u0007';
@@ -28,20 +28,7 @@ describe('log lines with text from outside', () => {
   let lines: string[];
 
   beforeEach(async () => {
-    server = await FakeApiServer.start();
-    lines = captureLogLines();
-    app = await Test.createTestingModule({
-      imports: [
-        KubeEventsModule.forRoot({
-          reporter: { controller: 'widgets' },
-          kubeConfig: server.kubeConfig(),
-          metrics: false,
-          logEvents: true,
-        }),
-      ],
-      providers: [HostileReconciler],
-    }).compile();
-    await app.init();
+    ({ server, app, lines } = await startLoggingApplication([HostileReconciler]));
   });
   afterEach(async () => {
     await app.close();

@@ -1,7 +1,6 @@
 // The recorder's check of its own RBAC (SelfSubjectAccessReview) and its health, against the fake API server:
 // what a denial, a failed review and a review that never comes back do to the log, the state and the publishes.
 import 'reflect-metadata';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { Controller, Get, type HttpException, Logger, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
@@ -17,25 +16,14 @@ import {
 } from 'nestjs-kube-events';
 import { KubeEventsHealthIndicator } from 'nestjs-kube-events/terminus';
 import { FakeApiServer, type AccessReview } from '../support/fake-api-server/index.js';
+import { eventually } from '../support/eventually.js';
+import { muteLogger } from '../support/logged-lines.js';
+import { configMap } from '../support/objects.js';
 
-const inNamespace = (namespace: string, name = 'app') => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace, uid: `uid-${namespace}-${name}` },
-});
+const inNamespace = (namespace: string, name = 'app') =>
+  configMap(name, { namespace, uid: `uid-${namespace}-${name}` });
 const synced = { type: 'Normal' as const, reason: 'Synced', action: 'Sync' };
 const reporter = { controller: 'example.com/widgets' };
-
-/** Polls `probe` until it returns something, for at most `timeoutMs` (generous: the machine may be busy). */
-async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined && found !== false) return found;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await sleep(20);
-  }
-}
 
 @Controller('health')
 class HealthController {
@@ -79,8 +67,8 @@ describe('the permission check', () => {
   beforeEach(async () => {
     server = await FakeApiServer.start();
     kubeConfig = server.kubeConfig();
-    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    warn = muteLogger('warn');
+    log = muteLogger('log');
   });
   afterEach(async () => {
     await app?.close();
@@ -97,7 +85,7 @@ describe('the permission check', () => {
       ['get', undefined, 'events.k8s.io', 'events'],
       ['patch', undefined, 'events.k8s.io', 'events'],
     ]);
-    await eventually(() => stateOf(started).permissions.scope === 'cluster-wide', 'the review');
+    await eventually('the review', () => stateOf(started).permissions.scope === 'cluster-wide');
     await started.get(EventRecorder).publish(inNamespace('ns-a'), synced);
     expect(server.accessReviews).toHaveLength(3);
     expect(permissionLines()).toEqual([]);
@@ -113,7 +101,7 @@ describe('the permission check', () => {
   it('says at start-up, once, in one line, what is missing where and which manifest grants it, and reports it down', async () => {
     server.answerAccessReviews((review) => ({ allowed: review.verb === 'get' }));
     const started = await start();
-    const [line] = await eventually(() => (permissionLines().length ? permissionLines() : undefined), 'the warn line');
+    const [line] = await eventually('the warn line', () => (permissionLines().length ? permissionLines() : undefined));
     expect(line).toContain(
       'may not create, patch events in API group events.k8s.io in namespace "default" (nor cluster-wide)',
     );
@@ -152,7 +140,7 @@ describe('the permission check', () => {
     server.answerAccessReviews(allowOnlyIn('default', 'ns-a'));
     const started = await start();
     const recorder = started.get(EventRecorder);
-    await eventually(() => stateOf(started).permissions.scope === 'per-namespace', 'the start-up review');
+    await eventually('the start-up review', () => stateOf(started).permissions.scope === 'per-namespace');
     await server.waitForAccessReviews(6);
     expect(permissionLines()).toEqual([]);
 
@@ -160,7 +148,7 @@ describe('the permission check', () => {
     await server.waitForAccessReviews(9);
     await recorder.publish(inNamespace('ns-b'), synced);
     await recorder.publish(inNamespace('ns-b', 'other'), synced);
-    const lines = await eventually(() => (permissionLines().length ? permissionLines() : undefined), 'the warn line');
+    const lines = await eventually('the warn line', () => (permissionLines().length ? permissionLines() : undefined));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('may not create, get, patch events in API group events.k8s.io in namespace "ns-b"');
     expect(lines[0]).toContain('kubectl apply -n ns-b -f node_modules/nestjs-kube-events/rbac/role.yaml');
@@ -199,10 +187,10 @@ describe('the permission check', () => {
     const started = await start({ permissionCheck: 'fail' });
     await started.get(EventRecorder).publish(inNamespace('ns-a'), synced);
     expect(server.events()).toHaveLength(1);
-    const state = await eventually(() => {
+    const state = await eventually('the failed review', () => {
       const current = stateOf(started);
       return current.permissions.unknown.length ? current : undefined;
-    }, 'the failed review');
+    });
     expect(state.permissions.missing).toEqual([]);
     expect(state.permissions.unknown[0]).toEqual({ why: 'the review was answered 503 ServiceUnavailable' });
     expect(state.writable).toBe(true);
@@ -213,7 +201,7 @@ describe('the permission check', () => {
   it('stops reviewing on a server without the review API (404): unknown, and nothing more is asked', async () => {
     server.answerAccessReviews(() => ({ status: 404, reason: 'NotFound' }));
     const started = await start();
-    await eventually(() => stateOf(started).permissions.scope === 'unknown', 'the failed review');
+    await eventually('the failed review', () => stateOf(started).permissions.scope === 'unknown');
     await started.get(EventRecorder).publish(inNamespace('ns-a'), synced);
     expect(server.accessReviews).toHaveLength(3);
     expect(stateOf(started)).toMatchObject({ writable: true, permissions: { missing: [] } });
@@ -226,10 +214,10 @@ describe('the permission check', () => {
     await started.get(EventRecorder).publish(inNamespace('ns-a'), synced);
     expect(server.events()).toHaveLength(1);
     expect(stateOf(started).permissions.scope).toBe('pending');
-    const state = await eventually(() => {
+    const state = await eventually('the review to time out', () => {
       const current = stateOf(started);
       return current.permissions.unknown.length ? current : undefined;
-    }, 'the review to time out');
+    });
     expect(state.permissions.unknown[0]).toEqual({ why: 'no answer within 3000 ms' });
     expect(state.permissions.missing).toEqual([]);
     expect(state.writable).toBe(true);
@@ -248,7 +236,7 @@ describe('the permission check', () => {
     }).compile();
     await app.init();
     const health = app.get<KubeEventsHealth>(getKubeEventsHealthToken('mirror'));
-    await eventually(() => health.state().permissions.missing.length > 0, 'the finding');
+    await eventually('the finding', () => health.state().permissions.missing.length > 0);
     const indicator = app.get(KubeEventsHealthIndicator);
     expect(indicator.isHealthy('events', { recorder: 'mirror' }).events.status).toBe('down');
     expect(() => indicator.isHealthy()).toThrow(/no default recorder is registered/);
@@ -261,7 +249,7 @@ describe('the health state', () => {
 
   beforeEach(async () => {
     server = await FakeApiServer.start({ refusable: true });
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
   });
   afterEach(async () => {
     await app?.close();
@@ -296,10 +284,10 @@ describe('the health state', () => {
     expect(state.server).toMatchObject({ reachable: false, why: expect.stringContaining('could not be reached') });
     expect(!state.server.reachable && state.server.since).toBeInstanceOf(Date);
 
-    const down = await eventually(() => {
+    const down = await eventually('the timeout to pass', () => {
       const current = health.state();
       return current.writable ? undefined : current;
-    }, 'the timeout to pass');
+    });
     expect(down.problems).toEqual([expect.stringContaining('the API server has been unreachable since')]);
     expect(indicator.isHealthy()['kube-events'].status).toBe('down');
 

@@ -3,7 +3,6 @@
 // object's budget or for a write of its series already on its way; the
 // count still reaches the server, and a write that fails later is reported.
 import 'reflect-metadata';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { Injectable, Logger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
@@ -19,6 +18,8 @@ import {
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap } from '../support/objects.js';
 import { flush } from '../support/flush.js';
+import { muteLogger } from '../support/logged-lines.js';
+import { eventually } from '../support/eventually.js';
 
 @Injectable()
 class Reconciler {
@@ -57,13 +58,13 @@ describe('@PublishesFailures does not hold a failed reconcile for a write that w
       const event = server.events().find((stored) => stored.regarding.name === name);
       return event ? (event.series?.count ?? 1) : 0;
     };
-    while (countOf() < count) await sleep(20);
+    await eventually(`a count of ${count} on the Event about ${name}`, () => countOf() >= count, { everyMs: 20 });
   }
 
   beforeEach(async () => {
     server = await FakeApiServer.start();
     kubeConfig = server.kubeConfig();
-    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    warn = muteLogger('warn');
   });
   afterEach(async () => {
     await app?.close();

@@ -2,12 +2,14 @@
 // success ends failures, saying how many over how long; nothing otherwise.
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap } from '../support/objects.js';
+import { muteLogger } from '../support/logged-lines.js';
+import { eventually } from '../support/eventually.js';
 
 @Injectable()
 class Reconciler {
@@ -130,7 +132,7 @@ describe('@PublishesFailures({ recovery })', () => {
     reconciler.failing = false;
     expect(reconciler.check(configMap('w2'))).toBe(7);
     await server.waitForRequests(2, 'POST');
-    while (normal().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually('the recovery Event', () => normal().length > 0, { everyMs: 10 });
     expect(normal()).toEqual([
       expect.objectContaining({
         reason: 'Reconciled',
@@ -152,7 +154,7 @@ describe('@PublishesFailures({ recovery })', () => {
   });
 
   it('logs a recovery Event the server refuses, and the success still returns its value', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     await start();
     reconciler = app!.get(Reconciler);
     reconciler.failing = true;

@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { Injectable, Logger, Scope, SetMetadata } from '@nestjs/common';
+import { Injectable, Scope, SetMetadata } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, KubeEventsModule, PublishesFailures } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { muteLogger } from '../support/logged-lines.js';
+import { eventually } from '../support/eventually.js';
 
 interface Widget extends KubernetesObject {
   spec?: { fail?: string };
@@ -132,7 +134,7 @@ describe('@PublishesFailures', () => {
   });
 
   it('publishes through a reference to the method taken before the application initialised', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const warn = muteLogger('warn');
     await start();
     const error = new Error('source missing');
     reconciler.failWith = error;
@@ -156,6 +158,29 @@ describe('@PublishesFailures', () => {
     await app.init();
     await expect(app.get(ReconcileQueue).reconciler.reconcile(widget())).rejects.toThrow('transient failure');
     expect(server.events()).toMatchObject([{ reason: 'ReconcileFailed', note: 'transient failure' }]);
+  });
+
+  it('skips a request-scoped provider with one warning at start-up, and says nothing more when its method runs', async () => {
+    @Injectable({ scope: Scope.REQUEST })
+    class PerRequestReconciler {
+      @PublishesFailures()
+      async reconcile(_widget: Widget): Promise<void> {
+        throw new Error('per-request failure');
+      }
+    }
+    const warn = muteLogger('warn');
+    app = await Test.createTestingModule({
+      imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig })],
+      providers: [PerRequestReconciler],
+    }).compile();
+    await app.init();
+    const perRequest = await app.resolve(PerRequestReconciler);
+    await expect(perRequest.reconcile(widget())).rejects.toThrow('per-request failure');
+    await expect(perRequest.reconcile(widget())).rejects.toThrow('per-request failure');
+    expect(warn.mock.calls.map(([line]) => String(line))).toEqual([
+      expect.stringMatching(/^@PublishesFailures is ignored on request-scoped provider PerRequestReconciler/),
+    ]);
+    expect(server.requests).toHaveLength(0);
   });
 
   it('folds repeated failures and starts a new Event after a success', async () => {
@@ -220,7 +245,7 @@ describe('@PublishesFailures', () => {
 
   it('logs a failed publish and still rethrows the reconcile error', async () => {
     await start();
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     server.failNext(403, 'POST', 'Forbidden');
     const error = new Error('source missing');
     reconciler.failWith = error;
@@ -230,7 +255,7 @@ describe('@PublishesFailures', () => {
 
   it('is bounded by the recorder timeout when the server hangs', async () => {
     await start(300);
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     server.hangNext('POST');
     const error = new Error('source missing');
     reconciler.failWith = error;
@@ -261,7 +286,7 @@ describe('@PublishesFailures', () => {
         return 'done';
       }
     }
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     const module = await Test.createTestingModule({
       imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig })],
       providers: [Fragile],
@@ -287,7 +312,7 @@ describe('@PublishesFailures', () => {
   });
 
   it('logs an unreachable server once per outage, not once per failure, and writes the failures when it is back', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     await start(1_000);
     reconciler.failWith = new SourceMissingError('source missing');
     await expect(reconciler.reconcile(widget(), 1)).rejects.toThrow('source missing');
@@ -301,7 +326,9 @@ describe('@PublishesFailures', () => {
     expect(unreachable).toHaveLength(1);
     expect(unreachable[0][0]).toMatch(/WidgetReconciler\.reconcile.*occurrence is queued/);
     // The queued failures are written once the server answers again, with no publish to push them.
-    while ((server.events()[0]?.series?.count ?? 1) < 6) await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually('the six failures counted on the server', () => (server.events()[0]?.series?.count ?? 1) >= 6, {
+      everyMs: 50,
+    });
     await reconciler.reconcile(widget(), 7).catch(() => undefined);
     expect(server.events()).toHaveLength(1);
     expect(server.events()[0].series?.count).toBe(7);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   context,
   createTraceState,
@@ -9,27 +10,21 @@ import {
   type SpanContext,
   type TraceState,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import 'reflect-metadata';
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import {
-  EventRecorder,
-  KubeEventsModule,
-  PublishesFailures,
-  type KubeEvent,
-  type KubeEventsModuleOptions,
-} from 'nestjs-kube-events';
+import { EventRecorder, KubeEventsModule, PublishesFailures, type KubeEvent } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { inMemoryTracing, traceGloballyWith } from '../support/in-memory-tracing.js';
+import { recordersOf } from '../support/fake-server-recorders.js';
 
 const TRACEPARENT = 'tracing.k8s.io/traceparent';
 const TRACESTATE = 'tracing.k8s.io/tracestate';
 
-const spans = new InMemorySpanExporter();
-const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
+const tracing = inMemoryTracing();
+const { spans, provider } = tracing;
 const tracer = provider.getTracer('reconciler');
 
 /** Runs `work` in a new active span, as an instrumented reconcile would, and says which span it was. */
@@ -48,7 +43,7 @@ async function inSpan(name: string, work: () => Promise<unknown>): Promise<Span>
 class FailingReconciler {
   @PublishesFailures()
   async reconcile(object: KubernetesObject): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
     throw new Error(`source of ${object.metadata?.name} is missing`);
   }
 }
@@ -88,33 +83,15 @@ const writeSpans = () =>
 
 describe('trace context on Events', () => {
   let server: FakeApiServer;
-  const recorders: EventRecorder[] = [];
-  const recorderWith = (options: Partial<KubeEventsModuleOptions> = {}) => {
-    const recorder = new EventRecorder({
-      reporter: { controller: 'widgets' },
-      kubeConfig: server.kubeConfig(),
-      ...options,
-    });
-    recorders.push(recorder);
-    return recorder;
-  };
+  const { recorderWith, shutDown } = recordersOf(() => server);
   const stored = (): StoredEvent[] => server.events('default');
 
-  beforeAll(() => {
-    trace.setGlobalTracerProvider(provider);
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  });
-  afterAll(async () => {
-    trace.disable();
-    context.disable();
-    await provider.shutdown();
-  });
+  traceGloballyWith(tracing);
   beforeEach(async () => {
     server = await FakeApiServer.start();
-    spans.reset();
   });
   afterEach(async () => {
-    await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
+    await shutDown();
     await server.close();
   });
 

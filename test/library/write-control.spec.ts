@@ -1,18 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
-import type { KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder, type EventsWriter, type KubeEvent, type PublishOutcome } from 'nestjs-kube-events';
+import { EventRecorder, type EventsWriter, type PublishOutcome } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
 import { flush } from '../support/flush.js';
-
-const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
-
-const object = (name: string): KubernetesObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default', uid: `uid-${name}` },
-});
+import { muteLogger } from '../support/logged-lines.js';
+import { configMap, reconcileFailed } from '../support/objects.js';
 
 describe('write control', () => {
   let server: FakeApiServer;
@@ -30,9 +23,9 @@ describe('write control', () => {
 
   it('folds what exceeds an object’s budget into one write, sent after the maximum delay', async () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 150 } });
-    for (let i = 0; i < 2; i++) await recorder.publish(object('a'), failed);
+    for (let i = 0; i < 2; i++) await recorder.publish(configMap('a'), reconcileFailed);
     // Two writes within the burst; the other three wait for one write, and resolve with it.
-    const waiting = Array.from({ length: 3 }, () => recorder.publish(object('a'), failed));
+    const waiting = Array.from({ length: 3 }, () => recorder.publish(configMap('a'), reconcileFailed));
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
     await Promise.all(waiting);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 5']);
@@ -42,9 +35,9 @@ describe('write control', () => {
 
   it('keeps writing other objects while one object’s budget is spent', async () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
-    await recorder.publish(object('a'), failed);
-    const waiting = recorder.publish(object('a'), failed);
-    await recorder.publish(object('b'), failed);
+    await recorder.publish(configMap('a'), reconcileFailed);
+    const waiting = recorder.publish(configMap('a'), reconcileFailed);
+    await recorder.publish(configMap('b'), reconcileFailed);
     expect(
       server
         .writes()
@@ -61,9 +54,9 @@ describe('write control', () => {
     const recorder = recorderWith({ writeControl: { qps: 0.5, burst: 2 } });
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
-    for (const name of ['a', 'b']) await recorder.publish(object(name), failed);
+    for (const name of ['a', 'b']) await recorder.publish(configMap(name), reconcileFailed);
     // Two writes in the burst; the next token is two seconds away, so c and d wait, queued.
-    const waiting = ['c', 'd'].map((name) => recorder.publish(object(name), failed));
+    const waiting = ['c', 'd'].map((name) => recorder.publish(configMap(name), reconcileFailed));
     expect(server.writes()).toHaveLength(2);
     expect(outcomes.map((outcome) => `${outcome.kind} ${outcome.regarding.name}`)).toEqual(['created a', 'created b']);
     await recorder.flush();
@@ -80,7 +73,7 @@ describe('write control', () => {
     const recorder = recorderWith();
     const names = Array.from({ length: 200 }, (_, i) => `storm-${i}`);
     await Promise.all(
-      names.flatMap((name) => Array.from({ length: 50 }, () => recorder.publish(object(name), failed))),
+      names.flatMap((name) => Array.from({ length: 50 }, () => recorder.publish(configMap(name), reconcileFailed))),
     );
     // Every publish resolved: every occurrence is on the server, with no flush().
     expect(server.events()).toHaveLength(200);
@@ -88,28 +81,31 @@ describe('write control', () => {
     expect(server.writes().length).toBeLessThanOrEqual(400);
   });
 
-  it('retries a folded write that failed, so the count stays exact', async () => {
+  it('retries a folded write that reconcileFailed, so the count stays exact', async () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 50 } });
-    await recorder.publish(object('a'), failed);
+    await recorder.publish(configMap('a'), reconcileFailed);
     server.failNext(503, 'PATCH', 'ServiceUnavailable');
-    await Promise.all([recorder.publish(object('a'), failed), recorder.publish(object('a'), failed)]);
+    await Promise.all([
+      recorder.publish(configMap('a'), reconcileFailed),
+      recorder.publish(configMap('a'), reconcileFailed),
+    ]);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 3', 'PATCH 3']);
     expect(countOf('a')).toBe(3);
   });
 
   it('drops, counts and logs occurrences only past maxPending', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     const recorder = recorderWith({
       writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 1 },
     });
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
-    await recorder.publish(object('a'), failed); // written
+    await recorder.publish(configMap('a'), reconcileFailed); // written
     const waiting = [
-      recorder.publish(object('a'), failed), // queued: the one pending write
-      recorder.publish(object('a'), failed), // the same event: joins that write
+      recorder.publish(configMap('a'), reconcileFailed), // queued: the one pending write
+      recorder.publish(configMap('a'), reconcileFailed), // the same event: joins that write
     ];
-    const refused = recorder.publish(object('a'), { ...failed, note: 'something else' }); // a new write: no room
+    const refused = recorder.publish(configMap('a'), { ...reconcileFailed, note: 'something else' }); // a new write: no room
     await expect(refused).rejects.toMatchObject({
       name: 'PublishError',
       queued: false,
@@ -130,11 +126,11 @@ describe('write control', () => {
     const recorder = recorderWith();
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
-    await recorder.publish(object('a'), failed);
-    await recorder.publish(object('a'), failed);
+    await recorder.publish(configMap('a'), reconcileFailed);
+    await recorder.publish(configMap('a'), reconcileFailed);
     server.failNext(403, 'POST', 'Forbidden');
-    await expect(recorder.publish(object('b'), failed)).rejects.toThrow();
-    await expect(recorder.publish(object('c'), { ...failed, reason: '' })).rejects.toThrow();
+    await expect(recorder.publish(configMap('b'), reconcileFailed)).rejects.toThrow();
+    await expect(recorder.publish(configMap('c'), { ...reconcileFailed, reason: '' })).rejects.toThrow();
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(['created', 'patched', 'failed', 'failed']);
     expect(outcomes[1]).toMatchObject({
       count: 2,
@@ -148,9 +144,9 @@ describe('write control', () => {
   it('writes annotations, and a change of annotations starts a new Event', async () => {
     const recorder = recorderWith();
     const annotations = { 'example.com/trace-id': 'abc123' };
-    await recorder.publish(object('a'), { ...failed, annotations });
-    await recorder.publish(object('a'), { ...failed, annotations });
-    await recorder.publish(object('a'), { ...failed, annotations: { 'example.com/trace-id': 'def456' } });
+    await recorder.publish(configMap('a'), { ...reconcileFailed, annotations });
+    await recorder.publish(configMap('a'), { ...reconcileFailed, annotations });
+    await recorder.publish(configMap('a'), { ...reconcileFailed, annotations: { 'example.com/trace-id': 'def456' } });
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'POST']);
     expect((server.writes()[0].body as StoredEvent).metadata.annotations).toEqual(annotations);
     expect(server.events()[0].metadata.annotations).toEqual(annotations);
@@ -158,8 +154,8 @@ describe('write control', () => {
 
   it('writes what is folded when the application shuts down', async () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
-    await recorder.publish(object('a'), failed);
-    const waiting = recorder.publish(object('a'), failed);
+    await recorder.publish(configMap('a'), reconcileFailed);
+    const waiting = recorder.publish(configMap('a'), reconcileFailed);
     expect(server.seriesWrites()).toEqual(['POST']);
     await recorder.onApplicationShutdown();
     await waiting;
@@ -182,9 +178,9 @@ describe('write control', () => {
     const timers = jest.spyOn(globalThis, 'setTimeout');
     const started = performance.now();
     const waiting = Array.from({ length: 2_000 }, (_, i) =>
-      recorder.publish(object(`wait-${i}`), failed).catch(() => undefined),
+      recorder.publish(configMap(`wait-${i}`), reconcileFailed).catch(() => undefined),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     const elapsedSeconds = (performance.now() - started) / 1_000;
     const armed = timers.mock.calls.length;
     timers.mockRestore();
@@ -213,9 +209,9 @@ describe('write control', () => {
     const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, writeControl }, writer);
     const started = performance.now();
     const waiting = Array.from({ length: 500 }, (_, i) =>
-      recorder.publish(object(`batch-${i}`), failed).catch(() => undefined),
+      recorder.publish(configMap(`batch-${i}`), reconcileFailed).catch(() => undefined),
     );
-    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    await sleep(waitMs);
     const elapsedMs = performance.now() - started;
     const sent = [...sentAt];
     await recorder.flush();
@@ -244,7 +240,7 @@ describe('write control', () => {
 
   it('writes series waiting for the recorder-wide budget in the order they came', async () => {
     const recorder = recorderWith({ writeControl: { qps: 50, burst: 1 } });
-    for (const name of ['a', 'b', 'c', 'd']) await recorder.publish(object(name), failed);
+    for (const name of ['a', 'b', 'c', 'd']) await recorder.publish(configMap(name), reconcileFailed);
     await server.waitForRequests(4);
     expect(server.writes().map((request) => (request.body as StoredEvent).regarding.name)).toEqual([
       'a',
@@ -255,14 +251,14 @@ describe('write control', () => {
   });
 
   it('bounds flush() by the timeout when the server does not answer, dropping what is left', async () => {
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
     const recorder = recorderWith({
       timeout: 200,
       writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 },
     });
-    await recorder.publish(object('a'), failed);
+    await recorder.publish(configMap('a'), reconcileFailed);
     for (let i = 0; i < 6; i++)
-      void recorder.publish(object('a'), { ...failed, note: `attempt ${i}` }).catch(() => undefined);
+      void recorder.publish(configMap('a'), { ...reconcileFailed, note: `attempt ${i}` }).catch(() => undefined);
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
     for (let i = 0; i < 10; i++) server.hangNext();
@@ -276,13 +272,13 @@ describe('write control', () => {
   });
 
   it('ends flush() within its bound during an outage, saying what it could not write', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     const recorder = recorderWith({ timeout: 300 });
-    await recorder.publish(object('a'), failed);
+    await recorder.publish(configMap('a'), reconcileFailed);
     server.outage(10_000);
     const queued = await Promise.allSettled([
-      recorder.publish(object('a'), failed),
-      recorder.publish(object('b'), failed),
+      recorder.publish(configMap('a'), reconcileFailed),
+      recorder.publish(configMap('b'), reconcileFailed),
     ]);
     expect(
       queued.map((result) => result.status === 'rejected' && (result.reason as { queued?: boolean }).queued),
@@ -304,19 +300,19 @@ describe('write control', () => {
   it('flush() waits for a write already in flight', async () => {
     const recorder = recorderWith();
     server.delayNext(200, 'POST');
-    void recorder.publish(object('a'), failed);
+    void recorder.publish(configMap('a'), reconcileFailed);
     await server.waitForRequests(1);
     await recorder.flush();
     expect(server.events()).toHaveLength(1);
   });
 
   it('holds at most twice maxPending first writes of new objects waiting for the recorder-wide budget', async () => {
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
     const recorder = recorderWith({ writeControl: { qps: 1, burst: 1, maxPending: 10 } });
     const refused: unknown[] = [];
     // One write goes at once (the burst); first writes wait for the budget up to twice maxPending, and no more.
     for (let i = 0; i < 100; i++)
-      recorder.publish(object(`new-${i}`), failed).catch((error: unknown) => refused.push(error));
+      recorder.publish(configMap(`new-${i}`), reconcileFailed).catch((error: unknown) => refused.push(error));
     await flush();
     expect(refused).toHaveLength(79);
     expect(refused[0]).toMatchObject({
@@ -329,17 +325,19 @@ describe('write control', () => {
   });
 
   it('keeps one noisy series from using up maxPending for the others', async () => {
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
     const recorder = recorderWith({
       writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000, maxPending: 10 },
     });
-    await recorder.publish(object('noisy'), failed);
+    await recorder.publish(configMap('noisy'), reconcileFailed);
     for (let i = 0; i < 50; i++)
-      void recorder.publish(object('noisy'), { ...failed, note: `request ${i} failed` }).catch(() => undefined);
-    await recorder.publish(object('quiet'), failed);
+      void recorder
+        .publish(configMap('noisy'), { ...reconcileFailed, note: `request ${i} failed` })
+        .catch(() => undefined);
+    await recorder.publish(configMap('quiet'), reconcileFailed);
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
-    const quiet = recorder.publish(object('quiet'), failed);
+    const quiet = recorder.publish(configMap('quiet'), reconcileFailed);
     // Queued, not dropped: the noisy series holds at most 8 of the 10 places.
     expect(outcomes.map((outcome) => outcome.kind)).toEqual([]);
     await recorder.flush();
@@ -350,9 +348,9 @@ describe('write control', () => {
   it('keeps an object’s spent budget when its failure series is forgotten after a success', async () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
     for (let i = 0; i < 5; i++) {
-      void recorder.publishFailure(object('flapping'), failed).catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      recorder.forgetFailures(object('flapping'));
+      void recorder.publishFailure(configMap('flapping'), reconcileFailed).catch(() => undefined);
+      await sleep(20);
+      recorder.forgetFailures(configMap('flapping'));
     }
     // Two writes within the burst; the later failures wait for the budget (or the maximum delay).
     expect(server.writes()).toHaveLength(2);

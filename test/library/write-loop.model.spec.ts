@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Logger } from '@nestjs/common';
 import { fc, test } from '@fast-check/jest';
 import {
   EventRecorder,
@@ -14,6 +13,7 @@ import {
 import { EventLoopWatchdog } from '../support/event-loop-watchdog.js';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { within } from '../support/within.js';
+import { muteLogger } from '../support/logged-lines.js';
 
 /**
  * A model-based test of the write loop: random schedules of publishes
@@ -157,8 +157,8 @@ const notFound = (name: string) => ({
 });
 
 // Not in `beforeAll`: concurrent properties may start before it.
-jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+muteLogger('warn');
+muteLogger('log');
 afterAll(async () => {
   jest.restoreAllMocks();
   await watchdog?.stop();

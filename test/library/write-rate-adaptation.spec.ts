@@ -1,18 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
-import type { KubernetesObject } from '@kubernetes/client-node';
-import { PublishApiError, PublishError, type KubeEvent, type PublishOutcome } from 'nestjs-kube-events';
+import { PublishApiError, PublishError, type PublishOutcome } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
-
-const failed: KubeEvent = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source missing' };
-
-const object = (name: string): KubernetesObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default', uid: `uid-${name}` },
-});
+import { muteLogger } from '../support/logged-lines.js';
+import { configMap, reconcileFailed } from '../support/objects.js';
 
 /** Objects that each publish one failure, two every 10 ms: four times what the server admits. */
 const OBJECTS = 300;
@@ -23,7 +15,7 @@ describe('write rate under throttling', () => {
   const { recorderWith, shutDown } = recordersOf(() => server);
 
   beforeEach(async () => {
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
     server = await FakeApiServer.start();
   });
   afterEach(async () => {
@@ -40,7 +32,7 @@ describe('write rate under throttling', () => {
     const settled: Promise<string>[] = [];
     for (let i = 0; i < OBJECTS; i++) {
       settled.push(
-        recorder.publish(object(`o-${i}`), failed).then(
+        recorder.publish(configMap(`o-${i}`), reconcileFailed).then(
           () => 'written',
           (error: unknown) => (error instanceof PublishError ? `rejected, queued: ${error.queued}` : String(error)),
         ),

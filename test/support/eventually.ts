@@ -16,7 +16,7 @@ export interface EventuallyOptions {
  */
 export async function eventually<T>(
   what: string,
-  check: () => Promise<T | undefined | false>,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
   { timeoutMs = 20_000, everyMs = 100, context }: EventuallyOptions = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

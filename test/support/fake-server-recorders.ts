@@ -3,9 +3,10 @@ import type { FakeApiServer } from './fake-api-server/index.js';
 
 /**
  * Recorders of one spec, each writing to the fake API server the spec
- * started (reporter `widgets`), and shut down together after each test.
+ * started (reporter `widgets`, unless `defaults` say otherwise), and shut
+ * down together after each test.
  */
-export function recordersOf(server: () => FakeApiServer) {
+export function recordersOf(server: () => FakeApiServer, defaults: Partial<KubeEventsModuleOptions> = {}) {
   const recorders: EventRecorder[] = [];
   return {
     /** A recorder writing to the fake API server, with these options. */
@@ -13,6 +14,7 @@ export function recordersOf(server: () => FakeApiServer) {
       const recorder = new EventRecorder({
         reporter: { controller: 'widgets' },
         kubeConfig: server().kubeConfig(),
+        ...defaults,
         ...options,
       });
       recorders.push(recorder);

@@ -13,3 +13,9 @@ export function captureLogLines(levels: readonly Level[] = ['log', 'warn', 'erro
     });
   return lines;
 }
+
+/** Keeps Nest's Logger from printing at `level` from now on (until jest.restoreAllMocks), and returns the spy that sees each call. */
+export function muteLogger<L extends Level>(level: L): jest.SpiedFunction<Logger[L]> {
+  const spy = jest.spyOn(Logger.prototype, level).mockImplementation(() => undefined);
+  return spy as unknown as jest.SpiedFunction<Logger[L]>;
+}

@@ -4,7 +4,6 @@
 // queue before anything else, so that no reconcile starts after it. (ConfigMaps
 // are watched only in the namespaces ConfigMirrors use: with none, none.)
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import { KubeConfig, type CoreV1Api, type CustomObjectsApi } from '@kubernetes/client-node';
 import type { EventRecorder } from 'nestjs-kube-events';
 import type { ResilientInformer } from '../controller/informer.js';
@@ -12,6 +11,7 @@ import { WorkQueue } from '../controller/work-queue.js';
 import { resolveOperatorOptions, type OperatorOptions } from '../operator.options.js';
 import type { ConfigMirrorReconciler } from './config-mirror.reconciler.js';
 import type { ConfigMirrorStatusWriter } from './config-mirror.status-writer.js';
+import { muteLogger } from '../../../../test/support/logged-lines.js';
 
 const steps: string[] = [];
 
@@ -48,7 +48,7 @@ const { ConfigMirrorController } = await import('./config-mirror.controller.js')
 describe('ConfigMirrorController: when it runs', () => {
   beforeEach(() => {
     steps.length = 0;
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    muteLogger('log');
     const shutDown = WorkQueue.prototype.shutDown;
     jest.spyOn(WorkQueue.prototype as WorkQueue<string>, 'shutDown').mockImplementation(function (
       this: WorkQueue<string>,

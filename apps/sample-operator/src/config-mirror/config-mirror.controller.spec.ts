@@ -5,7 +5,6 @@
 // the controller is never started, so no worker takes a key and no timer runs:
 // each test reads what was added to the work queue and what was forgotten.
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import {
   KubeConfig,
   type CoreV1Api,
@@ -29,6 +28,7 @@ import {
 import type { ConfigMirrorReconciler } from './config-mirror.reconciler.js';
 import type { ConfigMirrorStatusWriter } from './config-mirror.status-writer.js';
 import type { ConfigMirror } from './config-mirror.types.js';
+import { muteLogger } from '../../../../test/support/logged-lines.js';
 
 type Handler<T> = (object: T) => void;
 
@@ -196,8 +196,8 @@ describe('ConfigMirrorController: what is queued', () => {
   }
 
   beforeEach(() => {
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('log');
+    muteLogger('warn');
     added = jest.spyOn(WorkQueue.prototype as WorkQueue<string>, 'add');
     forgotten = jest.spyOn(WorkQueue.prototype as WorkQueue<string>, 'forget');
     mirrors = new FakeInformer<ConfigMirror>();
@@ -421,7 +421,7 @@ describe('ConfigMirrorController: what is queued', () => {
   });
 
   test('a recorder that cannot forget the Event series does not break the delete', () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const warn = muteLogger('warn');
     recorder.forget.mockImplementation(() => {
       throw new Error('not a known object');
     });

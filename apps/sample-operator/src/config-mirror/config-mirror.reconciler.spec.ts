@@ -1,11 +1,11 @@
 import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import { ApiException, type CoreV1Api, type CustomObjectsApi, type V1ConfigMap } from '@kubernetes/client-node';
 import type { EventRecorder, KubeEvent } from 'nestjs-kube-events';
 import { resolveOperatorOptions, type OperatorOptions } from '../operator.options.js';
 import { ConfigMirrorReconciler } from './config-mirror.reconciler.js';
 import { ConfigMirrorStatusWriter } from './config-mirror.status-writer.js';
 import type { ConfigMirror, ConfigMirrorStatus } from './config-mirror.types.js';
+import { muteLogger } from '../../../../test/support/logged-lines.js';
 
 function apiError(code: number, message: string): ApiException<string> {
   return new ApiException(code, 'Unknown API Status Code!', JSON.stringify({ kind: 'Status', code, message }), {});
@@ -107,7 +107,7 @@ describe('ConfigMirrorReconciler', () => {
     );
 
   beforeEach(() => {
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    muteLogger('warn');
     core = new FakeCore();
     customObjects = new FakeCustomObjects();
     recorder = new FakeRecorder();

@@ -4,6 +4,7 @@ import { KubeConfig, type KubernetesObject, type makeInformer } from '@kubernete
 import { ResilientInformer } from './informer.js';
 import { FakeClock } from './testing/fake-clock.js';
 import { flush } from '../../../../test/support/flush.js';
+import { muteLogger } from '../../../../test/support/logged-lines.js';
 
 /** Stands in for client-node's ListWatch: the test decides what each start does. */
 class FakeListWatch {
@@ -66,8 +67,8 @@ describe('ResilientInformer', () => {
   beforeEach(() => {
     clock = new FakeClock();
     fake = new FakeListWatch();
-    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    warn = muteLogger('warn');
+    muteLogger('log');
   });
 
   afterEach(async () => {

@@ -14,13 +14,14 @@ import {
 import { PublishUnreachableError } from '../errors.js';
 import { describeError } from '../notes/describe-error.js';
 import { humanDuration } from './human-duration.js';
+import type { MethodReporter } from './method-reporters.js';
 
 type Method = (...args: unknown[]) => unknown;
 
-/** The outage (its start) each recorder last logged as unreachable: the explorer's, shared by the methods it wraps. */
+/** The outage (its start) each recorder last logged as unreachable: the explorer's, shared by the methods it serves. */
 export type OutagesLogged = WeakMap<EventRecorder, number>;
 
-/** What {@link withFailureEvents} publishes with, and where it says what it could not publish. */
+/** What a {@link FailureReporter} publishes with, and where it says what it could not publish. */
 export interface FailureReporting {
   readonly recorder: EventRecorder;
   readonly logger: Logger;
@@ -28,11 +29,11 @@ export interface FailureReporting {
 }
 
 /**
- * Wraps a reconcile method so that failures become Warning events and a
- * success resets the object's failure series (and, with `recovery`,
- * publishes a Normal event saying it recovered). Keeps `this`, the arguments,
- * the return value, the original error, the name, the length and the Reflect metadata
- * (of `metadataOf`, the method as found on the prototype, when given).
+ * Publishes the outcome of the calls of one decorated method in one
+ * application: a failure becomes a Warning event and a success resets the
+ * object's failure series (and, with `recovery`, publishes a Normal event
+ * saying it recovered). Keeps `this`, the arguments, the return value and
+ * the original error; a synchronous method stays synchronous.
  *
  * A failed reconcile waits for its Event's write only when that write goes
  * on the wire at once (one round trip, bounded by the recorder's timeout):
@@ -40,35 +41,48 @@ export interface FailureReporting {
  * occurrence is counted in its series and the error rethrown at once, and
  * what becomes of that write is still logged.
  */
-export function withFailureEvents(
-  method: Method,
-  label: string,
-  { recorder, logger, outagesLogged }: FailureReporting,
-  options: PublishesFailuresOptions,
-  metadataOf: Method = method,
-): Method {
-  const resourceOf = (args: unknown[]) => reconciledObject(args, options);
-  const notPublished = (problem: unknown, what = FAILURE_NOT_PUBLISHED) => {
-    // While the server is down every failure would say so: once per outage and recorder is enough.
-    if (problem instanceof PublishUnreachableError) {
-      if (outagesLogged.get(recorder) === problem.since.getTime()) return;
-      outagesLogged.set(recorder, problem.since.getTime());
-    }
-    logger.warn(`${what(label)}: ${describeError(problem)}`);
-  };
-  /** Publishes through the recorder; resolves once scheduled, and logs what becomes of the write. */
-  const scheduled = (resource: KubernetesObject, event: KubeEvent, failure: boolean, what = FAILURE_NOT_PUBLISHED) => {
-    const publish = recorder.schedulePublish(resource, event, failure);
-    publish.written.catch((problem: unknown) => notPublished(problem, what));
-    return publish.scheduled.catch(() => undefined);
-  };
-  const recovery = recoveryReason(options);
-  // Neither may ever replace the reconcile's own outcome: the user's selector and note formatter may throw.
-  const report = (error: unknown, args: unknown[]): Promise<void> => {
+export class FailureReporter implements MethodReporter {
+  private readonly recovery: string | undefined;
+
+  constructor(
+    private readonly label: string,
+    private readonly reporting: FailureReporting,
+    private readonly options: PublishesFailuresOptions,
+  ) {
+    this.recovery = recoveryReason(options);
+  }
+
+  call(method: Method, self: unknown, args: unknown[]): unknown {
+    let result: unknown;
     try {
-      const resource = resourceOf(args);
+      result = method.apply(self, args);
+    } catch (error) {
+      void this.report(error, args);
+      throw error;
+    }
+    if (!isPromiseLike(result)) {
+      void this.succeeded(args);
+      return result;
+    }
+    return Promise.resolve(result).then(
+      async (value) => {
+        await this.succeeded(args);
+        return value;
+      },
+      async (error: unknown) => {
+        await this.report(error, args);
+        throw error;
+      },
+    );
+  }
+
+  // Neither may ever replace the reconcile's own outcome: the user's selector and note formatter may throw.
+  private report(error: unknown, args: unknown[]): Promise<void> {
+    const { options, label } = this;
+    try {
+      const resource = reconciledObject(args, options);
       if (!resource) {
-        logger.warn(NO_RESOURCE_ARGUMENT(label));
+        this.reporting.logger.warn(NO_RESOURCE_ARGUMENT(label));
         return Promise.resolve();
       }
       const event = {
@@ -78,16 +92,19 @@ export function withFailureEvents(
         note: noteOf(error, options),
         ...(options.labels && { labels: options.labels }),
       };
-      return scheduled(resource, event, true);
+      return this.scheduled(resource, event, true);
     } catch (problem) {
-      notPublished(problem);
+      this.notPublished(problem);
       return Promise.resolve();
     }
-  };
-  const succeeded = (args: unknown[]): Promise<void> | undefined => {
+  }
+
+  private succeeded(args: unknown[]): Promise<void> | undefined {
+    const { options, label, recovery } = this;
+    const { recorder, logger } = this.reporting;
     let resource: KubernetesObject | undefined;
     try {
-      resource = resourceOf(args);
+      resource = reconciledObject(args, options);
     } catch (problem) {
       logger.warn(RECONCILED_OBJECT_NOT_FOUND(label, describeError(problem)));
     }
@@ -106,43 +123,29 @@ export function withFailureEvents(
         note: RECOVERED_NOTE(ended.failures, humanDuration(ended.durationMs)),
         ...(options.labels && { labels: options.labels }),
       };
-      return scheduled(resource, event, false, RECOVERY_NOT_PUBLISHED);
+      return this.scheduled(resource, event, false, RECOVERY_NOT_PUBLISHED);
     } catch (problem) {
-      notPublished(problem, RECOVERY_NOT_PUBLISHED);
+      this.notPublished(problem, RECOVERY_NOT_PUBLISHED);
       return undefined;
     }
-  };
-
-  const wrapped = function (this: unknown, ...args: unknown[]): unknown {
-    let result: unknown;
-    try {
-      result = method.apply(this, args);
-    } catch (error) {
-      void report(error, args);
-      throw error;
-    }
-    if (!isPromiseLike(result)) {
-      void succeeded(args);
-      return result;
-    }
-    return Promise.resolve(result).then(
-      async (value) => {
-        await succeeded(args);
-        return value;
-      },
-      async (error: unknown) => {
-        await report(error, args);
-        throw error;
-      },
-    );
-  };
-  Object.defineProperty(wrapped, 'name', { value: method.name });
-  Object.defineProperty(wrapped, 'length', { value: method.length });
-  // Other decorators read their metadata from the function they decorated.
-  for (const key of Reflect.getMetadataKeys(metadataOf)) {
-    Reflect.defineMetadata(key, Reflect.getMetadata(key, metadataOf), wrapped);
   }
-  return wrapped;
+
+  /** Publishes through the recorder; resolves once scheduled, and logs what becomes of the write. */
+  private scheduled(resource: KubernetesObject, event: KubeEvent, failure: boolean, what = FAILURE_NOT_PUBLISHED) {
+    const publish = this.reporting.recorder.schedulePublish(resource, event, failure);
+    publish.written.catch((problem: unknown) => this.notPublished(problem, what));
+    return publish.scheduled.catch(() => undefined);
+  }
+
+  private notPublished(problem: unknown, what = FAILURE_NOT_PUBLISHED): void {
+    const { recorder, logger, outagesLogged } = this.reporting;
+    // While the server is down every failure would say so: once per outage and recorder is enough.
+    if (problem instanceof PublishUnreachableError) {
+      if (outagesLogged.get(recorder) === problem.since.getTime()) return;
+      outagesLogged.set(recorder, problem.since.getTime());
+    }
+    logger.warn(`${what(this.label)}: ${describeError(problem)}`);
+  }
 }
 
 function reconciledObject(args: unknown[], options: PublishesFailuresOptions): KubernetesObject | undefined {

@@ -2,6 +2,7 @@ import { applyDecorators, Logger, SetMetadata } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
 import { PUBLISHES_FAILURES_INACTIVE } from '../kube-events.messages.js';
+import { reporterOf } from './method-reporters.js';
 
 /** How `@PublishesFailures` reports a failed reconcile. */
 export interface PublishesFailuresOptions {
@@ -74,82 +75,69 @@ export interface PublishesFailuresOptions {
  * never thrown. A method that returns synchronously stays synchronous: its
  * failure is published in the background.
  *
- * As `@nestjs/schedule`'s `@Cron` does, the decorator records its options as
- * metadata, and the module's explorer, when the application initialises,
- * wraps the method on each instance of a Nest-managed provider with the
- * recorder it names, taken from dependency injection (so several recorders
- * can coexist). Transient providers are wrapped in every consumer's
- * instance; request-scoped providers are skipped with a warning.
- *
- * Why the method on the prototype is also replaced, by a stand-in: a
- * controller often hands its reconcile to a queue in its constructor
- * (`this.reconcile.bind(this)`), before the explorer runs, and such a
- * reference must publish too. The stand-in forwards a call on an instance
- * the explorer wrapped to that instance's wrapper, and on an instance
- * nothing wrapped (`KubeEventsModule` not imported, a test without
- * `app.init()`, an instance made with `new`) it calls the method and says
- * once that its failures are not published, rather than doing nothing
- * silently. It keeps the method's name, length and metadata.
+ * How: as `nestjs-cls`'s `@UseCls` does, the decorator replaces the method
+ * on the prototype, once, and the replacement finds at each call what
+ * publishes for it through `this`: the module, when the application
+ * initialises, gives every instance of a Nest-managed provider with a
+ * decorated method the recorder its options name, taken from dependency
+ * injection (so several recorders and several applications coexist). The
+ * options are also recorded as metadata, which is how the module finds
+ * the methods and checks them at start-up. Why not `@nestjs/schedule`'s
+ * way (the module wrapping each instance's method): a controller often
+ * hands its reconcile to a queue in its constructor
+ * (`this.reconcile.bind(this)`), before the application initialises, and
+ * such a reference must publish too. Transient providers are served in
+ * every consumer's instance; request-scoped providers are skipped with a
+ * warning. On an instance no application serves (`KubeEventsModule` not
+ * imported, a test without `app.init()`, an instance made with `new`) the
+ * method runs as written and says once that its failures are not
+ * published, rather than doing nothing silently. It keeps the method's
+ * name, length and metadata.
  *
  * @example
  * @PublishesFailures({ apiVersion: 'example.com/v1', kind: 'Widget' })
  * async reconcile(widget: Widget) { ... }
  */
 export const PublishesFailures = (options: PublishesFailuresOptions = {}): MethodDecorator =>
-  applyDecorators(StandIn(), SetMetadata(PUBLISHES_FAILURES_METADATA, options));
+  applyDecorators(ReportsThroughInstance(), SetMetadata(PUBLISHES_FAILURES_METADATA, options));
 
 type Method = (...args: unknown[]) => unknown;
 
-/** What a stand-in knows of the method it stands in for. */
-interface StandInRecord {
-  /** The decorated method, which the explorer wraps. */
-  readonly method: Method;
-  /** Said once per method: that it runs unwrapped, or (from the explorer) why it is not wrapped. */
-  warned: boolean;
+/** Whether a decorated method has said that it is not active, or the module has said why (a request-scoped provider). */
+interface InactiveNotice {
+  said: boolean;
 }
 
-const STAND_IN = Symbol('KUBE_EVENTS:publishes-failures:stand-in');
+const INACTIVE_NOTICE = Symbol('KUBE_EVENTS:publishes-failures:inactive-notice');
 
-/** The record of a stand-in; `undefined` for any other function (a decorator above this one wrapped it). */
-export function standInOf(method: unknown): StandInRecord | undefined {
-  return (method as { [STAND_IN]?: StandInRecord } | undefined)?.[STAND_IN];
+/** Spares a decorated method its "not active" warning: the module has logged why it serves none of its instances. */
+export function inactiveExplained(method: unknown): void {
+  const notice = (method as { [INACTIVE_NOTICE]?: InactiveNotice } | undefined)?.[INACTIVE_NOTICE];
+  if (notice) notice.said = true;
 }
 
-/** Puts the stand-in described above in place of the method. */
-function StandIn(): MethodDecorator {
+/** Puts the replacement described above in place of the method. */
+function ReportsThroughInstance(): MethodDecorator {
   return (target, key, descriptor) => {
     const method = descriptor.value as unknown as Method;
     const owner = typeof target === 'function' ? target.name : target.constructor.name;
-    const record: StandInRecord = { method, warned: false };
-    const standIn = function (this: object, ...args: unknown[]): unknown {
-      const own = ownMethod(this, key);
-      // Reached through a reference taken before the explorer wrapped this instance: go through its wrapper.
-      if (own && own !== standIn && inherited(this, key) === standIn) return own.apply(this, args);
-      // No own method: nothing wrapped this instance. (With one, a decorator above this one is what was wrapped.)
-      if (!own && !record.warned) {
-        record.warned = true;
+    const notice: InactiveNotice = { said: false };
+    const reported = function (this: unknown, ...args: unknown[]): unknown {
+      const reporter = reporterOf(this, key);
+      if (reporter) return reporter.call(method, this, args);
+      if (!notice.said) {
+        notice.said = true;
         new Logger('PublishesFailures').warn(PUBLISHES_FAILURES_INACTIVE(`${owner}.${String(key)}`));
       }
       return method.apply(this, args);
     };
-    Object.defineProperty(standIn, 'name', { value: method.name });
-    Object.defineProperty(standIn, 'length', { value: method.length });
-    Object.defineProperty(standIn, STAND_IN, { value: record });
+    Object.defineProperty(reported, 'name', { value: method.name });
+    Object.defineProperty(reported, 'length', { value: method.length });
+    Object.defineProperty(reported, INACTIVE_NOTICE, { value: notice });
     // Decorators applied before this one recorded their metadata on the method itself.
     for (const metadataKey of Reflect.getOwnMetadataKeys(method)) {
-      Reflect.defineMetadata(metadataKey, Reflect.getOwnMetadata(metadataKey, method), standIn);
+      Reflect.defineMetadata(metadataKey, Reflect.getOwnMetadata(metadataKey, method), reported);
     }
-    descriptor.value = standIn as typeof descriptor.value;
+    descriptor.value = reported as typeof descriptor.value;
   };
-}
-
-/** What `instance` would have under `key` without its own property: its prototype's. */
-function inherited(instance: object, key: string | symbol): unknown {
-  return (Object.getPrototypeOf(instance) as Record<string | symbol, unknown> | null)?.[key];
-}
-
-function ownMethod(instance: unknown, key: string | symbol): Method | undefined {
-  if (typeof instance !== 'object' || instance === null || !Object.hasOwn(instance, key)) return undefined;
-  const own: unknown = (instance as Record<string | symbol, unknown>)[key];
-  return typeof own === 'function' ? (own as Method) : undefined;
 }

@@ -2,8 +2,9 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
-import { withFailureEvents, type OutagesLogged } from './failure-reporting.js';
-import { standInOf, type PublishesFailuresOptions } from './publishes-failures.decorator.js';
+import { FailureReporter, type OutagesLogged } from './failure-reporting.js';
+import { attachReporters } from './method-reporters.js';
+import { inactiveExplained, type PublishesFailuresOptions } from './publishes-failures.decorator.js';
 import { MAX_FIELD_LENGTH, PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
 import {
   INVALID_RECOVERY_OPTION,
@@ -15,16 +16,16 @@ import { findRecorders, type RecorderName } from '../recorder/recorder-registry.
 
 /**
  * Finds the provider methods decorated with `@PublishesFailures` when the
- * application starts and wraps each, on every instance of the provider,
- * with the recorder its options name. One explorer serves every recorder of
- * the process. It wraps the decorated method itself, past the decorator's
- * stand-in (which forwards references taken earlier to this wrapper), and
- * keeps the metadata of what is on the prototype.
+ * application starts, checks their options, and gives every instance of
+ * each provider a {@link FailureReporter} per decorated method, with the
+ * recorder its options name: the decorated method finds it through `this`
+ * at each call. One explorer serves every recorder of the application, and
+ * owns what its reporters share (the outages they logged).
  */
 @Injectable()
 export class PublishesFailuresExplorer implements OnModuleInit {
   private readonly logger = new Logger('PublishesFailures');
-  /** The outage each recorder last logged as unreachable, shared by every method wrapped here. */
+  /** The outage each recorder last logged as unreachable, shared by every reporter made here. */
   private readonly outagesLogged: OutagesLogged = new WeakMap();
 
   constructor(
@@ -37,9 +38,10 @@ export class PublishesFailuresExplorer implements OnModuleInit {
     const providers = this.discovery.getProviders();
     const recorders = findRecorders(providers);
     for (const wrapper of providers) {
-      const instance = wrapper.instance as Record<string, unknown> | undefined;
+      const instance = wrapper.instance as object | undefined;
       if (!instance || typeof instance !== 'object') continue;
       const prototype = Object.getPrototypeOf(instance) as object;
+      const reporters = new Map<string, FailureReporter>();
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         const method = (prototype as Record<string, unknown>)[methodName] as (...args: unknown[]) => unknown;
         const options = this.reflector.get<PublishesFailuresOptions | undefined>(PUBLISHES_FAILURES_METADATA, method);
@@ -47,29 +49,26 @@ export class PublishesFailuresExplorer implements OnModuleInit {
         const label = `${prototype.constructor.name}.${methodName}`;
         if (!wrapper.isDependencyTreeStatic()) {
           this.logger.warn(REQUEST_SCOPED_SKIPPED(String(wrapper.name)));
-          const standIn = standInOf(method);
-          if (standIn) standIn.warned = true;
+          inactiveExplained(method);
           continue;
         }
         const recorder = recorderFor(recorders, options, label);
         checkRecovery(options, label);
         const reporting = { recorder, logger: this.logger, outagesLogged: this.outagesLogged };
-        // The decorated method itself, past its stand-in; or what a decorator above it made of it.
-        const target = standInOf(method)?.method ?? method;
-        for (const each of instancesOf(wrapper)) {
-          each[methodName] = withFailureEvents(target, label, reporting, options, method);
-        }
+        reporters.set(methodName, new FailureReporter(label, reporting, options));
       }
+      if (reporters.size === 0) continue;
+      for (const each of instancesOf(wrapper)) attachReporters(each, reporters);
     }
   }
 }
 
 /** Every instance of a provider: one, or for a transient provider, the one each consumer was given as well. */
-function instancesOf(wrapper: InstanceWrapper): Record<string, unknown>[] {
-  const instances = new Set([wrapper.instance as Record<string, unknown>]);
+function instancesOf(wrapper: InstanceWrapper): object[] {
+  const instances = new Set([wrapper.instance as object]);
   if (wrapper.isTransient) {
     for (const each of wrapper.getStaticTransientInstances())
-      if (each?.instance) instances.add(each.instance as Record<string, unknown>);
+      if (each?.instance) instances.add(each.instance as object);
   }
   return [...instances];
 }

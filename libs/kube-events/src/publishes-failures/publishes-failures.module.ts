@@ -3,8 +3,9 @@ import { DiscoveryModule } from '@nestjs/core';
 import { PublishesFailuresExplorer } from './publishes-failures.explorer.js';
 
 /**
- * Holds the one explorer that wraps `@PublishesFailures` methods. A static
- * module is instantiated once however many `KubeEventsModule.forRoot` import it.
+ * Holds the one explorer that serves `@PublishesFailures` methods with their
+ * recorders. A static module is instantiated once per application however
+ * many `KubeEventsModule.forRoot` import it.
  */
 @Module({
   imports: [DiscoveryModule],

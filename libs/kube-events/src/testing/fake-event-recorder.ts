@@ -28,15 +28,6 @@ export const TEST_WRITE_CONTROL: Readonly<Required<WriteControlOptions>> = Objec
   maxPendingBytes: Number.MAX_SAFE_INTEGER,
 });
 
-/** Fakes created by a Nest module (KubeEventsTestingModule), which Nest initialises with the application. */
-const createdByNest = new WeakSet<FakeEventRecorder>();
-
-/** Marks a fake as provided by a Nest module, so that an assertion can tell when the application was never initialised. */
-export function markCreatedByNest(recorder: FakeEventRecorder): FakeEventRecorder {
-  createdByNest.add(recorder);
-  return recorder;
-}
-
 /** Options of a {@link FakeEventRecorder}: a recorder's, all optional, without a KubeConfig. */
 export type FakeEventRecorderOptions = Partial<Omit<KubeEventsModuleOptions, 'kubeConfig'>>;
 
@@ -111,8 +102,15 @@ export class FakeEventRecorder extends EventRecorder implements OnModuleInit {
   private readonly memory: InMemoryEventsWriter;
   private initialised = false;
 
-  /** A fake with the recorder's options, all optional: reporter {@link TEST_REPORTER}, write control {@link TEST_WRITE_CONTROL} unless given. */
-  constructor(options: FakeEventRecorderOptions = {}) {
+  /**
+   * A fake with the recorder's options, all optional: reporter {@link TEST_REPORTER}, write control {@link TEST_WRITE_CONTROL} unless given.
+   * @param providedByModule `true` from `KubeEventsTestingModule`, which Nest initialises with the
+   * application: an empty fake that was never initialised then says that `app.init()` is missing. @internal
+   */
+  constructor(
+    options: FakeEventRecorderOptions = {},
+    private readonly providedByModule = false,
+  ) {
     const memory = new InMemoryEventsWriter();
     super(
       {
@@ -149,7 +147,7 @@ export class FakeEventRecorder extends EventRecorder implements OnModuleInit {
     if (match) return match;
     const countAside =
       expected.count !== undefined && events.some((event) => matches(event, { ...expected, count: undefined }));
-    const notInitialised = events.length === 0 && createdByNest.has(this) && !this.initialised;
+    const notInitialised = events.length === 0 && this.providedByModule && !this.initialised;
     const hints = [countAside && LOWER_COUNT_HINT, notInitialised && NOT_INITIALISED_HINT].filter(Boolean).join('\n');
     throw new Error(NO_MATCHING_EVENT(describeExpected(expected), events.map(describeEvent), hints || undefined));
   }

@@ -7,7 +7,7 @@ import { getEventRecorderToken } from '../recorder/recorder-tokens.js';
 import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
 import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
-import { FakeEventRecorder, markCreatedByNest, type FakeEventRecorderOptions } from './fake-event-recorder.js';
+import { FakeEventRecorder, type FakeEventRecorderOptions } from './fake-event-recorder.js';
 import { InMemoryMetricsModule } from './in-memory-metrics.module.js';
 
 const FAKE_RECORDER_OPTIONS = 'KUBE_EVENTS:fake-recorder-options';
@@ -55,7 +55,7 @@ export class KubeEventsTestingModule {
     const token = getEventRecorderToken(name);
     const providers: Provider[] = [
       { provide: FAKE_RECORDER_OPTIONS, useValue: recorderOptions },
-      { provide: token, useFactory: () => markCreatedByNest(new FakeEventRecorder(recorderOptions)) },
+      { provide: token, useFactory: () => new FakeEventRecorder(recorderOptions, true) },
       recorderSinksProvider(name, token, FAKE_RECORDER_OPTIONS, KubeEventsMetrics),
     ];
     const exports: DynamicModule['exports'] = [token, InMemoryMetricsModule];
