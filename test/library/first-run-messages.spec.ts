@@ -185,7 +185,7 @@ describe('@PublishesFailures without an active module', () => {
       [
         '@PublishesFailures on NoModuleReconciler.reconcile is not active: its failures are not published. Import ' +
           'KubeEventsModule.forRoot(…) (or KubeEventsTestingModule.forRoot() in tests) in the application, let Nest ' +
-          'create the provider, and call app.init() in tests: the module wraps decorated methods when the application initialises.',
+          'create the provider, and call app.init() in tests: the module connects decorated methods to their recorder when the application initialises.',
       ],
     ]);
     await app.close();
@@ -261,7 +261,7 @@ describe('a testing-module spec without app.init()', () => {
     expect(inactiveWarnings(warn)).toHaveLength(1);
     expect(() => app.get(FakeEventRecorder).expectEvent({ reason: 'ReconcileFailed' })).toThrow(
       'Expected an Event matching { reason: "ReconcileFailed" }, but no Event was recorded.\n' +
-        'The application was not initialised: call `await app.init()` (explorers wrap @PublishesFailures methods ' +
+        'The application was not initialised: call `await app.init()` (explorers connect @PublishesFailures methods to their recorder ' +
         'and subscribe @KubeEventsSink providers on init).',
     );
   });

@@ -165,9 +165,9 @@ export const NO_KUBECONFIG = (search: KubeConfigSearch) =>
 export const PUBLISHES_FAILURES_INACTIVE = (method: string) =>
   `@PublishesFailures on ${method} is not active: its failures are not published. Import ` +
   `KubeEventsModule.forRoot(…) (or KubeEventsTestingModule.forRoot() in tests) in the application, let Nest create ` +
-  `the provider, and call app.init() in tests: the module wraps decorated methods when the application initialises.`;
+  `the provider, and call app.init() in tests: the module connects decorated methods to their recorder when the application initialises.`;
 export const NOT_INITIALISED_HINT =
-  'The application was not initialised: call `await app.init()` (explorers wrap @PublishesFailures methods ' +
+  'The application was not initialised: call `await app.init()` (explorers connect @PublishesFailures methods to their recorder ' +
   'and subscribe @KubeEventsSink providers on init).';
 export const UNSUPPORTED_NODE = (version: string) =>
   `nestjs-kube-events needs Node.js ${MINIMUM_NODE} or newer (this is ${version}): @kubernetes/client-node 2.x and ` +
