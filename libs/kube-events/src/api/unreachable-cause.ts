@@ -11,7 +11,7 @@ interface NetworkErrorDetails {
 }
 
 /** Error codes of a connection that could not be made: no route, no listener, no name, no time. */
-const CONNECT_CODES = new Set([
+const CONNECT_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
