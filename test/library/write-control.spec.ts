@@ -50,6 +50,15 @@ describe('write control', () => {
     expect(countOf('a')).toBe(2);
   });
 
+  it('sends writes that waited only for a connection on the budget they took, without taking it again', async () => {
+    // A burst of 20 with one write per 20 s: past the pool's connections, a write that waits for one and then
+    // went through the budget again would wait 20 s for a token, and its publish would time out.
+    const recorder = recorderWith({ writeControl: { qps: 0.05, burst: 20 } });
+    const names = Array.from({ length: 20 }, (_, i) => `burst-${i}`);
+    await Promise.all(names.map((name) => recorder.publish(configMap(name), reconcileFailed)));
+    expect(server.seriesWrites()).toEqual(names.map(() => 'POST'));
+  });
+
   it('holds writes across objects to the recorder-wide limit, losing none', async () => {
     const recorder = recorderWith({ writeControl: { qps: 0.5, burst: 2 } });
     const outcomes: PublishOutcome[] = [];

@@ -14,6 +14,8 @@ import { WriteRate } from './write-rate.js';
 export class WriteBudget {
   private readonly recorderWide: TokenBucket;
   private readonly rate: WriteRate;
+  /** How many times the server's overload has lowered the recorder-wide rate. */
+  private lowerings = 0;
 
   constructor(
     private readonly control: ResolvedWriteControl,
@@ -25,7 +27,19 @@ export class WriteBudget {
 
   /** The server answered a write sent at `sentAt` that it is overloaded (`429`, `503`): the recorder-wide rate drops. */
   overloaded(sentAt: number, now: number): void {
-    if (this.rate.overloaded(sentAt, now)) this.resizeRecorderWide(now, true);
+    if (!this.rate.overloaded(sentAt, now)) return;
+    this.lowerings++;
+    this.resizeRecorderWide(now, true);
+  }
+
+  /** A mark to hold a write taken now against: see {@link loweredSince}. */
+  get mark(): number {
+    return this.lowerings;
+  }
+
+  /** Whether the recorder-wide rate was lowered since `mark`: a write taken then should wait for the lower rate. */
+  loweredSince(mark: number): boolean {
+    return this.lowerings !== mark;
   }
 
   /** The server admitted a write: the recorder-wide rate recovers towards the configured one. */

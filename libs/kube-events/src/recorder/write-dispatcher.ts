@@ -48,10 +48,11 @@ export class WriteDispatcher implements DueWrites {
   /** What `flush()` is doing for each series it writes itself, whatever the budgets: one drain per series. */
   private readonly drains = new Map<Series, Promise<void>>();
   /**
-   * Series whose write found every connection busy: they wait here, in order, rather than in the
-   * connection pool, so that a rate lowered meanwhile (the server said it is overloaded) holds them too.
+   * Series whose write, let go by the budgets, found every connection busy, with the budget's mark
+   * then: they wait here, in order, rather than in the connection pool, so that a rate lowered
+   * meanwhile (the server said it is overloaded) holds them too.
    */
-  private readonly waitingForConnection = new Set<Series>();
+  private readonly waitingForConnection = new Map<Series, number>();
   /** A drain waiting for the series' write in flight to end. */
   private readonly writeEnded = new Map<Series, () => void>();
 
@@ -160,7 +161,7 @@ export class WriteDispatcher implements DueWrites {
       return;
     }
     if (this.writesInFlight >= POOL_CONNECTIONS && !this.drains.has(series)) {
-      this.waitingForConnection.add(series);
+      this.waitingForConnection.set(series, this.parts.budget.mark);
       return;
     }
     const started = answers.takeWrite(series, now);
@@ -212,12 +213,20 @@ export class WriteDispatcher implements DueWrites {
       for (const other of this.parts.queue.withWork) if (other !== series) this.rejectQueued(other, downError);
   }
 
-  /** A connection is free: the first series waiting for one goes through the budgets again. */
+  /**
+   * A connection is free: the first series waiting for one goes, on the budget it took, unless the
+   * recorder-wide rate was lowered since; then it goes through the budgets again.
+   */
   private connectionFreed(): void {
-    const [next] = this.waitingForConnection;
-    if (next === undefined) return;
-    this.waitingForConnection.delete(next);
-    if (!this.drains.has(next)) this.schedule(next);
+    for (const [next, mark] of this.waitingForConnection) {
+      this.waitingForConnection.delete(next);
+      if (this.drains.has(next)) continue;
+      const inFlight = this.writesInFlight;
+      if (this.parts.budget.loweredSince(mark)) this.schedule(next);
+      else void this.sendNext(next);
+      // One that had nothing left to send (written meanwhile) leaves the connection to the next.
+      if (this.writesInFlight > inFlight) return;
+    }
   }
 
   /** Rejects, as queued, the publishes awaiting the series' batches that are not on their way now. */
