@@ -27,7 +27,7 @@ process.on('message', (question: ServerQuestion) => {
   else server.requests.splice(0);
   const events = question.ask === 'reset' ? [] : server.events(question.namespace);
   const occurrences = events.reduce((sum, event) => sum + (event.series?.count ?? 1), 0);
-  process.send!({ id: question.id, events: events.length, occurrences } satisfies ServerAnswer);
+  if (process.connected) process.send!({ id: question.id, events: events.length, occurrences } satisfies ServerAnswer);
 });
 process.on('disconnect', () => void server.close().then(() => process.exit(0)));
 process.send!({ url: server.url });
