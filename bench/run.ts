@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints each benchmark's table, with ratios against the
  * baseline measured in the same run. Pass names to run some only:
- * `npm run bench -- scaling heap http storms tracing recovery redaction`.
+ * `npm run bench -- scaling heap http storms tracing recovery redaction writes`.
  */
 import { httpOverhead } from './http-overhead.bench.js';
 import { heapPerSeries, seriesScaling } from './series-scaling.bench.js';
@@ -9,6 +9,7 @@ import { recoveryBench } from './recovery.bench.js';
 import { redactionCost } from './redaction.bench.js';
 import { storms } from './storm.bench.js';
 import { tracingCost } from './tracing.bench.js';
+import { writeCpu } from './write-cpu.bench.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   scaling: seriesScaling,
@@ -18,6 +19,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   recovery: recoveryBench,
   tracing: tracingCost,
   redaction: redactionCost,
+  writes: writeCpu,
 };
 
 const chosen = process.argv.slice(2);

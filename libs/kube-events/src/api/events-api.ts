@@ -16,6 +16,7 @@ import { redactCredentials } from '../event-rules/credential-redaction.js';
 import { ACCESS_REVIEW_PATH, accessReviewBody, isAllowed, type EventVerb } from './access-review.js';
 import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
 import { truncateText } from '../event-rules/note-truncation.js';
+import { microTime } from './micro-time.js';
 import { PooledAuthentication, type PooledAuthenticationOptions } from './pooled-authentication.js';
 import { describeUnreachable, isFailedConnectionAttempt } from './unreachable-cause.js';
 
@@ -87,8 +88,8 @@ export interface EventsWriter {
  * The requests a recorder sends, authenticated by client-node (so every
  * KubeConfig authentication works, credentials refreshed as they expire)
  * and sent through undici over one pool of keep-alive connections,
- * each abortable through a signal. Bodies are plain JSON: the Event's
- * `MicroTime`s serialise themselves with six fractional digits. An answer
+ * each abortable through a signal. Bodies are plain JSON, the Event's
+ * `MicroTime`s written with six fractional digits. An answer
  * that cannot be read (a broken connection, a cut body) rejects with a
  * {@link PublishApiError} that says the write may have been applied; one
  * that could not be authenticated, with a `PublishCredentialError`.
@@ -110,7 +111,13 @@ export class EventsApi implements EventsWriter {
 
   create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState> {
     const name = body.metadata?.name ?? '';
-    return this.send('POST', eventsPath(namespace), signal, body, (answer) => eventState(answer, namespace, name));
+    const { eventTime, series } = body;
+    const sent = {
+      ...body,
+      eventTime: eventTime && microTime(eventTime),
+      series: series && { ...series, lastObservedTime: series.lastObservedTime && microTime(series.lastObservedTime) },
+    };
+    return this.send('POST', eventsPath(namespace), signal, sent, (answer) => eventState(answer, namespace, name));
   }
 
   read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState> {
@@ -120,7 +127,8 @@ export class EventsApi implements EventsWriter {
   }
 
   patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState> {
-    const { resourceVersion, annotations, ...series } = patch;
+    const { resourceVersion, annotations, count, lastObservedTime } = patch;
+    const series = { count, lastObservedTime: microTime(lastObservedTime) };
     const metadata =
       resourceVersion === undefined && annotations === undefined ? undefined : { resourceVersion, annotations };
     const body = metadata ? { metadata, series } : { series };

@@ -49,9 +49,9 @@ export class PinnedContext {
    * and the context's credentials may now be for the other).
    */
   assertUsable(): void {
-    const name = truncateText(this.name, MAX_CONTEXT_NAME_BYTES);
-    if (!this.kubeConfig.getContextObject(this.name)) throw new PublishCredentialError(CONTEXT_GONE(name));
-    if (serverOf(this.kubeConfig) !== this.server) throw new PublishCredentialError(CONTEXT_MOVED(name));
+    const shown = () => truncateText(this.name, MAX_CONTEXT_NAME_BYTES);
+    if (!this.kubeConfig.getContextObject(this.name)) throw new PublishCredentialError(CONTEXT_GONE(shown()));
+    if (serverOf(this.kubeConfig) !== this.server) throw new PublishCredentialError(CONTEXT_MOVED(shown()));
   }
 }
 

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { isDnsSubdomain } from '../qualified-name.js';
 
 /** A name's limit as a DNS subdomain, less the dot and 16 hex digits of the time. */
 const NAME_BASE_MAX = 253 - 17;
@@ -17,10 +18,12 @@ const NAME_BASE_MAX = 253 - 17;
 export function eventName(objectName: string | undefined, fallback: string, epochMs: number): string {
   const base = toDnsSubdomain(objectName ?? '') || toDnsSubdomain(fallback) || 'event';
   const nanos = BigInt(epochMs) * 1_000_000n + BigInt(randomInt(1_000_000));
-  return [base, nanos.toString(16)].join('.');
+  return `${base}.${nanos.toString(16)}`;
 }
 
 function toDnsSubdomain(name: string): string {
+  // Already one, as most object names are, and short enough: the steps below would return it as it is.
+  if (name.length <= NAME_BASE_MAX && isDnsSubdomain(name)) return name;
   const labels = name
     .toLowerCase()
     .replace(/[^a-z0-9.]+/g, '-')

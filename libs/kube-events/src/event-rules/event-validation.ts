@@ -213,20 +213,9 @@ function checkedRelated(related: unknown): V1ObjectReference {
   return copied;
 }
 
-/**
- * Annotation keys already found valid. Callers use a handful of constant
- * keys, so remembering them spares the regular expressions on every publish;
- * bounded, so keys made up per publish cannot grow it without limit.
- */
-const validAnnotationKeys = new Set<string>();
-const VALID_ANNOTATION_KEYS_MAX = 256;
-
 /** The API server's rule for annotation keys: a qualified name once lower-cased. */
 function isAnnotationKey(key: string): boolean {
-  if (validAnnotationKeys.has(key)) return true;
-  if (!isQualifiedName(key.toLowerCase())) return false;
-  if (validAnnotationKeys.size < VALID_ANNOTATION_KEYS_MAX) validAnnotationKeys.add(key);
-  return true;
+  return isQualifiedName(key.toLowerCase());
 }
 
 /** A map of metadata (annotations, labels): a plain object, whose entries set to `undefined` are absent, as in JSON. */

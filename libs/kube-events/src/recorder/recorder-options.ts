@@ -34,11 +34,10 @@ import {
   TRACE_CONTEXT_NOT_AN_OPTION,
   REQUIRED_FIELD,
 } from '../kube-events.messages.js';
-import { redactCredentials } from '../event-rules/credential-redaction.js';
+import { RememberedRedactions } from '../event-rules/remembered-redactions.js';
 import { CLUSTER_SCOPED_EVENT_NAMESPACES } from '../api/event-body.js';
 import { isDnsSubdomain, isQualifiedName } from '../qualified-name.js';
 
-const redactNoteCredentials = (note: string): string => redactCredentials(note);
 const unchanged = (note: string): string => note;
 
 function similarEventsLimit(option: unknown, fail: (field: string, problem: string) => never): number | false {
@@ -47,12 +46,21 @@ function similarEventsLimit(option: unknown, fail: (field: string, problem: stri
   return fail('combineSimilarEvents', NOT_A_SIMILAR_EVENTS_LIMIT(option));
 }
 
-/** `redactNotes` as the function every note goes through. */
+/** The redactor of options resolved already, which they keep (with what it remembers) when resolved again. */
+function resolvedRedactor(given: object): ((note: string) => string) | undefined {
+  const { redactNote } = given as Partial<ResolvedRecorderOptions>;
+  return typeof redactNote === 'function' ? redactNote : undefined;
+}
+
+/** `redactNotes` as the function every note goes through; the default one of its own for each recorder. */
 function noteRedactor(
   option: KubeEventsModuleOptions['redactNotes'],
   fail: (field: string, problem: string) => never,
 ): (note: string) => string {
-  if (option === undefined || option === true) return redactNoteCredentials;
+  if (option === undefined || option === true) {
+    const redactions = new RememberedRedactions();
+    return (note) => redactions.redact(note);
+  }
   if (option === false) return unchanged;
   if (typeof option === 'function') return option;
   return fail('redactNotes', NOT_A_NOTE_REDACTOR(option));
@@ -130,7 +138,7 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     traceContext: resolveTraceContext(given.traceContext, fail),
     writeSpans: flag('writeSpans', given.writeSpans ?? true),
     combineSimilarEvents: similarEventsLimit(given.combineSimilarEvents, fail),
-    redactNote: noteRedactor(given.redactNotes, fail),
+    redactNote: noteRedactor(given.redactNotes ?? resolvedRedactor(given), fail),
   };
 }
 
