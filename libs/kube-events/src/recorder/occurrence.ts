@@ -41,7 +41,39 @@ function identityOf(event: KubeEvent): string {
  * Encoded by `hash` itself: a Buffer encoded apart costs twice the digest.
  */
 export function identityDigest(event: KubeEvent): string {
-  return hash('sha256', identityOf(event), 'base64url').slice(0, 22);
+  return digestOf(identityOf(event));
+}
+
+/**
+ * Digests of the identities seen last, so that a repeat is not hashed
+ * again, and the batches and series of one identity share one string.
+ * Bounded: identities up to {@link DIGESTS_MAX_IDENTITY_LENGTH} characters,
+ * {@link DIGESTS_MAX} of them, forgotten all at once when full.
+ */
+export class IdentityDigests {
+  private readonly digests = new Map<string, string>();
+
+  /** The digest of what `event` says, as {@link identityDigest}. */
+  of(event: KubeEvent): string {
+    const identity = identityOf(event);
+    if (identity.length > DIGESTS_MAX_IDENTITY_LENGTH) return digestOf(identity);
+    let digest = this.digests.get(identity);
+    if (digest === undefined) {
+      if (this.digests.size >= DIGESTS_MAX) this.digests.clear();
+      digest = digestOf(identity);
+      this.digests.set(identity, digest);
+    }
+    return digest;
+  }
+}
+
+/** The longest identity an {@link IdentityDigests} keeps: a note of a few lines, its annotations and labels. */
+const DIGESTS_MAX_IDENTITY_LENGTH = 512;
+/** How many identities an {@link IdentityDigests} keeps: at most about half a megabyte. */
+const DIGESTS_MAX = 1_024;
+
+function digestOf(identity: string): string {
+  return hash('sha256', identity, 'base64url').slice(0, 22);
 }
 
 /** The fields of an ObjectReference the API server keeps, in one order. */

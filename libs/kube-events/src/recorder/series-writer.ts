@@ -1,34 +1,40 @@
 import { V1MicroTime } from '@kubernetes/client-node';
 import { eventBody } from '../api/event-body.js';
 import type { EventsWriter, ListedEvent } from '../api/events-api.js';
-import { PublishApiError, PublishTimeoutError } from '../errors.js';
+import { PublishApiError } from '../errors.js';
 import type { Reporter } from '../kube-events.interfaces.js';
 import type { RecorderTracing, WriteAnswer } from '../tracing/recorder-tracing.js';
 import type { TraceContext } from '../tracing/trace-context.js';
 import type { Occurrence } from './occurrence.js';
 import type { CreatePlan, FindPlan, PatchPlan, WritePlan, WriteResult } from './write-plan.js';
+import { RequestDeadlines } from './request-deadlines.js';
 import type { WriteClock } from './write-clock.js';
 
 /**
  * Sends one write of a series and says what the server holds afterwards.
  * Knows HTTP and the Event's shape, nothing of series, budgets or timers.
  * Every write is aborted after the recorder's timeout, and then rejects
- * with {@link PublishTimeoutError} at once. With OpenTelemetry, each write
+ * with `PublishTimeoutError` at once. With OpenTelemetry, each write
  * runs in a span and carries the trace context of its latest occurrence.
  */
 export class SeriesWriter {
+  /** Every request's timeout. */
+  private readonly deadlines: RequestDeadlines;
+
   constructor(
     private readonly api: EventsWriter,
     private readonly reporter: Required<Reporter>,
-    private readonly timeout: number,
-    private readonly clock: WriteClock,
+    timeout: number,
+    clock: WriteClock,
     private readonly tracing?: RecorderTracing,
-  ) {}
+  ) {
+    this.deadlines = new RequestDeadlines(clock, timeout);
+  }
 
   /** Sends `plan` for occurrences like `occurrence`, the latest of which was published in `trace`. */
   request(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext): Promise<WriteResult> {
     const write = () =>
-      this.bounded((signal) => {
+      this.deadlines.bound((signal) => {
         if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal);
         if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal);
         return this.find(plan, signal);
@@ -48,7 +54,7 @@ export class SeriesWriter {
 
   /** Adds annotations to an Event, bounded like a write. */
   annotate(namespace: string, name: string, annotations: Record<string, string>): Promise<void> {
-    return this.bounded(async (signal) => this.api.annotate?.(namespace, name, annotations, signal));
+    return this.deadlines.bound(async (signal) => this.api.annotate?.(namespace, name, annotations, signal));
   }
 
   /**
@@ -137,33 +143,6 @@ export class SeriesWriter {
         throw readError;
       }
     }
-  }
-
-  /**
-   * Runs `work`, aborted after the timeout; settles right then, whatever the
-   * request does: with what the aborted request says it was waiting for
-   * (an exec credential plugin, say), or else with the timeout itself.
-   */
-  private bounded<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    const { clock } = this;
-    const deadline = clock.now() + this.timeout;
-    let timer: NodeJS.Timeout | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      const expire = () => {
-        // A timeout longer than a timer holds is waited out in turns.
-        if (clock.now() < deadline) {
-          timer = clock.after(deadline - clock.now(), expire, true);
-          return;
-        }
-        const error = new PublishTimeoutError(this.timeout);
-        controller.abort(error);
-        // After the promise callbacks the abort runs: a request that heeds it rejects first, saying more.
-        setImmediate(() => reject(error));
-      };
-      timer = clock.after(this.timeout, expire, true);
-    });
-    return Promise.race([work(controller.signal), aborted]).finally(() => clock.clear(timer));
   }
 }
 

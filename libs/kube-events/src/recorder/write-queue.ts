@@ -1,8 +1,7 @@
 import type { AwaitedPublish } from './awaited-publish.js';
-import { identityDigest, type Occurrence } from './occurrence.js';
+import { IdentityDigests, type Occurrence } from './occurrence.js';
 import type { Batch, Series } from './series.js';
 import { queued, writing, written } from './series-write-state.js';
-import { StringPool } from './string-pool.js';
 
 /** Queued writes one series may hold; past it the oldest waiting one is given up, so one noisy object cannot use up `maxPending`. */
 const MAX_BATCHES_PER_SERIES = 8;
@@ -31,8 +30,8 @@ export class WriteQueue {
   private waiting = 0;
   /** What the waiting batches carry, in bytes, which `maxPendingBytes` bounds. */
   private waitingBytes = 0;
-  /** Identities, which many batches and series hold alike. */
-  private readonly identities = new StringPool();
+  /** Identities, which many batches and series hold alike, each hashed once. */
+  private readonly identities = new IdentityDigests();
 
   constructor(
     private readonly maxPending: number,
@@ -49,7 +48,7 @@ export class WriteQueue {
 
   /** Queues an occurrence in its series: with the last batch when it repeats it and is not sent yet, else in a batch of its own. */
   enqueue(series: Series, occurrence: Occurrence, waiter: AwaitedPublish): Enqueued {
-    const identity = this.identities.intern(identityDigest(occurrence.event));
+    const identity = this.identities.of(occurrence.event);
     const last = series.queue.at(-1);
     // Joins the last batch unless that one is in flight: one waiting to retry takes it along (its count follows).
     if (last?.identity === identity && !(series.state === 'writing' && last === series.queue[0])) {
