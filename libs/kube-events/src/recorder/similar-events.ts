@@ -4,8 +4,8 @@ import { COMBINED_NOTE_PREFIX } from '../kube-events.constants.js';
 import { InsertionOrder } from './insertion-order.js';
 import type { Occurrence } from './occurrence.js';
 
-/** One object's similar events of one kind: what their notes did within the window. */
-interface Similar {
+/** How the notes of one object's events of one kind (failure or not, type, reason, action) changed within the window. */
+interface NoteChanges {
   readonly failure: boolean;
   readonly type: string;
   readonly reason: string;
@@ -19,15 +19,15 @@ interface Similar {
   /** Once combined, the note every occurrence is written with until the window passes. */
   combinedNote: string | undefined;
   /** The object's next kind of event, if any: most objects have one. */
-  next: Similar | undefined;
+  next: NoteChanges | undefined;
 }
 
-/** One object's kinds of event, linked in the order of use. */
-interface SimilarObject {
+/** The note changes of one object's kinds of event; objects are linked in the order of use. */
+interface ObjectNoteChanges {
   readonly uid: string;
-  kinds: Similar | undefined;
-  previous: SimilarObject | undefined;
-  next: SimilarObject | undefined;
+  kinds: NoteChanges | undefined;
+  previous: ObjectNoteChanges | undefined;
+  next: ObjectNoteChanges | undefined;
 }
 
 /**
@@ -51,9 +51,9 @@ interface SimilarObject {
  */
 export class SimilarEvents {
   /** Per object uid: its kinds of event. */
-  private readonly objects = new Map<string, SimilarObject>();
+  private readonly objects = new Map<string, ObjectNoteChanges>();
   /** The same objects, least recently used first: a use moves one, and changes no map. */
-  private readonly order = new InsertionOrder<SimilarObject>();
+  private readonly order = new InsertionOrder<ObjectNoteChanges>();
 
   constructor(
     private readonly limit: number,
@@ -71,18 +71,18 @@ export class SimilarEvents {
     const { event, failure, publishedAt } = occurrence;
     const note = event.note ?? '';
     const object = this.touch(uid);
-    let similar = object.kinds;
+    let kind = object.kinds;
     while (
-      similar &&
+      kind &&
       !(
-        similar.failure === failure &&
-        similar.type === event.type &&
-        similar.reason === event.reason &&
-        similar.action === event.action
+        kind.failure === failure &&
+        kind.type === event.type &&
+        kind.reason === event.reason &&
+        kind.action === event.action
       )
     )
-      similar = similar.next;
-    if (!similar) {
+      kind = kind.next;
+    if (!kind) {
       object.kinds = {
         failure,
         type: event.type,
@@ -96,23 +96,23 @@ export class SimilarEvents {
       };
       return undefined;
     }
-    if (publishedAt - similar.lastAt > this.window) {
-      similar.lastNote = noteKey(note);
-      similar.opened = 1;
-      similar.lastAt = publishedAt;
-      similar.combinedNote = undefined;
+    if (publishedAt - kind.lastAt > this.window) {
+      kind.lastNote = noteKey(note);
+      kind.opened = 1;
+      kind.lastAt = publishedAt;
+      kind.combinedNote = undefined;
       return undefined;
     }
-    similar.lastAt = publishedAt;
+    kind.lastAt = publishedAt;
     // Once combined, the note is not looked at (nor hashed) until the window passes.
-    if (similar.combinedNote === undefined) {
+    if (kind.combinedNote === undefined) {
       const seen = noteKey(note);
-      if (seen === similar.lastNote) return undefined;
-      similar.lastNote = seen;
-      if (++similar.opened < this.limit) return undefined;
-      similar.combinedNote = truncateNote(COMBINED_NOTE_PREFIX + note);
+      if (seen === kind.lastNote) return undefined;
+      kind.lastNote = seen;
+      if (++kind.opened < this.limit) return undefined;
+      kind.combinedNote = truncateNote(COMBINED_NOTE_PREFIX + note);
     }
-    return { ...occurrence, event: { ...event, note: similar.combinedNote } };
+    return { ...occurrence, event: { ...event, note: kind.combinedNote } };
   }
 
   /** Forgets what the object's events (all, or its failure ones) did: its next note opens an Event of its own. */
@@ -134,13 +134,13 @@ export class SimilarEvents {
   }
 
   /** The object's entry, made the most recently used; a new one forgets the least recently used past `maxObjects`. */
-  private touch(uid: string): SimilarObject {
+  private touch(uid: string): ObjectNoteChanges {
     const known = this.objects.get(uid);
     if (known) {
       this.order.moveToEnd(known);
       return known;
     }
-    const object: SimilarObject = { uid, kinds: undefined, previous: undefined, next: undefined };
+    const object: ObjectNoteChanges = { uid, kinds: undefined, previous: undefined, next: undefined };
     this.objects.set(uid, object);
     this.order.push(object);
     if (this.objects.size > this.maxObjects) {
