@@ -1,5 +1,5 @@
 import { PublishTimeoutError } from '../errors.js';
-import { InsertionOrder } from './insertion-order.js';
+import { DeadlineLine } from './deadline-line.js';
 import type { WriteClock } from './write-clock.js';
 
 /** A request on its way, until it settles or its deadline passes. */
@@ -13,17 +13,18 @@ interface BoundedRequest {
 
 /**
  * Bounds every request by the recorder's timeout. Every request has the same
- * timeout, so their deadlines come in the order they were sent: one line and
- * one timer serve them all, rather than a timer and a race per request.
+ * timeout: one line of deadlines and one timer serve them all
+ * ({@link DeadlineLine}), rather than a timer and a race per request.
  */
 export class RequestDeadlines {
-  private readonly line = new InsertionOrder<BoundedRequest>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly line: DeadlineLine<BoundedRequest>;
 
   constructor(
     private readonly clock: WriteClock,
     private readonly timeout: number,
-  ) {}
+  ) {
+    this.line = new DeadlineLine(clock, (request) => this.expired(request));
+  }
 
   /**
    * Runs `work`, aborted once the timeout has passed; settles right then,
@@ -41,45 +42,24 @@ export class RequestDeadlines {
         previous: undefined,
         next: undefined,
       };
-      this.line.push(request);
-      this.arm();
+      this.line.add(request);
       work(controller.signal).then(
         (value) => {
-          this.settled(request);
+          this.line.remove(request);
           resolve(value);
         },
         (error: unknown) => {
-          this.settled(request);
+          this.line.remove(request);
           reject(error);
         },
       );
     });
   }
 
-  private settled(request: BoundedRequest): void {
-    this.line.remove(request);
-    // Left armed, so that the next request finds it; the process waits for no request that has settled.
-    if (!this.line.first) this.timer?.unref();
-  }
-
-  private arm(): void {
-    const first = this.line.first;
-    if (!first) return;
-    if (this.timer) this.timer.ref();
-    else this.timer = this.clock.after(first.deadline - this.clock.now(), () => this.expire(), true);
-  }
-
-  private expire(): void {
-    this.timer = undefined;
-    const now = this.clock.now();
-    // A timeout longer than a timer holds is waited out in turns: a deadline not come yet is set again.
-    for (let request = this.line.first; request && request.deadline <= now; request = this.line.first) {
-      this.line.remove(request);
-      const error = new PublishTimeoutError(this.timeout);
-      request.controller.abort(error);
-      // After the promise callbacks the abort runs: a request that heeds it rejects first, saying more.
-      setImmediate(() => request.reject(error));
-    }
-    if (this.line.first) this.arm();
+  private expired(request: BoundedRequest): void {
+    const error = new PublishTimeoutError(this.timeout);
+    request.controller.abort(error);
+    // After the promise callbacks the abort runs: a request that heeds it rejects first, saying more.
+    setImmediate(() => request.reject(error));
   }
 }
