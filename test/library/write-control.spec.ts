@@ -59,6 +59,18 @@ describe('write control', () => {
     expect(server.seriesWrites()).toEqual(names.map(() => 'POST'));
   });
 
+  it('writes what is published while flush() has more writes in flight than the pool has connections', async () => {
+    const recorder = recorderWith({});
+    const queued = Array.from({ length: 30 }, (_, i) => recorder.publish(configMap(`queued-${i}`), reconcileFailed));
+    // flush() writes each series whatever the pool; these wait for a connection meanwhile.
+    const flushed = recorder.flush();
+    const meanwhile = Array.from({ length: 10 }, (_, i) =>
+      recorder.publish(configMap(`meanwhile-${i}`), reconcileFailed),
+    );
+    await Promise.all([...queued, flushed, ...meanwhile]);
+    expect(server.seriesWrites()).toHaveLength(40);
+  });
+
   it('holds writes across objects to the recorder-wide limit, losing none', async () => {
     const recorder = recorderWith({ writeControl: { qps: 0.5, burst: 2 } });
     const outcomes: PublishOutcome[] = [];
@@ -90,7 +102,7 @@ describe('write control', () => {
     expect(server.writes().length).toBeLessThanOrEqual(400);
   });
 
-  it('retries a folded write that reconcileFailed, so the count stays exact', async () => {
+  it('retries a folded write that failed, so the count stays exact', async () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 50 } });
     await recorder.publish(configMap('a'), reconcileFailed);
     server.failNext(503, 'PATCH', 'ServiceUnavailable');

@@ -218,7 +218,11 @@ export class WriteDispatcher implements DueWrites {
    * recorder-wide rate was lowered since; then it goes through the budgets again.
    */
   private connectionFreed(): void {
-    for (const [next, mark] of this.waitingForConnection) {
+    // While `flush()` writes, whatever the pool, more than its connections may be in flight: then none is free.
+    while (this.writesInFlight < POOL_CONNECTIONS) {
+      const waiting = this.waitingForConnection.entries().next();
+      if (waiting.done) return;
+      const [next, mark] = waiting.value;
       this.waitingForConnection.delete(next);
       if (this.drains.has(next)) continue;
       const inFlight = this.writesInFlight;
