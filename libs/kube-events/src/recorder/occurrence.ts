@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeEvent } from '../kube-events.interfaces.js';
+import { RecentResults } from '../recent-results.js';
 import type { TraceContext } from '../tracing/trace-context.js';
 
 /** One publish on its way through the recorder: what it is about, what happened, and when. */
@@ -51,19 +52,11 @@ export function identityDigest(event: KubeEvent): string {
  * {@link DIGESTS_MAX} of them, forgotten all at once when full.
  */
 export class IdentityDigests {
-  private readonly digests = new Map<string, string>();
+  private readonly digests = new RecentResults(digestOf, DIGESTS_MAX, DIGESTS_MAX_IDENTITY_LENGTH);
 
   /** The digest of what `event` says, as {@link identityDigest}. */
   of(event: KubeEvent): string {
-    const identity = identityOf(event);
-    if (identity.length > DIGESTS_MAX_IDENTITY_LENGTH) return digestOf(identity);
-    let digest = this.digests.get(identity);
-    if (digest === undefined) {
-      if (this.digests.size >= DIGESTS_MAX) this.digests.clear();
-      digest = digestOf(identity);
-      this.digests.set(identity, digest);
-    }
-    return digest;
+    return this.digests.of(identityOf(event));
   }
 }
 

@@ -3,6 +3,7 @@ import { EVENT_KEPT_CHANGING } from '../kube-events.messages.js';
 import type { Batch, BatchAttempts, Series, SeriesEvent } from './series.js';
 import {
   connectionVerdict,
+  type ConnectionVerdict,
   contentionDelay,
   isOverloaded,
   isThrottled,
@@ -126,7 +127,7 @@ export class WriteAnswers {
           : verdict === 'unconnected' || (verdict === 'lost' && attempts.unanswered >= 2)
             ? 'unreachable'
             : undefined;
-    return { kind: this.failed(series, batch, error, now), load, connection };
+    return { kind: this.failed(series, batch, error, verdict, now), load, connection };
   }
 
   /**
@@ -218,7 +219,13 @@ export class WriteAnswers {
   }
 
   /** A failed write that was not sent again: retried later, or given up. */
-  private failed(series: Series, batch: Batch, error: PublishError, now: number): 'retry' | 'refused' | 'expired' {
+  private failed(
+    series: Series,
+    batch: Batch,
+    error: PublishError,
+    verdict: ConnectionVerdict,
+    now: number,
+  ): 'retry' | 'refused' | 'expired' {
     if (!isTransient(error)) {
       this.queue.done(series);
       failedWrite(series, now, undefined, series.queue.length > 0);
@@ -233,7 +240,6 @@ export class WriteAnswers {
     this.queue.putBack(series);
     // A timeout or a lost answer (an unreadable 2xx too) holds nothing that delays a new publish; a 5xx keeps
     // its backoff, a Retry-After its time.
-    const verdict = connectionVerdict(error);
     const lostAnswer =
       verdict === 'timed-out' ||
       verdict === 'lost' ||
