@@ -140,6 +140,27 @@ describe('KubeEventsTestingModule', () => {
     recorder.expectNoEvent({ reason: 'Synced' });
   });
 
+  it('says a missing uid is why repeats did not fold, where the object has none', async () => {
+    const uidless: KubernetesObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c1', namespace: 'default' },
+    };
+    reconciler.failWith = new Error('boom');
+    await expect(reconciler.reconcile(uidless)).rejects.toThrow();
+    await expect(reconciler.reconcile(uidless)).rejects.toThrow();
+    expect(recorder.events.map((event) => event.count)).toEqual([1, 1]);
+    const failure = (() => {
+      try {
+        recorder.expectEvent({ reason: 'ReconcileFailed', regarding: 'c1', count: 2 });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(failure).toMatch(/has no metadata\.uid/);
+    expect(failure).not.toMatch(/flush\(\)/);
+  });
+
   it('clear() forgets the Events; a repeat then starts a new Event', async () => {
     reconciler.failWith = new Error('boom');
     await expect(reconciler.reconcile(widget())).rejects.toThrow();

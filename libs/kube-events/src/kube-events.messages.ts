@@ -166,6 +166,9 @@ export const PUBLISHES_FAILURES_INACTIVE = (method: string) =>
   `@PublishesFailures on ${method} is not active: its failures are not published. Import ` +
   `KubeEventsModule.forRoot(…) (or KubeEventsTestingModule.forRoot() in tests) in the application, let Nest create ` +
   `the provider, and call app.init() in tests: the module connects decorated methods to their recorder when the application initialises.`;
+export const NO_UID_HINT =
+  'Events match all but their count, and the object has no metadata.uid: a series is keyed by the uid, so every ' +
+  'repeat about an object without one starts a new Event at count 1. Give the object a uid, as objects read from the API server have.';
 export const NOT_INITIALISED_HINT =
   'The application was not initialised: call `await app.init()` (explorers connect @PublishesFailures methods to their recorder ' +
   'and subscribe @KubeEventsSink providers on init).';

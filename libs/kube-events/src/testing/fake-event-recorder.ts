@@ -6,6 +6,7 @@ import {
   LOWER_COUNT_HINT,
   NO_MATCHING_EVENT,
   NOT_INITIALISED_HINT,
+  NO_UID_HINT,
   UNEXPECTED_EVENT,
 } from '../kube-events.messages.js';
 import { InMemoryEventsWriter } from './in-memory-events-writer.js';
@@ -146,9 +147,16 @@ export class FakeEventRecorder extends EventRecorder implements OnModuleInit {
     const match = events.findLast((event) => matches(event, expected));
     if (match) return match;
     const countAside =
-      expected.count !== undefined && events.some((event) => matches(event, { ...expected, count: undefined }));
+      expected.count === undefined ? [] : events.filter((event) => matches(event, { ...expected, count: undefined }));
+    // Without a uid every repeat starts a new Event at count 1: the missing uid, not a running publish, is the cause.
+    const uidless = countAside.length > 0 && countAside.every((event) => !event.regarding.uid);
     const notInitialised = events.length === 0 && this.providedByModule && !this.initialised;
-    const hints = [countAside && LOWER_COUNT_HINT, notInitialised && NOT_INITIALISED_HINT].filter(Boolean).join('\n');
+    const hints = [
+      uidless ? NO_UID_HINT : countAside.length > 0 && LOWER_COUNT_HINT,
+      notInitialised && NOT_INITIALISED_HINT,
+    ]
+      .filter(Boolean)
+      .join('\n');
     throw new Error(NO_MATCHING_EVENT(describeExpected(expected), events.map(describeEvent), hints || undefined));
   }
 
