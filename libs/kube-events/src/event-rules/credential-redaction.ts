@@ -1,8 +1,13 @@
 /** What a removed credential is replaced with. */
 const REDACTED = '[redacted]';
 
-/** A quote, as written or escaped once or more (`"`, `\"`, `\\\"`), around a JSON name or value. */
-const QUOTE = String.raw`(?:\\*["'])?`;
+/**
+ * A quote, as written or escaped up to eight times (`"`, `\"`, `\\\"`), around a JSON name or value.
+ * Bounded: the value's rule compares the opening quote at every later character, so an unbounded run
+ * of backslashes would make the work grow with the square of the text.
+ */
+const ESCAPED_QUOTE = String.raw`\\{0,8}["']`;
+const QUOTE = `(?:${ESCAPED_QUOTE})?`;
 
 /**
  * The end of a name that says its value is a credential: `token`,
@@ -16,6 +21,17 @@ const CREDENTIAL_NAME =
   String.raw`(?:[\w.-]{0,48}?(?:token|secret|passw(?:or)?d|passphrase|passcode|credentials?|signature|` +
   String.raw`api[-_]?key|access[-_]?key|account[-_]?key|private[-_]?key|secret[-_]?key|shared[-_]?access[-_]?key|` +
   String.raw`key[-_]data)|(?:[\w.-]{0,48}[_.-])?(?:pass|pwd|auth|sig))`;
+
+/**
+ * The same names found by their end: the credential word, then what may
+ * follow it. What comes before the word stays as it is, so the search
+ * starts at the word instead of trying every prefix of up to 48
+ * characters at every position.
+ */
+const CREDENTIAL_WORD =
+  String.raw`(?:(?:token|secret|passw(?:or)?d|passphrase|passcode|credentials?|signature|` +
+  String.raw`api[-_]?key|access[-_]?key|account[-_]?key|private[-_]?key|secret[-_]?key|shared[-_]?access[-_]?key|` +
+  String.raw`key[-_]data)|(?:(?<=[_.-])|\b)(?:pass|pwd|auth|sig))`;
 
 /**
  * A value after such a name and its opening quote, if any (the second
@@ -53,6 +69,17 @@ const KNOWN_TOKENS = new RegExp(
 );
 
 /**
+ * The userinfo rules, run only on text that holds an `@`: each tries up to
+ * a few hundred characters after every word or separator, which costs
+ * tens of milliseconds on 64 KiB of `a.a.` or `=a:=a:` and is wasted
+ * where no `@` can end a userinfo.
+ */
+const USERINFO_PATTERNS: readonly RegExp[] = [
+  /\b([a-z][a-z0-9+.-]{0,30}:\/\/)[^\s/?#"'<>]{1,512}(?=@)/gi,
+  /(^|[\s"'(<[=,;])[\w.%+-]{1,128}:(?!\/\/)[^\s/"'<>]{1,256}(?=@[\w-]+(?:[.:][\w-]+)*)(?!@sha\d{3}:)/gi,
+];
+
+/**
  * Credentials as they appear in error messages and text that echoes a
  * request or a configuration, each pattern keeping what comes before the
  * credential (its first group):
@@ -78,20 +105,21 @@ const KNOWN_TOKENS = new RegExp(
  */
 const CREDENTIAL_PATTERNS: readonly RegExp[] = [
   /()-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----[\s\S]*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----|$)/g,
-  /\b([a-z][a-z0-9+.-]{0,30}:\/\/)[^\s/?#"'<>]{1,512}(?=@)/gi,
-  /(^|[\s"'(<[=,;])[\w.%+-]{1,128}:(?!\/\/)[^\s/"'<>]{1,256}(?=@[\w-]+(?:[.:][\w-]+)*)(?!@sha\d{3}:)/gi,
+  ...USERINFO_PATTERNS,
   new RegExp(
     String.raw`((?:proxy-)?authorization${QUOTE}\s*(?:[:=]|<\/t[dh]>\s*<t[dh][^>]{0,100}>)\s*${QUOTE})${AUTHORIZATION_VALUE}`,
     'gi',
   ),
   /\b((?:bearer|basic)\s+)[A-Za-z0-9\-._~+/]{8,}=*/gi,
   /\b((?:set-)?cookie["']?\s*[:=]\s*["']?)[^\r\n"'<>]+/gi,
-  new RegExp(String.raw`((?:^|\s)--?${CREDENTIAL_NAME}(?:=|\s+)(?!-)(\\*["'])?)${CREDENTIAL_VALUE}`, 'gi'),
-  new RegExp(String.raw`\b(${CREDENTIAL_NAME}${QUOTE}\s*[:=]\s*(\\*["'])?)${CREDENTIAL_VALUE}`, 'gi'),
+  new RegExp(String.raw`((?:^|\s)--?${CREDENTIAL_NAME}(?:=|\s+)(?!-)(${ESCAPED_QUOTE})?)${CREDENTIAL_VALUE}`, 'gi'),
+  new RegExp(String.raw`(${CREDENTIAL_WORD}${QUOTE}\s*[:=]\s*(${ESCAPED_QUOTE})?)${CREDENTIAL_VALUE}`, 'gi'),
   /([?&](?:key|sig|signature|code|auth|pwd|pass|[\w.-]{0,40}(?:credential|signature|session|auth|key)[\w.-]{0,40})=)[^\s&#"'<>]+/gi,
   /(\bhooks\.slack\.com\/(?:services|workflows|triggers)\/)[\w/-]+/gi,
   KNOWN_TOKENS,
 ];
+const PATTERNS_WITHOUT_USERINFO = CREDENTIAL_PATTERNS.filter((pattern) => !USERINFO_PATTERNS.includes(pattern));
+
 
 /**
  * `text` with every credential it shows replaced by `[redacted]`: the
@@ -118,7 +146,8 @@ export function redactCredentials(text: string, secrets: readonly string[] = [])
     // Short values would match ordinary words; a credential worth hiding is longer.
     if (secret.length >= 8) redacted = redacted.split(secret).join(REDACTED);
   }
-  for (const pattern of CREDENTIAL_PATTERNS) {
+  const patterns = redacted.includes('@') ? CREDENTIAL_PATTERNS : PATTERNS_WITHOUT_USERINFO;
+  for (const pattern of patterns) {
     redacted = redacted.replace(pattern, (_, name: string) => `${name}${REDACTED}`);
   }
   return redacted;
