@@ -12,6 +12,7 @@ import { redactCredentials } from '../libs/kube-events/src/event-rules/credentia
 import { redactedNote } from '../libs/kube-events/src/event-rules/note-truncation.js';
 import { describeError } from '../libs/kube-events/src/notes/describe-error.js';
 import { CREDENTIAL_FORMS } from '../test/support/credential-forms.js';
+import { CRAFTED_PIECES, KNOWN_CRAFTED_TEXTS, plainText, repeatedTo } from '../test/support/crafted-text.js';
 import { cpuMicrosPerOp, median, printTable, ratio } from './measure.js';
 
 const ROUNDS = 7;
@@ -68,6 +69,40 @@ export async function redactionCost(): Promise<void> {
     cases.map(({ name }, index) => {
       const value = median(micros[index]);
       return [name, value.toFixed(2), ratio(value, baseline)];
+    }),
+  );
+}
+
+const CRAFTED_SIZE = 64 * 1024;
+const CRAFTED_ROUNDS = 5;
+const TEXTS_PER_ROUND = 20;
+
+/** 64 KiB of crafted text (the cases once found slow, and the building blocks repeated) against 64 KiB of a plain note. */
+const craftedCases: readonly { name: string; text: string }[] = [
+  { name: '64 KiB plain note (baseline)', text: plainText(CRAFTED_SIZE) },
+  ...Object.entries(KNOWN_CRAFTED_TEXTS).map(([name, build]) => ({ name, text: build(CRAFTED_SIZE) })),
+  { name: 'every building block, repeated', text: repeatedTo(CRAFTED_PIECES.join(''), CRAFTED_SIZE) },
+];
+
+export async function craftedRedactionCost(): Promise<void> {
+  const micros = craftedCases.map(() => [] as number[]);
+  let sink = 0;
+  for (let round = 0; round < CRAFTED_ROUNDS; round++) {
+    for (const [index, { text }] of craftedCases.entries()) {
+      micros[index].push(
+        await cpuMicrosPerOp(TEXTS_PER_ROUND, async (count) => {
+          for (let run = 0; run < count; run++) sink += redactCredentials(text).length;
+        }),
+      );
+    }
+  }
+  const baseline = median(micros[0]);
+  printTable(
+    `Redaction of 64 KiB of crafted text (CPU time, median of ${CRAFTED_ROUNDS} interleaved rounds; ${sink > 0 ? 'results used' : ''})`,
+    ['text', 'ms per text', 'vs plain'],
+    craftedCases.map(({ name }, index) => {
+      const value = median(micros[index]);
+      return [name, (value / 1000).toFixed(2), ratio(value, baseline)];
     }),
   );
 }

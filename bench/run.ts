@@ -1,12 +1,12 @@
 /**
  * `npm run bench`: prints each benchmark's table, with ratios against the
  * baseline measured in the same run. Pass names to run some only:
- * `npm run bench -- scaling heap http storms tracing recovery redaction writes`.
+ * `npm run bench -- scaling heap http storms tracing recovery redaction crafted writes`.
  */
 import { httpOverhead } from './http-overhead.bench.js';
 import { heapPerSeries, seriesScaling } from './series-scaling.bench.js';
 import { recoveryBench } from './recovery.bench.js';
-import { redactionCost } from './redaction.bench.js';
+import { craftedRedactionCost, redactionCost } from './redaction.bench.js';
 import { storms } from './storm.bench.js';
 import { tracingCost } from './tracing.bench.js';
 import { writeCpu } from './write-cpu.bench.js';
@@ -19,6 +19,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   recovery: recoveryBench,
   tracing: tracingCost,
   redaction: redactionCost,
+  crafted: craftedRedactionCost,
   writes: writeCpu,
 };
 
