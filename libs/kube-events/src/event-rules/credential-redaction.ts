@@ -120,7 +120,6 @@ const CREDENTIAL_PATTERNS: readonly RegExp[] = [
 ];
 const PATTERNS_WITHOUT_USERINFO = CREDENTIAL_PATTERNS.filter((pattern) => !USERINFO_PATTERNS.includes(pattern));
 
-
 /**
  * `text` with every credential it shows replaced by `[redacted]`: the
  * values in `secrets` (the token a request was sent with, say) wherever
