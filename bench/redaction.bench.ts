@@ -50,26 +50,40 @@ const cases: readonly Case[] = [
   },
 ];
 
-export async function redactionCost(): Promise<void> {
-  const micros = cases.map(() => [] as number[]);
+/**
+ * Each case's median CPU µs per run over `rounds` interleaved rounds of
+ * `perRound` runs, so a machine's drift moves every case alike; and
+ * whether the results were used, which keeps the runs from being optimised away.
+ */
+async function interleavedMedians(
+  runs: readonly ((index: number) => unknown)[],
+  rounds: number,
+  perRound: number,
+): Promise<{ medians: number[]; used: boolean }> {
+  const micros = runs.map(() => [] as number[]);
   let sink = 0;
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [index, { run }] of cases.entries()) {
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, run] of runs.entries()) {
       micros[index].push(
-        await cpuMicrosPerOp(NOTES_PER_ROUND, async (count) => {
-          for (let note = 0; note < count; note++) sink += String(run(note)).length;
+        await cpuMicrosPerOp(perRound, async (count) => {
+          for (let op = 0; op < count; op++) sink += String(run(op)).length;
         }),
       );
     }
   }
-  const baseline = median(micros[0]);
+  return { medians: micros.map(median), used: sink > 0 };
+}
+
+export async function redactionCost(): Promise<void> {
+  const { medians, used } = await interleavedMedians(
+    cases.map(({ run }) => run),
+    ROUNDS,
+    NOTES_PER_ROUND,
+  );
   printTable(
-    `Redaction per note (${NOTES_PER_ROUND} notes per round; CPU time, median of ${ROUNDS} interleaved rounds; ${sink > 0 ? 'results used' : ''})`,
+    `Redaction per note (${NOTES_PER_ROUND} notes per round; CPU time, median of ${ROUNDS} interleaved rounds; ${used ? 'results used' : ''})`,
     ['note', 'µs per note', 'vs baseline'],
-    cases.map(({ name }, index) => {
-      const value = median(micros[index]);
-      return [name, value.toFixed(2), ratio(value, baseline)];
-    }),
+    cases.map(({ name }, index) => [name, medians[index].toFixed(2), ratio(medians[index], medians[0])]),
   );
 }
 
@@ -85,24 +99,22 @@ const craftedCases: readonly { name: string; text: string }[] = [
 ];
 
 export async function craftedRedactionCost(): Promise<void> {
-  const micros = craftedCases.map(() => [] as number[]);
-  let sink = 0;
-  for (let round = 0; round < CRAFTED_ROUNDS; round++) {
-    for (const [index, { text }] of craftedCases.entries()) {
-      micros[index].push(
-        await cpuMicrosPerOp(TEXTS_PER_ROUND, async (count) => {
-          for (let run = 0; run < count; run++) sink += redactCredentials(text).length;
-        }),
-      );
-    }
-  }
-  const baseline = median(micros[0]);
+  const { medians, used } = await interleavedMedians(
+    craftedCases.map(
+      ({ text }) =>
+        () =>
+          redactCredentials(text),
+    ),
+    CRAFTED_ROUNDS,
+    TEXTS_PER_ROUND,
+  );
   printTable(
-    `Redaction of 64 KiB of crafted text (CPU time, median of ${CRAFTED_ROUNDS} interleaved rounds; ${sink > 0 ? 'results used' : ''})`,
+    `Redaction of 64 KiB of crafted text (CPU time, median of ${CRAFTED_ROUNDS} interleaved rounds; ${used ? 'results used' : ''})`,
     ['text', 'ms per text', 'vs plain'],
-    craftedCases.map(({ name }, index) => {
-      const value = median(micros[index]);
-      return [name, (value / 1000).toFixed(2), ratio(value, baseline)];
-    }),
+    craftedCases.map(({ name }, index) => [
+      name,
+      (medians[index] / 1000).toFixed(2),
+      ratio(medians[index], medians[0]),
+    ]),
   );
 }

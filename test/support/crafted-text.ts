@@ -48,7 +48,7 @@ export const CRAFTED_PIECES: readonly string[] = [
 
 /** The cases named when the rules were found slow, each repeated to `size` characters. */
 export const KNOWN_CRAFTED_TEXTS: Readonly<Record<string, (size: number) => string>> = {
-  'token: and a quote behind 16 K backslashes': (size) =>
+  'token: and a quote behind a run of backslashes': (size) =>
     `token: ${'\\'.repeat(size / 4)}'${'\\'.repeat(size - size / 4 - 8)}`,
   'password= and a quote behind backslashes': (size) =>
     `password=${'\\'.repeat(size / 4)}"${'\\'.repeat(size - size / 4 - 10)}`,

@@ -10,28 +10,29 @@ const ESCAPED_QUOTE = String.raw`\\{0,8}["']`;
 const QUOTE = `(?:${ESCAPED_QUOTE})?`;
 
 /**
- * The end of a name that says its value is a credential: `token`,
+ * The words that end a name whose value is a credential: `token`,
  * `secret`, `password`, `passphrase`, `credentials`, `signature`, the keys
- * (`api-key`, `access_key`, `AccountKey`, `SharedAccessKey`), base64
- * kubeconfig key data (`client-key-data`), and, after `_`, `-` or `.` or
- * alone, `pass`, `pwd`, `auth` and `sig` (`DB_PASS`, `MYSQL_PWD`, docker's
- * `"auth"`). Names are bounded, so that no text makes the search slow.
+ * (`api-key`, `access_key`, `AccountKey`, `SharedAccessKey`) and base64
+ * kubeconfig key data (`client-key-data`); and the short ones that count
+ * only after `_`, `-` or `.` or alone, `pass`, `pwd`, `auth` and `sig`
+ * (`DB_PASS`, `MYSQL_PWD`, docker's `"auth"`; not `bypass`).
  */
-const CREDENTIAL_NAME =
-  String.raw`(?:[\w.-]{0,48}?(?:token|secret|passw(?:or)?d|passphrase|passcode|credentials?|signature|` +
+const CREDENTIAL_WORDS =
+  String.raw`(?:token|secret|passw(?:or)?d|passphrase|passcode|credentials?|signature|` +
   String.raw`api[-_]?key|access[-_]?key|account[-_]?key|private[-_]?key|secret[-_]?key|shared[-_]?access[-_]?key|` +
-  String.raw`key[-_]data)|(?:[\w.-]{0,48}[_.-])?(?:pass|pwd|auth|sig))`;
+  String.raw`key[-_]data)`;
+const SHORT_CREDENTIAL_WORDS = String.raw`(?:pass|pwd|auth|sig)`;
+
+/** A whole name ending in a credential word, for a flag, where the name starts right after the dashes. */
+const CREDENTIAL_NAME = String.raw`(?:[\w.-]{0,48}?${CREDENTIAL_WORDS}|(?:[\w.-]{0,48}[_.-])?${SHORT_CREDENTIAL_WORDS})`;
 
 /**
- * The same names found by their end: the credential word, then what may
- * follow it. What comes before the word stays as it is, so the search
- * starts at the word instead of trying every prefix of up to 48
- * characters at every position.
+ * The same names found by their credential word, for fields and
+ * assignments, which have no fixed start: what comes before the word stays
+ * as it is, so the search starts at the word instead of trying every
+ * prefix of up to 48 characters at every position.
  */
-const CREDENTIAL_WORD =
-  String.raw`(?:(?:token|secret|passw(?:or)?d|passphrase|passcode|credentials?|signature|` +
-  String.raw`api[-_]?key|access[-_]?key|account[-_]?key|private[-_]?key|secret[-_]?key|shared[-_]?access[-_]?key|` +
-  String.raw`key[-_]data)|(?:(?<=[_.-])|\b)(?:pass|pwd|auth|sig))`;
+const CREDENTIAL_WORD = String.raw`(?:${CREDENTIAL_WORDS}|(?:(?<=[_.-])|\b)${SHORT_CREDENTIAL_WORDS})`;
 
 /**
  * A value after such a name and its opening quote, if any (the second
