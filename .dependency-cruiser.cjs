@@ -48,7 +48,7 @@ module.exports = {
     layer(
       'event-rules',
       above('event-rules'),
-      'What makes a valid Event (fields, names, note bounds, redaction) knows no HTTP and no recorder.',
+      'What makes a valid Event (fields, names, note bounds) knows no HTTP and no recorder.',
     ),
     layer('api', above('api'), 'HTTP to the API server knows nothing of series, sinks or the module.'),
     layer('tracing', above('tracing'), 'OpenTelemetry glue knows the Event, not the recorder that writes it.'),

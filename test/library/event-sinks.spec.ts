@@ -19,7 +19,7 @@ import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { flush } from '../support/flush.js';
 import { unlessTooSlow } from '../support/within.js';
-import { muteLogger } from '../support/logged-lines.js';
+import { captureLogLines, muteLogger } from '../support/logged-lines.js';
 
 const failed = syncFailed;
 
@@ -59,6 +59,22 @@ class HangingSink implements EventSink {
   handle(): Promise<void> {
     this.calls++;
     return new Promise(() => undefined);
+  }
+}
+
+/** A webhook sink whose URL holds its password, as a careless configuration has it, and whose error text holds a terminal command. */
+@KubeEventsSink()
+@Injectable()
+class CredentialedWebhookSink implements EventSink {
+  async handle(): Promise<void> {
+    try {
+      await fetch('https://bot:hunter2-webhook-pw@127.0.0.1:9/notify', { method: 'POST' });
+    } catch (error) {
+      // fetch's own message names the URL, password and all.
+      throw new Error(`\u001b[2J\u001b[31mwebhook failed\u009b0m\nforged line: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
   }
 }
 
@@ -158,6 +174,22 @@ describe('Event sinks', () => {
     // Logged once per interval, not once per outcome.
     expect(error).toHaveBeenCalledTimes(2);
     expect(warn).toHaveBeenCalledWith(expect.stringMatching(/Sink HangingSink has 10 handle\(\) calls unsettled/));
+  });
+
+  it("logs a failing sink's error redacted and escaped, on one line", async () => {
+    const logged = captureLogLines(['error']);
+    await start([CredentialedWebhookSink]);
+    await app!.get(EventRecorder).publish(configMap(), failed);
+    await flush();
+
+    expect(logged).toEqual([expect.stringMatching(/^Sink CredentialedWebhookSink failed/)]);
+    const [line] = logged;
+    expect(line).not.toContain('hunter2-webhook-pw');
+    // eslint-disable-next-line no-control-regex -- control characters are what must not be logged
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(line).toContain('\\u001b[2J');
+    expect(line).toContain('webhook failed\\u009b0m\\nforged line: ');
+    expect(line).toContain('https://[redacted]@127.0.0.1:9/notify');
   });
 
   it('does not wait for a hanging sink longer than the recorder timeout when the application closes', async () => {

@@ -108,4 +108,23 @@ describe('what a refusal quotes of the caller’s input', () => {
     expect(error.field).toBe('related.namespace');
     expectBounded(error);
   });
+
+  it('a label value that is a credential is redacted in the refusal and the log line', async () => {
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJib3QifQ.c2lnbmF0dXJl';
+    const error = await refusal(configMap(), { ...syncFailed, labels: { 'example.com/auth': `Bearer ${token}` } });
+
+    expect(error.field).toBe('labels["example.com/auth"]');
+    expect(error.message).toContain('got "Bearer [redacted]"');
+    for (const text of [error.message, error.field, ...logged]) expect(text).not.toContain(token.slice(0, 20));
+    expectBounded(error);
+  });
+
+  it('a name with C1 controls and bidi overrides is quoted with them escaped', async () => {
+    const object = { ...configMap(), metadata: { name: 'app', namespace: 'ns\u009b31m\u202eevil', uid: 'uid-app' } };
+    const error = await refusal(object, syncFailed);
+
+    expect(error.message).toContain('got "ns\\u009b31m\\u202eevil"');
+    for (const text of [error.message, ...logged]) expect(text).not.toMatch(/[\u007f-\u009f\u202a-\u202e]/);
+    expectBounded(error);
+  });
 });

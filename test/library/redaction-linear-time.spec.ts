@@ -4,7 +4,7 @@
 // The bound (10×) is on a ratio of two sizes measured side by side, the
 // least of three runs each, so a loaded machine moves both alike.
 import { fc, test } from '@fast-check/jest';
-import { redactCredentials } from '../../libs/kube-events/src/event-rules/credential-redaction.js';
+import { redactCredentials } from '../../libs/kube-events/src/credential-redaction.js';
 import { CRAFTED_PIECES, KNOWN_CRAFTED_TEXTS, repeatedTo } from '../support/crafted-text.js';
 
 const SMALL = 16 * 1024;

@@ -53,7 +53,7 @@ export {
 } from './errors.js';
 export { truncateNote } from './event-rules/note-truncation.js';
 export { describeError, type DescribeErrorOptions } from './notes/describe-error.js';
-export { redactCredentials } from './event-rules/credential-redaction.js';
+export { redactCredentials } from './credential-redaction.js';
 export type { EventQuery, EventsWriter, ListedEvent, SeriesPatch, StoredEventState } from './api/events-api.js';
 export type { PublishOutcome, PublishOutcomeKind } from './recorder/publish-outcome.js';
 export type { EventSink } from './sinks/event-sink.js';

@@ -1,6 +1,14 @@
 import { MAX_FIELD_LENGTH, MINIMUM_NODE } from './kube-events.constants.js';
 import type { DropCause, KubeConfigSearch } from './kube-events.interfaces.js';
-import { QUOTED_INPUT_MAX, describeValue, errorMessage, excerpt, quoted, quotedInput } from './describe-value.js';
+import {
+  QUOTED_INPUT_MAX,
+  describeValue,
+  errorMessage,
+  errorStack,
+  excerpt,
+  quoted,
+  quotedInput,
+} from './describe-value.js';
 
 export const REQUIRED_FIELD = (field: string) => `${field} is required and must be a non-empty string.`;
 export const FIELD_TOO_LONG = (field: string, bytes: number) =>
@@ -112,8 +120,7 @@ export const SERVER_UNREACHABLE = (since: Date, detail: string) =>
   `The API server has been unreachable since ${since.toISOString()} (${detail}); ` +
   'the occurrence is queued and will be written when the server answers again.';
 export const SINK_FAILED = (sink: string, error: unknown, failures: number) =>
-  `Sink ${sink} failed to handle an outcome (${failures} failure(s) so far): ` +
-  (error instanceof Error ? (error.stack ?? error.message) : String(error));
+  `Sink ${sink} failed to handle an outcome (${failures} failure(s) so far): ` + errorStack(error);
 export const SINK_OVERLOADED = (sink: string, maxInFlight: number, dropped: number) =>
   `Sink ${sink} has ${maxInFlight} handle() calls unsettled; outcomes past that are not given to it ` +
   `(${dropped} missed so far). Publishing is not affected.`;
@@ -194,10 +201,10 @@ export const PUBLISH_TIMED_OUT = (timeoutMs: number, queued: boolean, lastError:
   `Publishing the Event did not finish within ${timeoutMs} ms` +
   (queued
     ? `; the occurrence stays queued and will be written when the API server answers` +
-      (lastError instanceof Error ? ` (last write: ${lastError.message})` : '') +
+      (lastError instanceof Error ? ` (last write: ${errorMessage(lastError)})` : '') +
       '.'
     : lastError instanceof Error
-      ? `: ${lastError.message}`
+      ? `: ${errorMessage(lastError)}`
       : '; the request was aborted.');
 export const SINK_MAX_IN_FLIGHT_INVALID = (sink: string, problem: string) => `@KubeEventsSink on ${sink}: ${problem}`;
 export const RECONCILED_OBJECT_NOT_FOUND = (method: string, error: string) =>

@@ -12,7 +12,7 @@ import {
   NO_CURRENT_CLUSTER,
   SERVER_NOT_REACHED,
 } from '../kube-events.messages.js';
-import { redactCredentials } from '../event-rules/credential-redaction.js';
+import { redactCredentials } from '../credential-redaction.js';
 import { ACCESS_REVIEW_PATH, accessReviewBody, isAllowed, type EventVerb } from './access-review.js';
 import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
 import { truncateText } from '../event-rules/note-truncation.js';

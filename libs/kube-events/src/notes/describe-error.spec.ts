@@ -419,6 +419,53 @@ describe('describeError', () => {
     ])('describes %s', (_kind, thrown, description) => {
       expect(describeError(thrown)).toBe(description);
     });
+
+    const token = 'Zk3q9Xw2Lm8Pv5Rt7Yb1Nc4Hd6Js0Ga';
+    it.each([
+      [
+        'raw header lists',
+        { statusCode: 0, rawHeaders: ['authorization', `Bearer ${token}`], phase: 'upload' },
+        "{ statusCode: 0, phase: 'upload' }",
+      ],
+      [
+        'fetch-style [name, value] pairs',
+        {
+          retry: 2,
+          list: [
+            ['x-api-key', token],
+            ['accept', 'application/json'],
+          ],
+        },
+        "{ retry: 2, list: { 'x-api-key': [redacted], accept: 'application/json' } }",
+      ],
+      ['a Map of headers', new Map([['x-api-key', token]]), "Map(1) { 'x-api-key': [redacted] }"],
+      [
+        "a client's config, request and options",
+        { config: { headers: { Authorization: `Bearer ${token}` } }, request: {}, options: {}, step: 'push' },
+        "{ step: 'push' }",
+      ],
+      [
+        'a field named for a credential',
+        { user: 'ci', clientSecret: token },
+        "{ user: 'ci', clientSecret: [redacted] }",
+      ],
+      [
+        'a URL with a token in its query',
+        { target: `https://hooks.example.com/notify?t=${token}&page=2` },
+        "{ target: 'https://hooks.example.com/notify?t=[redacted]&page=2' }",
+      ],
+      ['a class instance, by its name only', { at: new URL(`https://example.com/?t=${token}`) }, '{ at: [URL] }'],
+      [
+        'many fields, the first eight',
+        Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}`, i])),
+        '{ f0: 0, f1: 1, f2: 2, f3: 3, f4: 4, f5: 5, f6: 6, f7: 7, … 4 more }',
+      ],
+    ])('describes a plain object cause by its shape: %s', (_kind, cause, description) => {
+      const described = describeError(new Error('', { cause }));
+
+      expect(described).toBe(description);
+      expect(described).not.toContain(token);
+    });
   });
 
   describe('never throws', () => {

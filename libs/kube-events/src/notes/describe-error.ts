@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
-import { inspect } from 'node:util';
 import { truncateText } from '../event-rules/note-truncation.js';
-import { redactCredentials, redactionWindow } from '../event-rules/credential-redaction.js';
+import { redactCredentials, redactionWindow } from '../credential-redaction.js';
 import { httpRefusalIn, httpRefusalOf, type HttpRefusal } from './api-status.js';
+import { describeFields } from './describe-fields.js';
 import { readField } from './read-field.js';
 import { MAX_BYTES_TOO_SMALL } from '../kube-events.messages.js';
 
@@ -53,7 +53,7 @@ export interface DescribeErrorOptions {
  * | a message of several lines | its lines joined with spaces; stack frames, colours and control characters left out |
  * | an error with an empty message | its `code` (`ECONNREFUSED`), else its name |
  * | a string, a number | itself, on one line |
- * | another object | its `message`, or `util.inspect` of it on one line |
+ * | another object | its `message`, or its fields by their shape: `{ phase: 'Pending', retries: 3 }`, headers, `config`, `request` and `options` left out, a credential's value `[redacted]` |
  * | `undefined`, `null` | `undefined was thrown`, `null was thrown` |
  *
  * A cause whose text is already in its error's message is not repeated.
@@ -164,11 +164,7 @@ function fallback(value: object, message: unknown): string {
   const name = readField(value, 'name');
   if (typeof name === 'string' && name && name !== 'Error') return oneLine(name);
   if (message !== undefined || isError(value)) return 'Error';
-  try {
-    return oneLine(inspect(value, { depth: 2, breakLength: Infinity, maxArrayLength: 10, maxStringLength: 200 }));
-  } catch {
-    return 'an object was thrown that could not be read';
-  }
+  return oneLine(describeFields(value));
 }
 
 function isError(value: object): boolean {

@@ -1,4 +1,5 @@
-import { Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { LibraryLogger } from '../library-logger.js';
 import type { EventVerb } from '../api/access-review.js';
 import type { EventsWriter } from '../api/events-api.js';
 import { truncateText } from '../event-rules/note-truncation.js';
@@ -106,7 +107,7 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
   private clusterDenied = false;
   private readonly rechecks = new Map<string, NodeJS.Timeout>();
   private readonly stopped = new AbortController();
-  private readonly logger = new Logger('EventRecorder');
+  private readonly logger = new LibraryLogger('EventRecorder');
 
   constructor(
     private readonly reviewer: EventsAccessReviewer | undefined,

@@ -1,4 +1,5 @@
-import { applyDecorators, Logger, SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { LibraryLogger } from '../library-logger.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
 import { PUBLISHES_FAILURES_INACTIVE } from '../kube-events.messages.js';
@@ -127,7 +128,7 @@ function ReportsThroughInstance(): MethodDecorator {
       if (reporter) return reporter.call(method, this, args);
       if (!notice.said) {
         notice.said = true;
-        new Logger('PublishesFailures').warn(PUBLISHES_FAILURES_INACTIVE(`${owner}.${String(key)}`));
+        new LibraryLogger('PublishesFailures').warn(PUBLISHES_FAILURES_INACTIVE(`${owner}.${String(key)}`));
       }
       return method.apply(this, args);
     };

@@ -1,4 +1,5 @@
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { LibraryLogger } from '../library-logger.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
@@ -24,7 +25,7 @@ import { findRecorders, type RecorderName } from '../recorder/recorder-registry.
  */
 @Injectable()
 export class PublishesFailuresExplorer implements OnModuleInit {
-  private readonly logger = new Logger('PublishesFailures');
+  private readonly logger = new LibraryLogger('PublishesFailures');
   /** The outage each recorder last logged as unreachable, shared by every reporter made here. */
   private readonly outagesLogged: OutagesLogged = new WeakMap();
 

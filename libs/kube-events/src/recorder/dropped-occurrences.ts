@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { LibraryLogger } from '../library-logger.js';
 import { PublishError } from '../errors.js';
 import type { DropCause } from '../kube-events.interfaces.js';
 import { OCCURRENCES_DROPPED } from '../kube-events.messages.js';
@@ -11,7 +11,7 @@ import type { WriteClock } from './write-clock.js';
 
 /** Gives up occurrences that will not be written: each is counted, logged, reported and its waiters told. */
 export class DroppedOccurrences {
-  private readonly logger = new Logger('EventRecorder');
+  private readonly logger = new LibraryLogger('EventRecorder');
 
   constructor(
     private readonly outcomes: RecorderOutcomes,

@@ -1,4 +1,5 @@
-import { Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
+import { LibraryLogger } from '../library-logger.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
@@ -111,7 +112,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private readonly tracing: RecorderTracing | undefined;
   /** The one shutdown, once begun. */
   private shutdown: Promise<void> | undefined;
-  private readonly logger = new Logger('EventRecorder');
+  private readonly logger = new LibraryLogger('EventRecorder');
 
   /**
    * @param options checked and completed with the defaults; options already resolved come out unchanged

@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { LibraryLogger } from '../library-logger.js';
 import { PublishError, type PublishApiError } from '../errors.js';
 import { SERIES_LOOKUP_REFUSED } from '../kube-events.messages.js';
 import type { Batch, Series, SeriesEvent } from './series.js';
@@ -46,7 +46,7 @@ export type SentWrite =
 export class WriteLoop {
   /** Said once: every new series would say it again. */
   private lookupRefusalLogged = false;
-  private readonly logger = new Logger('EventRecorder');
+  private readonly logger = new LibraryLogger('EventRecorder');
 
   constructor(private readonly parts: WriteLoopParts) {}
 

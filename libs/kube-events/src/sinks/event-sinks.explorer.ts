@@ -1,4 +1,5 @@
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { LibraryLogger } from '../library-logger.js';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import type { KubeEventsSinkOptions } from './kube-events-sink.decorator.js';
 import type { EventSink } from './event-sink.js';
@@ -20,7 +21,7 @@ import { byRecorderName } from '../recorder/recorder-registry.js';
  */
 @Injectable()
 export class EventSinksExplorer implements OnModuleInit {
-  private readonly logger = new Logger('KubeEventsSink');
+  private readonly logger = new LibraryLogger('KubeEventsSink');
 
   constructor(
     private readonly discovery: DiscoveryService,

@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { LibraryLogger } from '../library-logger.js';
 import type { EventSink } from './event-sink.js';
 import type { PublishOutcome } from '../recorder/publish-outcome.js';
 import { printable } from '../printable-text.js';
@@ -12,7 +12,7 @@ import { printable } from '../printable-text.js';
  * outcome=patched controller=example.com/widgets object=Widget/default/w1 type=Warning reason=ReconcileFailed count=3 note="source is missing" event=w1.18c7a3f2b9e4d000
  */
 export class LogEventSink implements EventSink {
-  private readonly logger = new Logger('KubeEvents');
+  private readonly logger = new LibraryLogger('KubeEvents');
 
   handle(outcome: PublishOutcome): void {
     const line = describeOutcome(outcome);

@@ -1,4 +1,5 @@
-import { Logger, type BeforeApplicationShutdown, type FactoryProvider, type InjectionToken } from '@nestjs/common';
+import { type BeforeApplicationShutdown, type FactoryProvider, type InjectionToken } from '@nestjs/common';
+import { LibraryLogger } from '../library-logger.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
 import type { EventSink } from './event-sink.js';
 import { DEFAULT_SINK_MAX_IN_FLIGHT } from '../kube-events.constants.js';
@@ -54,7 +55,7 @@ export interface BuiltInSinks {
  */
 export class RecorderSinks implements BeforeApplicationShutdown {
   private readonly subscriptions: SinkSubscription[] = [];
-  private readonly logger = new Logger('KubeEventsSinks');
+  private readonly logger = new LibraryLogger('KubeEventsSinks');
 
   constructor(
     /** The recorder's `name`; `null` for the default recorder. */

@@ -43,6 +43,24 @@ const CREDENTIAL_WORD = String.raw`(?:${CREDENTIAL_WORDS}|(?:(?<=[_.-])|\b)${SHO
  */
 const CREDENTIAL_VALUE = String.raw`(?:(?<=["'])(?:(?!\2)[^\r\n])*|(?<!["'])(?![a-z][a-z0-9+.-]{0,30}:\/\/)(?:[^;\r\n"'<>]{1,128}(?=;)|[^\s"'<>,;&]+))`;
 
+/**
+ * The query parameters of the Kubernetes API, whose values are kept in a
+ * URL's query however long (a `continue` token is not a credential).
+ */
+const KUBERNETES_QUERY_PARAMETERS =
+  '(?:labelSelector|fieldSelector|limit|continue|watch|resourceVersion|resourceVersionMatch|timeout|timeoutSeconds|' +
+  'dryRun|fieldManager|fieldValidation|force|allowWatchBookmarks|sendInitialEvents|propagationPolicy|' +
+  'gracePeriodSeconds|orphanDependents|pretty|container|follow|previous|tailLines|sinceSeconds|sinceTime|' +
+  'limitBytes|timestamps)';
+
+/**
+ * A query value that looks like a token, under a parameter of any name
+ * (signed URLs and webhooks carry them as `?t=`, `?s=`, `?u=`): 16
+ * characters or more, with a letter and a digit. `page=2`, `q=berlin` and
+ * `sv=2024-01-01` are kept. Each look-ahead reads the value once.
+ */
+const TOKEN_SHAPED_QUERY_VALUE = String.raw`(?=[^\s&#"'<>]{16})(?=[^\s&#"'<>]*\d)(?=[^\s&#"'<>]*[a-z])[^\s&#"'<>]+`;
+
 /** An `Authorization` value: a scheme and its token, or a scheme's comma-separated parameters (Digest, AWS SigV4). */
 const AUTHORIZATION_VALUE = String.raw`(?:[A-Za-z][\w-]{0,40}\s+)?(?:[\w-]{1,40}=(?:"[^"\r\n]*"|[^\s,"'<>]*)(?:\s*,\s*[\w-]{1,40}=(?:"[^"\r\n]*"|[^\s,"'<>]*))*|[^\s"'<>,;\\]+)`;
 
@@ -97,8 +115,11 @@ const USERINFO_PATTERNS: readonly RegExp[] = [
  *   `\"password\":\"…\"`, `PGPASSWORD=…`, `client-key-data: …`,
  *   `--token=…`, `--password …`, `Password=…;` in a connection string;
  * - in a URL's query, the value of `key`, `sig`, `signature`, `code`,
- *   `auth`, `pwd`, `pass` and of any parameter whose name holds credential,
- *   signature, session, auth or key (`X-Amz-Signature`, `X-Amz-Credential`);
+ *   `auth`, `pwd`, `pass`, `t`, `tk`, `jwt`, `ticket` and of any parameter
+ *   whose name holds credential, signature, session, auth or key
+ *   (`X-Amz-Signature`, `X-Amz-Credential`), and any value that looks like
+ *   a token ({@link TOKEN_SHAPED_QUERY_VALUE}) but in the Kubernetes API's
+ *   own parameters;
  * - a Slack webhook's path;
  * - PEM private keys (cut short or whole) and {@link KNOWN_TOKENS}.
  * Every repetition is bounded or anchored, so that the work is linear in
@@ -115,7 +136,11 @@ const CREDENTIAL_PATTERNS: readonly RegExp[] = [
   /\b((?:set-)?cookie["']?\s*[:=]\s*["']?)[^\r\n"'<>]+/gi,
   new RegExp(String.raw`((?:^|\s)--?${CREDENTIAL_NAME}(?:=|\s+)(?!-)(${ESCAPED_QUOTE})?)${CREDENTIAL_VALUE}`, 'gi'),
   new RegExp(String.raw`(${CREDENTIAL_WORD}${QUOTE}\s*[:=]\s*(${ESCAPED_QUOTE})?)${CREDENTIAL_VALUE}`, 'gi'),
-  /([?&](?:key|sig|signature|code|auth|pwd|pass|[\w.-]{0,40}(?:credential|signature|session|auth|key)[\w.-]{0,40})=)[^\s&#"'<>]+/gi,
+  /([?&](?:key|sig|signature|code|auth|pwd|pass|t|tk|jwt|ticket|[\w.-]{0,40}(?:credential|signature|session|auth|key)[\w.-]{0,40})=)[^\s&#"'<>]+/gi,
+  new RegExp(
+    String.raw`([?&](?!${KUBERNETES_QUERY_PARAMETERS}=)[a-z_][\w.~%-]{0,63}=)${TOKEN_SHAPED_QUERY_VALUE}`,
+    'gi',
+  ),
   /(\bhooks\.slack\.com\/(?:services|workflows|triggers)\/)[\w/-]+/gi,
   KNOWN_TOKENS,
 ];
@@ -126,9 +151,10 @@ const PATTERNS_WITHOUT_USERINFO = CREDENTIAL_PATTERNS.filter((pattern) => !USERI
  * values in `secrets` (the token a request was sent with, say) wherever
  * they appear, and whatever looks like a credential: the userinfo of URLs,
  * `Authorization` values of any scheme, `Bearer`, `Basic` and cookie
- * values, fields, assignments, flags and query parameters named for a
- * token, secret, password, passphrase, key, credentials or signature
- * (quoted values whole, JSON escaped or not), base64 kubeconfig key data,
+ * values, fields, assignments and flags named for a token, secret,
+ * password, passphrase, key, credentials or signature (quoted values
+ * whole, JSON escaped or not), a URL's query values so named or shaped
+ * like a token, base64 kubeconfig key data,
  * PEM private keys and tokens known by their form (JSON Web Tokens, cloud,
  * registry, forge, payment and package services' keys). For text that came
  * from outside (an answer's body, an error's message) before it goes into
