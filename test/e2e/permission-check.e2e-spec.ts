@@ -65,7 +65,7 @@ describe('the permission check on the real API server', () => {
     await scratch?.cleanup();
   });
 
-  it('without any rights: says so within seconds of start-up, without a publish, and the indicator is down; fail mode stops start-up with the same message', async () => {
+  it('without any rights: says so within seconds of start-up, without a publish; the indicator warns until a publish is refused, then is down; fail mode stops start-up with the same message', async () => {
     const a = scratch.namespace;
     const sa = await serviceAccountKubeConfig(cp, { namespace: a, name: 'no-rights' });
     const app = await start(sa.kubeConfig);
@@ -76,10 +76,19 @@ describe('the permission check on the real API server', () => {
     expect(line).toContain('(nor cluster-wide)');
     expect(line).toContain('node_modules/nestjs-kube-events/rbac/role.yaml');
     expect(app.get(KubeEventsHealth).state().permissions.missing).toEqual([
-      { namespace: a, verbs: ['create', 'get', 'patch'] },
+      { namespace: a, verbs: ['create', 'get', 'patch'], published: false },
     ]);
-    const result = app.get(KubeEventsHealthIndicator).isHealthy();
-    expect(result['kube-events']).toMatchObject({ status: 'down', writable: false });
+    const indicator = app.get(KubeEventsHealthIndicator);
+    expect(indicator.isHealthy()['kube-events']).toMatchObject({ status: 'up', writable: true, warnings: 1 });
+
+    const refused = await rejectionOf(app.get(EventRecorder).publish(await scratch.configMap('app-config', a), synced));
+    expect(refused).toBeInstanceOf(PublishApiError);
+    expect(indicator.isHealthy()['kube-events']).toMatchObject({
+      status: 'down',
+      writable: false,
+      permissions: { missingWherePublished: 1, missingElsewhere: 0 },
+    });
+    expect(JSON.stringify(indicator.isHealthy())).not.toContain(a);
 
     const failed = await rejectionOf(start(sa.kubeConfig, { permissionCheck: 'fail' }));
     expect(failed).toBeInstanceOf(Error);
@@ -121,8 +130,49 @@ describe('the permission check on the real API server', () => {
     expect(line).toContain(`may not create, get, patch events in API group events.k8s.io in namespace "${b}"`);
     expect(line).not.toContain(`"${a}"`);
     expect(app.get(KubeEventsHealth).state().permissions.missing).toEqual([
-      { namespace: b, verbs: ['create', 'get', 'patch'] },
+      { namespace: b, verbs: ['create', 'get', 'patch'], published: true },
     ]);
     expect(app.get(KubeEventsHealthIndicator).isHealthy()['kube-events'].status).toBe('down');
+  });
+
+  it('with the shipped Role bound only in the namespace it publishes to, not its own: up after a publish there, with a warning for its own', async () => {
+    const home = scratch.namespace;
+    const target = `permission-e2e-c-${randomSuffix()}`;
+    await scratch.createNamespace(target);
+    const object = await scratch.configMap('app-config', target);
+    const sa = await serviceAccountKubeConfig(cp, { namespace: home, name: 'namespaced-operator' });
+    const applied = await cp.kubectl(['apply', '-n', target, '-f', '-'], {
+      input: publisherRbac(target, 'namespaced-operator', home),
+    });
+    expect(applied.code).toBe(0);
+    await retrying(
+      async () => {
+        const can = await cp.kubectl(['auth', 'can-i', 'patch', 'events.events.k8s.io', '--namespace', target], {
+          kubeconfigPath: sa.kubeconfigPath,
+        });
+        if (can.stdout.trim() !== 'yes') throw new Error('the binding is not in effect yet');
+      },
+      () => true,
+    );
+
+    const app = await start(sa.kubeConfig);
+    await startedUp(app);
+    await app.get(EventRecorder).publish(object, synced);
+    expect(await scratch.eventsAbout(object)).toHaveLength(1);
+
+    const state = app.get(KubeEventsHealth).state();
+    expect(state).toMatchObject({
+      writable: true,
+      problems: [],
+      permissions: { missing: [{ namespace: home, verbs: ['create', 'get', 'patch'], published: false }] },
+    });
+    expect(state.warnings).toEqual([
+      expect.stringContaining(`in namespace "${home}", where nothing was published yet`),
+    ]);
+    expect(app.get(KubeEventsHealthIndicator).isHealthy()['kube-events']).toMatchObject({
+      status: 'up',
+      warnings: 1,
+      permissions: { missingWherePublished: 0, missingElsewhere: 1 },
+    });
   });
 });

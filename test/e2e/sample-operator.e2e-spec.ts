@@ -37,7 +37,11 @@ import {
   Watch,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import { startOperator, type OperatorStatus, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
+import {
+  startOperator,
+  type PublicOperatorStatus,
+  type RunningOperator,
+} from '../../apps/sample-operator/src/operator.js';
 import type {
   ConfigMirror,
   ConfigMirrorCondition,
@@ -467,9 +471,9 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
     let operator: RunningOperator | undefined;
     let logs: OperatorLog;
 
-    async function status(): Promise<OperatorStatus> {
+    async function status(): Promise<PublicOperatorStatus> {
       const response = await fetch(`http://127.0.0.1:${operator!.healthProbePort}/status`);
-      return (await response.json()) as OperatorStatus;
+      return (await response.json()) as PublicOperatorStatus;
     }
 
     const permissionLines = () =>
@@ -503,7 +507,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       await cp.kubectl(['delete', '-f', join(DEPLOY, 'rbac.yaml'), '--ignore-not-found', '--wait=false']);
     });
 
-    test('it says once at start-up which verbs it lacks, /status shows Events not writable; ready all the same', async () => {
+    test('it says once at start-up which verbs it lacks; /status counts it, in words and counts, and stays ready', async () => {
       const [line] = await eventually('the start-up line about Events', async () => {
         const lines = permissionLines();
         return lines.length ? lines : undefined;
@@ -512,34 +516,47 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       expect(line).toContain('it may not create, get, patch, list events in API group events.k8s.io');
       expect(line).toContain(`in namespace "${SERVICE_ACCOUNT.namespace}"`);
 
-      const { events } = await status();
+      // No Event went to its own namespace yet: a warning, not a reason Events cannot be written.
+      const { events } = operator!.status();
       expect(events).toMatchObject({
-        writable: false,
+        writable: true,
+        problems: [],
         permissions: {
           scope: 'per-namespace',
-          missing: [{ namespace: SERVICE_ACCOUNT.namespace, verbs: ['create', 'get', 'patch', 'list'] }],
+          missing: [
+            { namespace: SERVICE_ACCOUNT.namespace, verbs: ['create', 'get', 'patch', 'list'], published: false },
+          ],
         },
       });
-      expect(events.problems).toEqual([
-        `may not create, get, patch events.k8s.io events in namespace "${SERVICE_ACCOUNT.namespace}"`,
+      expect(events.warnings).toEqual([
+        `may not create, get, patch events.k8s.io events in namespace "${SERVICE_ACCOUNT.namespace}", where nothing was published yet`,
       ]);
+      const body = await status();
+      expect(body.events).toMatchObject({
+        writable: true,
+        permissions: { scope: 'per-namespace', missingWherePublished: 0, missingElsewhere: 1 },
+        warnings: 1,
+      });
+      expect(JSON.stringify(body)).not.toContain(SERVICE_ACCOUNT.namespace);
+      expect(Object.keys(body).sort()).toEqual(['controller', 'events', 'instance', 'leaderElection']);
       // Events only report on the copies: the operator stays ready while it cannot write them.
       expect((await fetch(`http://127.0.0.1:${operator!.healthProbePort}/readyz`)).status).toBe(200);
       expect(permissionLines()).toHaveLength(1);
     });
 
-    test('once deploy/events-rbac.yaml is applied, /status shows Events writable, with no further line', async () => {
+    test('once deploy/events-rbac.yaml is applied, the finding goes, with no further line', async () => {
       await kubectlOk(cp, ['apply', '-f', join(DEPLOY, 'events-rbac.yaml')]);
       // The recorder reviews a namespace found missing again every 30 s.
-      const events = await eventually(
-        'Events writable in /status',
+      const body = await eventually(
+        'no right missing in /status',
         async () => {
-          const { events } = await status();
-          return events.writable ? events : undefined;
+          const body = await status();
+          return body.events.permissions.missingElsewhere === 0 ? body : undefined;
         },
         90_000,
       );
-      expect(events).toMatchObject({ problems: [], permissions: { missing: [] } });
+      expect(body.events).toMatchObject({ writable: true, problems: 0, warnings: 0 });
+      expect(operator!.status().events).toMatchObject({ problems: [], warnings: [], permissions: { missing: [] } });
       expect(permissionLines()).toHaveLength(1);
     }, 120_000);
   });

@@ -10,6 +10,7 @@ import {
   EventRecorder,
   KubeEventsHealth,
   KubeEventsModule,
+  getEventRecorderToken,
   getKubeEventsHealthToken,
   type KubeEventsHealthState,
   type KubeEventsModuleOptions,
@@ -98,7 +99,7 @@ describe('the permission check', () => {
     expect(reviews.map((review) => review.verb)).toEqual(['create', 'get', 'patch', 'list']);
   });
 
-  it('says at start-up, once, in one line, what is missing where and which manifest grants it, and reports it down', async () => {
+  it('says at start-up, once, in one line, what is missing where and which manifest grants it, and warns of it while nothing is published there', async () => {
     server.answerAccessReviews((review) => ({ allowed: review.verb === 'get' }));
     const started = await start();
     const [line] = await eventually('the warn line', () => (permissionLines().length ? permissionLines() : undefined));
@@ -109,16 +110,47 @@ describe('the permission check', () => {
     expect(line).toContain('node_modules/nestjs-kube-events/rbac/cluster-role.yaml');
     expect(line).not.toContain('\n');
     const state = stateOf(started);
-    expect(state.writable).toBe(false);
+    expect(state.writable).toBe(true);
     expect(state.permissions).toMatchObject({
       mode: 'warn',
       scope: 'per-namespace',
-      missing: [{ namespace: 'default', verbs: ['create', 'patch'] }],
+      missing: [{ namespace: 'default', verbs: ['create', 'patch'], published: false }],
     });
-    expect(state.problems).toEqual(['may not create, patch events.k8s.io events in namespace "default"']);
+    expect(state.problems).toEqual([]);
+    expect(state.warnings).toEqual([
+      'may not create, patch events.k8s.io events in namespace "default", where nothing was published yet',
+    ]);
+    expect(started.get(KubeEventsHealthIndicator).isHealthy()['kube-events']).toMatchObject({
+      status: 'up',
+      permissions: { missingWherePublished: 0, missingElsewhere: 1 },
+      warnings: 1,
+    });
+  });
 
+  it('reports down, in words and counts, when a publish is refused for rights in the namespace it goes to', async () => {
+    server.answerAccessReviews((review) => ({ allowed: review.verb === 'get' }));
+    const started = await start();
+    await eventually('the start-up finding', () => stateOf(started).permissions.missing.length > 0);
+    server.failNext(403, 'POST', 'Forbidden', 'events.events.k8s.io is forbidden');
+    await expect(started.get(EventRecorder).publish(inNamespace('default'), synced)).rejects.toThrow(/403/);
+
+    const state = stateOf(started);
+    expect(state.writable).toBe(false);
+    expect(state.permissions.missing).toEqual([{ namespace: 'default', verbs: ['create', 'patch'], published: true }]);
+    expect(state.problems).toEqual(['may not create, patch events.k8s.io events in namespace "default"']);
     const indicator = started.get(KubeEventsHealthIndicator);
-    expect(indicator.isHealthy()).toEqual({ 'kube-events': { status: 'down', ...state } });
+    const body = indicator.isHealthy()['kube-events'];
+    expect(body).toEqual({
+      status: 'down',
+      writable: false,
+      server: 'reachable',
+      credentials: 'working',
+      permissions: { scope: 'per-namespace', missingWherePublished: 1, missingElsewhere: 0, unknown: 0 },
+      problems: 1,
+      warnings: 0,
+      occurrences: { queued: 0, dropped: 0 },
+    });
+    expect(JSON.stringify(body)).not.toContain('default');
     expect(
       await started
         .get(HealthController)
@@ -129,7 +161,7 @@ describe('the permission check', () => {
       error: { 'kube-events': { status: 'down', writable: false } },
     });
 
-    // A publish to the same namespace says nothing more; as it was written (the fake has no RBAC), the finding goes.
+    // A publish there that is written (the fake has no RBAC) clears the finding.
     await started.get(EventRecorder).publish(inNamespace('default'), synced);
     expect(permissionLines()).toHaveLength(1);
     expect(stateOf(started)).toMatchObject({ writable: true, permissions: { missing: [] } });
@@ -238,6 +270,10 @@ describe('the permission check', () => {
     const health = app.get<KubeEventsHealth>(getKubeEventsHealthToken('mirror'));
     await eventually('the finding', () => health.state().permissions.missing.length > 0);
     const indicator = app.get(KubeEventsHealthIndicator);
+    expect(indicator.isHealthy('events', { recorder: 'mirror' }).events).toMatchObject({ status: 'up', warnings: 1 });
+    server.failNext(403, 'POST', 'Forbidden');
+    const recorder = app.get<EventRecorder>(getEventRecorderToken('mirror'));
+    await expect(recorder.publish(inNamespace('default'), synced)).rejects.toThrow(/403/);
     expect(indicator.isHealthy('events', { recorder: 'mirror' }).events.status).toBe('down');
     expect(() => indicator.isHealthy()).toThrow(/no default recorder is registered/);
   });

@@ -2,7 +2,12 @@ import 'reflect-metadata';
 import { Logger, type INestApplicationContext, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
-import { KubeEventsHealth, type KubeEventsHealthState } from 'nestjs-kube-events';
+import {
+  healthSummary,
+  KubeEventsHealth,
+  type KubeEventsHealthState,
+  type KubeEventsHealthSummary,
+} from 'nestjs-kube-events';
 import { ConfigMirrorController, type CacheStats } from './config-mirror/config-mirror.controller.js';
 import { HealthServer } from './health/health-server.js';
 import { LeaderElector } from './leader-election/leader-elector.js';
@@ -36,7 +41,7 @@ export interface RunningOperator {
    * reconciled. With leader election, only once this replica leads.
    */
   whenReady(): Promise<void>;
-  /** Who leads, whether the controller runs: what `/status` shows. */
+  /** Who leads, whether the controller runs; `/status` shows its {@link publicStatus}. */
   status(): OperatorStatus;
   /**
    * Stops the watches, drains the reconciles in flight and closes the
@@ -70,7 +75,7 @@ export interface OperatorLeaderElection {
   whenLost(): Promise<string>;
 }
 
-/** What `/status` answers, and `RunningOperator.status()` returns. */
+/** What `RunningOperator.status()` returns, in this process: `/status` shows only its {@link publicStatus}. */
 export interface OperatorStatus {
   instance: string;
   leaderElection:
@@ -84,6 +89,33 @@ export interface OperatorStatus {
    * be not ready: the operator's work is the copies, Events only report on it.
    */
   events: KubeEventsHealthState;
+}
+
+/**
+ * What `/status` answers, to anyone who reaches the health port: the pod's
+ * name, the Lease holder, and the controller's and the Events' state in
+ * words and counts (`deploy/network-policy.yaml` says so). Namespaces,
+ * addresses and error texts stay in {@link OperatorStatus} and the log.
+ */
+export interface PublicOperatorStatus {
+  instance: string;
+  leaderElection:
+    { enabled: false } | { enabled: true; leader: string; isLeader: boolean; state: LeaderElector['state'] };
+  controller: { running: boolean; synced: boolean };
+  events: KubeEventsHealthSummary;
+}
+
+/** The part of `status` that `/status` shows. */
+function publicStatus(status: OperatorStatus): PublicOperatorStatus {
+  const { leaderElection: election, controller } = status;
+  return {
+    instance: status.instance,
+    leaderElection: election.enabled
+      ? { enabled: true, leader: election.leader, isLeader: election.isLeader, state: election.state }
+      : { enabled: false },
+    controller: { running: controller.running, synced: controller.synced },
+    events: healthSummary(status.events),
+  };
 }
 
 /** Nest options for {@link startOperator}. */
@@ -150,7 +182,7 @@ export async function startOperator(
         live: () => election?.elector.check(LIVENESS_TOLERANCE_MS),
         // A follower is ready: it serves probes and stands by. A controller that stopped (the Lease lost) is not.
         ready: () => (closing ? 'stopping' : election?.elector.state === 'lost' ? 'lost the leader lease' : undefined),
-        status,
+        status: () => publicStatus(status()),
       });
       healthProbePort = await health.listen(resolved.healthProbePort, resolved.healthProbeBindAddress);
       logger.log(

@@ -71,6 +71,7 @@ export {
   type KubeEventsHealthState,
   type ServerHealth,
 } from './health/kube-events-health.js';
+export { healthSummary, type KubeEventsHealthSummary } from './health/health-summary.js';
 export { getKubeEventsHealthToken } from './health/health-tokens.js';
 export type {
   MissingPermission,

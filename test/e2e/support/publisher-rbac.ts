@@ -11,8 +11,12 @@ export const SHIPPED_ROLE = readFileSync(
 /** The shipped Role's name. */
 export const ROLE_NAME = /^ {2}name: (\S+)$/m.exec(SHIPPED_ROLE)![1];
 
-/** The shipped Role applied into `namespace` and bound to `serviceAccount` there, as one manifest. */
-export const publisherRbac = (namespace: string, serviceAccount: string) => `${SHIPPED_ROLE}
+/** The shipped Role applied into `namespace` and bound to `serviceAccount` (of `namespace`, or of another), as one manifest. */
+export const publisherRbac = (
+  namespace: string,
+  serviceAccount: string,
+  serviceAccountNamespace = namespace,
+) => `${SHIPPED_ROLE}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -26,5 +30,5 @@ roleRef:
 subjects:
   - kind: ServiceAccount
     name: ${serviceAccount}
-    namespace: ${namespace}
+    namespace: ${serviceAccountNamespace}
 `;

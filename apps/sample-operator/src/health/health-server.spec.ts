@@ -1,3 +1,4 @@
+import { get as httpGet } from 'node:http';
 import { HealthServer } from './health-server.js';
 
 describe('HealthServer', () => {
@@ -44,5 +45,25 @@ describe('HealthServer', () => {
     } finally {
       await everywhere.close();
     }
+  });
+
+  test('/status answers requests to an IP address or localhost, and 421 to any other Host', async () => {
+    server = new HealthServer({ live: () => undefined, ready: () => undefined, status: () => ({ leader: 'pod-a' }) });
+    const port = await server.listen(0, '127.0.0.1');
+    const statusWithHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpGet({ host: '127.0.0.1', port, path: '/status', headers: { host } }, (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        });
+        request.on('error', reject);
+      });
+
+    expect(await statusWithHost(`127.0.0.1:${port}`)).toBe(200);
+    expect(await statusWithHost(`localhost:${port}`)).toBe(200);
+    expect(await statusWithHost(`[::1]:${port}`)).toBe(200);
+    expect(await statusWithHost('10.244.0.7')).toBe(200);
+    expect(await statusWithHost(`attacker.example:${port}`)).toBe(421);
+    expect(await statusWithHost('configmirror.internal')).toBe(421);
   });
 });

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 
 /** What {@link HealthServer} answers with. */
 export interface HealthChecks {
@@ -16,7 +16,11 @@ export interface HealthChecks {
  * framework): `GET /healthz` (liveness), `GET /readyz` (readiness) answer
  * 200 `ok` or 500 with the problem; `GET /status` answers JSON. Every
  * replica serves them, the leader and its followers alike. There is no
- * authentication: anyone who can reach the address reads `/status`.
+ * authentication: anyone who can reach the address reads `/status`, so it
+ * answers only a request addressed to an IP address or `localhost` (as
+ * kubelet's probes and `kubectl port-forward` are): a web page whose name
+ * was rebound to the pod's address cannot read it (421 for any other
+ * `Host`).
  */
 export class HealthServer {
   private readonly server: Server;
@@ -71,6 +75,10 @@ export class HealthServer {
           return;
         }
         case '/status': {
+          if (!isAddressedByIp(request.headers.host)) {
+            send(response, 421, 'misdirected request: /status answers requests to an IP address or localhost\n');
+            return;
+          }
           send(response, 200, `${JSON.stringify(this.checks.status(), null, 2)}\n`, 'application/json');
           return;
         }
@@ -84,6 +92,13 @@ export class HealthServer {
       return;
     }
   }
+}
+
+/** Whether a `Host` header names an IP address or `localhost`, with or without a port. */
+function isAddressedByIp(host: string | undefined): boolean {
+  if (host === undefined) return true;
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
+  return isIP(name) !== 0 || name.toLowerCase() === 'localhost';
 }
 
 function probe(response: ServerResponse, problem: string | undefined): void {

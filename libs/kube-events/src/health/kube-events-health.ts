@@ -36,13 +36,21 @@ export type CredentialsHealth =
 export interface KubeEventsHealthState {
   /**
    * Whether Events can be written, as far as the recorder knows: no
-   * permission found missing for `create`, `get` or `patch`, the credentials
-   * working, and the server not unreachable for longer than the recorder's
-   * timeout. A permission that could not be checked does not count.
+   * permission found missing for `create`, `get` or `patch` in a namespace
+   * the recorder publishes to, the credentials working, and the server not
+   * unreachable for longer than the recorder's timeout. A permission that
+   * could not be checked does not count, nor one missing where no publish
+   * goes (a warning).
    */
   readonly writable: boolean;
   /** Why Events cannot be written, one sentence each; empty while `writable`. */
   readonly problems: readonly string[];
+  /**
+   * Rights missing where the recorder has not published (the kubeconfig's
+   * namespace, reviewed at start-up): they stop nothing yet, and would stop
+   * a publish that went there.
+   */
+  readonly warnings: readonly string[];
   /** The API server reachable, or since when not and why. */
   readonly server: ServerHealth;
   /** The credentials working, or since when not and why. */
@@ -106,10 +114,13 @@ export class KubeEventsHealth {
       down?.kind === 'unauthenticated' ? { working: false, since: new Date(down.since), why: why! } : { working: true };
     const permissions = this.permissions.state;
     const problems: string[] = [];
-    for (const { namespace, verbs } of permissions.missing) {
+    const warnings: string[] = [];
+    for (const { namespace, verbs, published } of permissions.missing) {
       const missing = verbs.filter((verb) => WRITE_VERBS.has(verb));
-      if (missing.length)
-        problems.push(`may not ${missing.join(', ')} events.k8s.io events in namespace ${JSON.stringify(namespace)}`);
+      if (!missing.length) continue;
+      const line = `may not ${missing.join(', ')} events.k8s.io events in namespace ${JSON.stringify(namespace)}`;
+      if (published) problems.push(line);
+      else warnings.push(`${line}, where nothing was published yet`);
     }
     if (!credentials.working) problems.push(`the credentials fail: ${credentials.why}`);
     if (!server.reachable && Date.now() - server.since.getTime() > this.recorder.timeout)
@@ -117,6 +128,7 @@ export class KubeEventsHealth {
     return {
       writable: problems.length === 0,
       problems,
+      warnings,
       server,
       credentials,
       permissions,

@@ -25,6 +25,12 @@ export interface MissingPermission {
   readonly namespace: string;
   /** The verbs on `events` of `events.k8s.io` the identity may not use there. */
   readonly verbs: readonly EventVerb[];
+  /**
+   * Whether the recorder has sent a request there: a missing right where
+   * no publish goes (the kubeconfig's namespace, reviewed at start-up)
+   * stops nothing.
+   */
+  readonly published: boolean;
 }
 
 /** A review that could not be made: its answer is unknown, never a denial. */
@@ -101,6 +107,8 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
   private readonly unknown: UnknownPermission[] = [];
   /** Namespaces reviewed or being reviewed: each at most once, but for rechecks. */
   private readonly reviewed = new Set<string>();
+  /** Namespaces the recorder has sent a request to, as many as are reviewed. */
+  private readonly published = new Set<string>();
   private startup: Promise<MissingPermission | undefined> | undefined;
   private unknownLogged = false;
   /** The review of every namespace answered with a denial, which each finding then says. */
@@ -122,7 +130,11 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     return {
       mode: this.settings.mode,
       scope: this.scope,
-      missing: [...this.missing].map(([namespace, verbs]) => ({ namespace, verbs })),
+      missing: [...this.missing].map(([namespace, verbs]) => ({
+        namespace,
+        verbs,
+        published: this.published.has(namespace),
+      })),
       unknown: [...this.unknown],
     };
   }
@@ -186,6 +198,7 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
   }
 
   private writingIn(namespace: string): void {
+    if (this.published.size < MAX_REVIEWED_NAMESPACES) this.published.add(namespace);
     if (this.scope === 'off' || this.scope === 'cluster-wide' || this.scope === 'unknown') return;
     if (this.reviewed.has(namespace) || this.reviewed.size >= MAX_REVIEWED_NAMESPACES) return;
     this.reviewed.add(namespace);
@@ -233,7 +246,7 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     const { denied, failure } = await this.review(namespace, verbs);
     if (failure) this.noteUnknown(namespace, failure);
     if (!denied.length) return undefined;
-    const finding = { namespace, verbs: denied };
+    const finding = { namespace, verbs: denied, published: this.published.has(namespace) };
     this.keepFinding(finding);
     if (!(atStartup && this.settings.mode === 'fail')) this.logger.warn(this.missingMessage(finding));
     this.scheduleRecheck(namespace);

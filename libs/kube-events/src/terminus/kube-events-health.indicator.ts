@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import { getKubeEventsHealthToken } from '../health/health-tokens.js';
-import type { KubeEventsHealth, KubeEventsHealthState } from '../health/kube-events-health.js';
+import type { KubeEventsHealth } from '../health/kube-events-health.js';
+import { healthSummary } from '../health/health-summary.js';
 import { NO_RECORDER_HEALTH } from '../kube-events.messages.js';
 
 /** Options of {@link KubeEventsHealthIndicator.isHealthy}. */
@@ -17,10 +18,13 @@ export interface KubeEventsHealthCheckOptions {
 /**
  * Reports a recorder's health to `@nestjs/terminus` (12.x), from
  * `nestjs-kube-events/terminus`: `down` when its Events cannot be written
- * (a permission found missing for `create`, `get` or `patch`, the
- * credentials failing, or the API server unreachable for longer than the
- * recorder's timeout), `up` otherwise, with the recorder's
- * {@link KubeEventsHealthState} as its details.
+ * (a permission found missing for `create`, `get` or `patch` in a
+ * namespace it publishes to, the credentials failing, or the API server
+ * unreachable for longer than the recorder's timeout), `up` otherwise,
+ * with the state in words and counts as its details
+ * (`KubeEventsHealthSummary`): a health endpoint is usually read
+ * without authentication, so the body names no namespace, address, path or
+ * error text. Those are in `KubeEventsHealth.state()` and the log lines.
  *
  * Put it in a readiness check, or in an endpoint no probe restarts the
  * pod for, never in a liveness check: Events are informational, and an API
@@ -49,7 +53,7 @@ export class KubeEventsHealthIndicator {
   ) {}
 
   /**
-   * The recorder's health under `key`: `{ [key]: { status: 'up' | 'down', ...state } }`.
+   * The recorder's health under `key`: `{ [key]: { status: 'up' | 'down', ...summary } }`.
    * @throws Error when no `KubeEventsModule` registered that recorder
    */
   isHealthy<const Key extends string = 'kube-events'>(
@@ -57,9 +61,8 @@ export class KubeEventsHealthIndicator {
     options: KubeEventsHealthCheckOptions = {},
   ): HealthIndicatorResult<Key> {
     const indicator = this.healthIndicatorService.check(key);
-    const state: KubeEventsHealthState = this.healthOf(options.recorder).state();
-    const details = { ...state };
-    return state.writable ? indicator.up(details) : indicator.down(details);
+    const summary = healthSummary(this.healthOf(options.recorder).state());
+    return summary.writable ? indicator.up({ ...summary }) : indicator.down({ ...summary });
   }
 
   private healthOf(recorder: string | undefined): KubeEventsHealth {
