@@ -219,6 +219,17 @@ export const CREDENTIAL_PLUGIN_FAILED = (plugin: string, code: string) =>
 export const AUTHENTICATION_FAILED = (authenticator: string | undefined, code: string) =>
   `The kubeconfig's ${authenticator === undefined ? '' : `${authenticator} `}authentication failed (${code}); ` +
   'its message is not shown, as it may hold credentials.';
+export const AUTH_PROVIDER_REMOVED = (name: 'gcp' | 'azure') =>
+  `The kubeconfig's user authenticates with the ${name} auth-provider, which Kubernetes removed in 1.26 and this ` +
+  'library refuses: it runs its cmd-path synchronously, blocking every request and timer for as long as the ' +
+  `command runs. Use an exec credential plugin instead (${name === 'gcp' ? 'gke-gcloud-auth-plugin' : 'kubelogin'}).`;
+export const OIDC_PROVIDER_UNSUPPORTED =
+  "The kubeconfig's user authenticates with the oidc auth-provider, whose token refresh fails in " +
+  '@kubernetes/client-node 2.x before it reaches the identity provider, so Events would stop when the id-token ' +
+  'expires. Use an exec credential plugin instead (kubelogin: kubectl oidc-login get-token).';
+export const AUTHENTICATION_HUNG = (authenticator: string | undefined, timeoutMs: number) =>
+  `The kubeconfig's ${authenticator === undefined ? '' : `${authenticator} `}authentication did not finish within ` +
+  `${timeoutMs} ms; it is given up and tried again on the credentials' backoff.`;
 export const CREDENTIAL_PLUGIN_STILL_RUNNING = (plugin: string, runningMs: number) =>
   `${plugin} was still running (for ${Math.round(runningMs)} ms), so no request was sent.`;
 export const CREDENTIAL_PLUGIN_NAMED = (command: string) => `The kubeconfig's exec credential plugin \`${command}\``;

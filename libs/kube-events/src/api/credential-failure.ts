@@ -2,6 +2,7 @@ import type { User } from '@kubernetes/client-node';
 import { PublishCredentialError, PublishTimeoutError, type CredentialPluginRun } from '../errors.js';
 import {
   AUTHENTICATION_FAILED,
+  AUTHENTICATION_HUNG,
   CREDENTIAL_PLUGIN_ENDED,
   CREDENTIAL_PLUGIN_FAILED,
   CREDENTIAL_PLUGIN_NAMED,
@@ -35,9 +36,13 @@ export function credentialFailure(
     // No run was seen: client-node refused the plugin before starting it (no command, say), or started it some other way.
     return new PublishCredentialError(CREDENTIAL_PLUGIN_FAILED(pluginNamed(exec), codeOf(error)));
   }
+  return new PublishCredentialError(AUTHENTICATION_FAILED(authenticatorName(user), codeOf(error)));
+}
+
+/** The auth-provider's name, bounded, when the user has one. */
+function authenticatorName(user: User | null): string | undefined {
   const provider = user?.authProvider as { name?: unknown } | undefined;
-  const name = typeof provider?.name === 'string' ? provider.name : undefined;
-  return new PublishCredentialError(AUTHENTICATION_FAILED(name, codeOf(error)));
+  return typeof provider?.name === 'string' ? truncateText(provider.name, MAX_COMMAND_BYTES) : undefined;
 }
 
 /**
@@ -51,6 +56,15 @@ export function timedOutWaitingFor(run: CredentialPluginRun, timeout: PublishTim
     run,
   );
   return new PublishTimeoutError(timeout.timeoutMs, { cause: waited });
+}
+
+/**
+ * An authentication that did not finish within the request's timeout,
+ * with no plugin running: the authenticator hung (one added with
+ * `addAuthenticator`, an auth-provider waiting on a server).
+ */
+export function authenticationHung(user: User | null, timeoutMs: number): PublishCredentialError {
+  return new PublishCredentialError(AUTHENTICATION_HUNG(authenticatorName(user), timeoutMs));
 }
 
 function pluginNamed(command: string): string {

@@ -1,6 +1,6 @@
 import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../describe-value.js';
-import { PublishApiError, PublishError, PublishTimeoutError } from '../errors.js';
+import { PublishApiError, PublishCredentialError, PublishError, PublishTimeoutError } from '../errors.js';
 import { MAX_RETRY_AFTER_MS } from '../kube-events.constants.js';
 import {
   ANSWER_NOT_AN_EVENT,
@@ -205,6 +205,7 @@ export class EventsApi implements EventsWriter {
         dispatcher: authenticated.dispatcher,
       });
       status = response.statusCode;
+      if (status === 401) this.authentication.refused(authenticated);
       if (status >= 400) throw refusal(response, credentialsOf(headers));
       if (status >= 300) throw redirected(response, this.origin, credentialsOf(headers));
       return read(parsedAnswer(response));
@@ -411,7 +412,11 @@ function credentialsOf(headers: Record<string, string>): string[] {
 
 function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: number | undefined): unknown {
   // Aborted by the recorder's timeout: the reason is its PublishTimeoutError, or one that says what it waited for.
-  if (signal.aborted) return error instanceof PublishTimeoutError ? error : (signal.reason ?? error);
+  // An authentication given up at the timeout is a credential failure, which health reports as one.
+  if (signal.aborted)
+    return error instanceof PublishTimeoutError || error instanceof PublishCredentialError
+      ? error
+      : (signal.reason ?? error);
   // A refusal, or a credential failure: no request was sent.
   if (error instanceof PublishError) return error;
   const detail = errorMessage(error);

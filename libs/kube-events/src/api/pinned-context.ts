@@ -53,6 +53,33 @@ export class PinnedContext {
     if (!this.kubeConfig.getContextObject(this.name)) throw new PublishCredentialError(CONTEXT_GONE(shown()));
     if (serverOf(this.kubeConfig) !== this.server) throw new PublishCredentialError(CONTEXT_MOVED(shown()));
   }
+
+  /**
+   * Forgets the credentials the context's authenticators cached, after
+   * the API server refused them (401): the exec plugin is run again and the
+   * token file read again at the next request, as client-go does, rather
+   * than the refused token sent until it expires.
+   */
+  forgetCachedCredentials(): void {
+    const { authenticators } = this.kubeConfig as unknown as Authenticators;
+    for (const authenticator of authenticators ?? []) {
+      const caching = authenticator as CachingAuthenticator;
+      if (caching.tokenCache && typeof caching.tokenCache === 'object') {
+        for (const user of Object.keys(caching.tokenCache)) caching.tokenCache[user] = null;
+      }
+      if ('lastRead' in caching) {
+        caching.token = null;
+        caching.lastRead = null;
+      }
+    }
+  }
+}
+
+/** What client-node's built-in authenticators cache, private in its typings: the exec plugin's credentials by user, the token file's token. */
+interface CachingAuthenticator {
+  tokenCache?: Record<string, unknown>;
+  token?: unknown;
+  lastRead?: unknown;
 }
 
 /** The current cluster's server, without the trailing slashes requests leave out. */

@@ -1,8 +1,9 @@
 import type { AgentOptions } from 'node:https';
-import { RequestContext, type Cluster, type KubeConfig } from '@kubernetes/client-node';
+import { RequestContext, type Cluster, type KubeConfig, type User } from '@kubernetes/client-node';
 import { Agent, type Dispatcher } from 'undici';
 import { PublishTimeoutError } from '../errors.js';
-import { credentialFailure, timedOutWaitingFor } from './credential-failure.js';
+import { AUTH_PROVIDER_REMOVED, OIDC_PROVIDER_UNSUPPORTED } from '../kube-events.messages.js';
+import { authenticationHung, credentialFailure, timedOutWaitingFor } from './credential-failure.js';
 import { ExecPluginRuns } from './exec-plugin-runs.js';
 import { PinnedContext } from './pinned-context.js';
 
@@ -49,6 +50,8 @@ interface OwnRequestContext {
 export interface Authenticated {
   readonly headers: Readonly<Record<string, string>>;
   readonly dispatcher: Dispatcher | undefined;
+  /** The latest plugin run when these credentials were made: a refusal of them reruns the plugin only if none ran since. */
+  readonly pluginRun: object | undefined;
 }
 
 /** An authenticator's failure, told apart from the TLS and dispatcher steps around it. */
@@ -84,7 +87,10 @@ export interface PooledAuthenticationOptions {
  * Requests sent while an authentication is running share it: client-node
  * would start a slow or hanging exec plugin again for every request. A
  * failed authentication rejects with `PublishCredentialError`, which
- * names the plugin and how it ended, never what it printed.
+ * names the plugin and how it ended, never what it printed; so does one
+ * that did not finish within the request's timeout, which is given up and
+ * started anew by the next request. Credentials the server refused (401)
+ * are forgotten: the plugin runs again, the token file is read again.
  */
 export class PooledAuthentication {
   /** The context requests are authenticated for, whatever the KubeConfig's current one becomes. */
@@ -106,6 +112,7 @@ export class PooledAuthentication {
   constructor(kubeConfig: KubeConfig, options: PooledAuthenticationOptions = {}) {
     this.context = new PinnedContext(kubeConfig);
     const pinned = this.context.kubeConfig;
+    refuseUnsupportedAuthProvider(pinned.getCurrentUser());
     this.plugins = new ExecPluginRuns(options.execPluginTimeoutMs);
     const createDispatcher: DispatcherFactory['createDispatcher'] = (cluster, options) =>
       this.dispatcherFor(cluster, options);
@@ -137,19 +144,44 @@ export class PooledAuthentication {
    */
   authenticate(signal: AbortSignal): Promise<Authenticated> {
     if (signal.aborted) return Promise.reject(signal.reason);
-    this.running ??= this.authenticateOnce().finally(() => (this.running = undefined));
+    if (!this.running) {
+      const run = this.authenticateOnce().finally(() => {
+        if (this.running === run) this.running = undefined;
+      });
+      this.running = run;
+    }
     const shared = this.running;
     return new Promise<Authenticated>((resolve, reject) => {
-      const onAbort = () => reject(this.abortedWaiting(signal.reason));
+      const onAbort = () => reject(this.abortedWaiting(signal.reason, shared));
       signal.addEventListener('abort', onAbort, { once: true });
       shared.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
   }
 
-  /** Why a request aborted while it waited for credentials: a timeout names the plugin it waited for, if one runs. */
-  private abortedWaiting(reason: unknown): unknown {
+  /**
+   * The API server refused the credentials `used` (401): the cached ones
+   * are forgotten, so that the next authentication runs the exec plugin
+   * again (once, if several requests were refused) and reads the token
+   * file again.
+   */
+  refused(used: Authenticated): void {
+    if (used.pluginRun !== this.plugins.mark()) return;
+    this.context.forgetCachedCredentials();
+  }
+
+  /**
+   * Why a request aborted while it waited for credentials. A timeout names
+   * the plugin it waited for, if one runs (stopped at its own timeout);
+   * with none running, the authenticator hung (a custom one, say): it is
+   * given up, so that the next request starts a new one, and the request
+   * fails as a credential failure.
+   */
+  private abortedWaiting(reason: unknown, shared: Promise<Authenticated>): unknown {
+    if (!(reason instanceof PublishTimeoutError)) return reason;
     const run = this.plugins.runningNow();
-    return run && reason instanceof PublishTimeoutError ? timedOutWaitingFor(run, reason) : reason;
+    if (run) return timedOutWaitingFor(run, reason);
+    if (this.running === shared) this.running = undefined;
+    return authenticationHung(this.context.kubeConfig.getCurrentUser(), reason.timeoutMs);
   }
 
   /** Closes the pool's connections once the requests on them have finished, and stops a credential plugin still running. */
@@ -174,7 +206,7 @@ export class PooledAuthentication {
       if (!(error instanceof AuthenticatorFailed)) throw error;
       throw credentialFailure(error.failure, this.context.kubeConfig.getCurrentUser(), this.plugins.endedSince(before));
     }
-    return { headers: context.getHeaders(), dispatcher: context.getDispatcher() };
+    return { headers: context.getHeaders(), dispatcher: context.getDispatcher(), pluginRun: this.plugins.mark() };
   }
 
   /**
@@ -228,6 +260,21 @@ export class PooledAuthentication {
     // more CPU per write for writes one at a time, as controllers send them (see the README).
     return new Agent({ connect: planned.connect, connections: POOL_CONNECTIONS, allowH2: false });
   }
+}
+
+/**
+ * Refuses, at start-up, the auth-providers that cannot work here:
+ * `gcp` and `azure` run their `cmd-path` with `execSync`, which blocks the
+ * event loop for as long as the command runs (client-go removed both in
+ * 1.26, for exec plugins); client-node 2.x's `oidc` refresh fails before
+ * it reaches the identity provider (it hands openid-client a string where
+ * a URL is required), so it would fail the first time the id-token
+ * expires.
+ */
+function refuseUnsupportedAuthProvider(user: User | null): void {
+  const name = (user?.authProvider as { name?: unknown } | undefined)?.name;
+  if (name === 'gcp' || name === 'azure') throw new Error(AUTH_PROVIDER_REMOVED(name));
+  if (name === 'oidc') throw new Error(OIDC_PROVIDER_UNSUPPORTED);
 }
 
 /** What client-node reads the TLS options from: the (pinned) current cluster's and user's TLS fields, as the kubeconfig has them now. */
