@@ -20,7 +20,7 @@ interface KubeConfigFile {
 export function followTokenFiles(kubeConfig: KubeConfig, files: readonly string[]): void {
   const tokenFiles = tokenFilesIn(files);
   if (!tokenFiles.size) return;
-  const users = kubeConfig.users as User[];
+  const users = kubeConfig.users;
   users.forEach((user, i) => {
     const tokenFile = tokenFiles.get(user.name);
     if (tokenFile === undefined || user.exec || user.authProvider) return;
