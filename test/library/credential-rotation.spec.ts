@@ -90,7 +90,7 @@ describe('credentials that hang, rotate or cannot work here', () => {
     });
 
     // Tried again on the credentials' backoff: the queued occurrence is written by a new authentication.
-    await eventually('the Event written', () => server.events().length === 1, 10_000);
+    await eventually('the Event written', () => server.events().length === 1, { timeoutMs: 10_000 });
     expect(calls).toBeGreaterThanOrEqual(2);
     expect(await publish(started)).toBeUndefined();
     expect(server.events()[0].series?.count).toBe(2);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { loadYaml, type KubeConfig, type User } from '@kubernetes/client-node';
+import { loadYaml, type KubeConfig } from '@kubernetes/client-node';
 
 /** A kubeconfig file's users, as far as their token files go. */
 interface KubeConfigFile {
