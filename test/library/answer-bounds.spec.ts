@@ -9,6 +9,7 @@ import {
   KubeEventsModule,
   PublishApiError,
   PublishTimeoutError,
+  PublishUnreachableError,
   type PublishOutcome,
 } from 'nestjs-kube-events';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
@@ -192,6 +193,24 @@ describe('what the recorder takes from an answer', () => {
       /^The API server answered 200 but its answer could not be read \(its body \(text\/html, \d+ bytes\) is not JSON\); the write may have been applied\.$/,
     );
     for (const text of everywhere(undefined)) expect(text).not.toContain(TOKEN.slice(0, 10));
+  });
+
+  it('says an answer with 10,000 headers is an answer it could not read, not an unreachable server', async () => {
+    const recorder = await start();
+    const headers = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`x-padding-${i}`, 'v']));
+    for (let i = 0; i < 20; i++) server.respondNext(undefined, () => ({ status: 201, headers, body: {} }));
+
+    // Every answer so: the publish is given up at its timeout, the occurrence queued.
+    const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+    expect(error).not.toBeInstanceOf(PublishUnreachableError);
+
+    const failure = outcomes.find((outcome) => outcome.kind === 'failed');
+    expect(failure?.error).toBeInstanceOf(PublishApiError);
+    expect(failure?.error).not.toBeInstanceOf(PublishUnreachableError);
+    expect(failure?.error?.message).toBe(
+      'The API server answered, but its answer could not be read (its headers are longer than the 16 KiB the recorder reads); the write may have been applied.',
+    );
+    expect(recorder.connectionDown).toBeUndefined();
   });
 
   it('treats a 2xx answer too long to read as one that may have applied, and reads the Event back', async () => {

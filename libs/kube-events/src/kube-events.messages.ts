@@ -190,6 +190,9 @@ export const ANSWER_NOT_JSON = (contentType: string, bytes: number) =>
   `its body (${contentType}, ${bytes} bytes) is not JSON`;
 export const ANSWER_UNREADABLE = (status: number, detail: string) =>
   `The API server answered ${status} but its answer could not be read (${detail}); the write may have been applied.`;
+export const ANSWER_HEADERS_TOO_LONG = (limitKib: number) =>
+  `The API server answered, but its answer could not be read (its headers are longer than the ${limitKib} KiB ` +
+  'the recorder reads); the write may have been applied.';
 export const SERVER_NOT_REACHED = (detail: string) => `The API server could not be reached: ${detail}`;
 export const EVENT_REDIRECTED = (status: number, location: string) =>
   `The API server answered ${status}, a redirect (to ${location}), which is not followed: the Event was not written. ` +

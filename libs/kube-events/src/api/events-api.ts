@@ -5,6 +5,7 @@ import { MAX_RETRY_AFTER_MS } from '../kube-events.constants.js';
 import {
   ANSWER_NOT_AN_EVENT,
   ANSWER_NOT_JSON,
+  ANSWER_HEADERS_TOO_LONG,
   ANSWER_UNREADABLE,
   EVENT_REDIRECTED,
   EVENT_REFUSED,
@@ -18,7 +19,12 @@ import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js'
 import { truncateText } from '../event-rules/note-truncation.js';
 import { microTime } from './micro-time.js';
 import { PooledAuthentication, type PooledAuthenticationOptions } from './pooled-authentication.js';
-import { describeUnreachable, isFailedConnectionAttempt } from './unreachable-cause.js';
+import {
+  describeUnreachable,
+  isFailedConnectionAttempt,
+  isOversizedAnswer,
+  MAX_ANSWER_HEADER_KIB,
+} from './unreachable-cause.js';
 
 /** An Event as the API server holds it, as far as a series needs to know. */
 export interface StoredEventState {
@@ -419,6 +425,12 @@ function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: num
       : (signal.reason ?? error);
   // A refusal, or a credential failure: no request was sent.
   if (error instanceof PublishError) return error;
+  if (isOversizedAnswer(error)) {
+    return new PublishApiError(ANSWER_HEADERS_TOO_LONG(MAX_ANSWER_HEADER_KIB), undefined, undefined, {
+      cause: error,
+      mayHaveApplied: true,
+    });
+  }
   const detail = errorMessage(error);
   if (answeredStatus !== undefined) {
     return new PublishApiError(ANSWER_UNREADABLE(answeredStatus, detail), answeredStatus, undefined, {

@@ -54,6 +54,25 @@ export function isFailedConnectionAttempt(error: unknown): boolean {
   return false;
 }
 
+/** undici's limit on an answer's headers (`maxHeaderSize`, 16 KiB by default), in KiB, for the message that says it was passed. */
+export const MAX_ANSWER_HEADER_KIB = 16;
+
+/**
+ * Whether `error` (or a cause) is undici's refusal of an answer whose
+ * headers pass its limit: the server answered, with more than can be
+ * read. It is a bad answer, not an unreachable server.
+ */
+export function isOversizedAnswer(error: unknown): boolean {
+  for (
+    let cause: unknown = error, depth = 0;
+    cause && typeof cause === 'object' && depth < 8;
+    cause = (cause as Error).cause, depth++
+  ) {
+    if ((cause as NetworkErrorDetails).code === 'UND_ERR_HEADERS_OVERFLOW') return true;
+  }
+  return false;
+}
+
 /**
  * Why a request got no answer, from the innermost cause that says it:
  * `connect ECONNREFUSED 127.0.0.1:6443`, `getaddrinfo ENOTFOUND api.example`,

@@ -1,4 +1,4 @@
-import { isFailedConnectionAttempt } from '../api/unreachable-cause.js';
+import { isFailedConnectionAttempt, isOversizedAnswer } from '../api/unreachable-cause.js';
 import { PublishApiError, PublishCredentialError, PublishTimeoutError } from '../errors.js';
 import { MAX_RETRY_AFTER_MS } from '../kube-events.constants.js';
 
@@ -97,6 +97,8 @@ export function connectionVerdict(error: unknown): ConnectionVerdict {
   if (error instanceof PublishTimeoutError) return 'timed-out';
   if (error instanceof PublishCredentialError) return 'unsent';
   if (!(error instanceof PublishApiError) || error.statusCode !== undefined) return 'answered';
+  // Headers past undici's limit: the server answered, with more than can be read.
+  if (isOversizedAnswer(error.cause)) return 'answered';
   return isFailedConnectionAttempt(error.cause) ? 'unconnected' : 'lost';
 }
 
