@@ -230,6 +230,14 @@ export const OIDC_PROVIDER_UNSUPPORTED =
   "The kubeconfig's user authenticates with the oidc auth-provider, whose token refresh fails in " +
   '@kubernetes/client-node 2.x before it reaches the identity provider, so Events would stop when the id-token ' +
   'expires. Use an exec credential plugin instead (kubelogin: kubectl oidc-login get-token).';
+export const CA_WITH_INSECURE_SKIP_TLS_VERIFY =
+  "The kubeconfig's cluster gives a CA (certificate-authority or certificate-authority-data) together with " +
+  'insecure-skip-tls-verify: true, which client-go refuses as well: remove one of the two.';
+export const NODE_TLS_REJECT_UNAUTHORIZED_IGNORED =
+  'NODE_TLS_REJECT_UNAUTHORIZED=0 is set, and ignored for the API server: the kubeconfig decides whether its ' +
+  'certificate is verified (insecure-skip-tls-verify), as in client-go.';
+/** client-node's own words for a plain-HTTP server without skipTLSVerify, kept for the same refusal through a proxy. */
+export const PLAIN_HTTP_REFUSED = 'HTTP protocol is not allowed when skipTLSVerify is not set or false';
 export const AUTHENTICATION_HUNG = (authenticator: string | undefined, timeoutMs: number) =>
   `The kubeconfig's ${authenticator === undefined ? '' : `${authenticator} `}authentication did not finish within ` +
   `${timeoutMs} ms; it is given up and tried again on the credentials' backoff.`;

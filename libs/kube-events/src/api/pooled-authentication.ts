@@ -1,8 +1,16 @@
 import type { AgentOptions } from 'node:https';
 import { RequestContext, type Cluster, type KubeConfig, type User } from '@kubernetes/client-node';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { PublishTimeoutError } from '../errors.js';
-import { AUTH_PROVIDER_REMOVED, OIDC_PROVIDER_UNSUPPORTED } from '../kube-events.messages.js';
+import {
+  AUTH_PROVIDER_REMOVED,
+  CA_WITH_INSECURE_SKIP_TLS_VERIFY,
+  NODE_TLS_REJECT_UNAUTHORIZED_IGNORED,
+  OIDC_PROVIDER_UNSUPPORTED,
+  PLAIN_HTTP_REFUSED,
+} from '../kube-events.messages.js';
+import { LibraryLogger } from '../library-logger.js';
+import { proxyFromEnvironment } from './environment-proxy.js';
 import { authenticationHung, credentialFailure, timedOutWaitingFor } from './credential-failure.js';
 import { ExecPluginRuns } from './exec-plugin-runs.js';
 import { PinnedContext } from './pinned-context.js';
@@ -113,6 +121,8 @@ export class PooledAuthentication {
     this.context = new PinnedContext(kubeConfig);
     const pinned = this.context.kubeConfig;
     refuseUnsupportedAuthProvider(pinned.getCurrentUser());
+    refuseContradictoryTls(pinned.getCurrentCluster());
+    warnIfTlsEnvironmentIgnored(pinned.getCurrentCluster());
     this.plugins = new ExecPluginRuns(options.execPluginTimeoutMs);
     const createDispatcher: DispatcherFactory['createDispatcher'] = (cluster, options) =>
       this.dispatcherFor(cluster, options);
@@ -225,6 +235,8 @@ export class PooledAuthentication {
     if (!this.tls || !sameMaterial(this.tls.sources, sources) || now - this.tls.readAt >= TLS_MATERIAL_TTL_MS) {
       const options: TlsOptions = {};
       (this.context.kubeConfig as unknown as TlsMaterialReader).applyHTTPSOptions(options);
+      // client-node sets it only to switch verification off: left unset, NODE_TLS_REJECT_UNAUTHORIZED=0 would.
+      options.rejectUnauthorized = !this.context.kubeConfig.getCurrentCluster()?.skipTLSVerify;
       this.tls = { readAt: now, sources, options };
     }
     const { headers, ...options } = this.tls.options;
@@ -252,13 +264,19 @@ export class PooledAuthentication {
   }
 
   private createDispatcher(cluster: Cluster | null, options: AgentOptions): Dispatcher | undefined {
+    // client-node refuses plain HTTP without skipTLSVerify, but not through a proxy-url, where the token would go in clear.
+    if (cluster?.proxyUrl && cluster.server.startsWith('http:') && !cluster.skipTLSVerify)
+      throw new Error(PLAIN_HTTP_REFUSED);
     const planned = this.context.kubeConfig.createDispatcherOptions(cluster, options);
-    // Through a proxy, client-node's own dispatcher (kept like ours); without TLS options, undici's global pool.
+    // Through the kubeconfig's proxy, client-node's own dispatcher (kept like ours).
     if (planned.type !== 'agent')
       return (this.context.kubeConfig as unknown as DispatcherFactory).createDispatcher(cluster, options);
     // HTTP/1.1 keep-alive: Node's HTTP/2 builds a stream object per request, and measured a third
     // more CPU per write for writes one at a time, as controllers send them (see the README).
-    return new Agent({ connect: planned.connect, connections: POOL_CONNECTIONS, allowH2: false });
+    const pool = { connections: POOL_CONNECTIONS, allowH2: false };
+    const proxy = cluster ? proxyFromEnvironment(cluster.server) : undefined;
+    if (proxy) return new ProxyAgent({ uri: proxy, requestTls: planned.connect, ...pool });
+    return new Agent({ connect: planned.connect, ...pool });
   }
 }
 
@@ -271,6 +289,22 @@ export class PooledAuthentication {
  * a URL is required), so it would fail the first time the id-token
  * expires.
  */
+/** client-go refuses a CA together with `insecure-skip-tls-verify`: one of the two is a mistake, and skipping would win. */
+function refuseContradictoryTls(cluster: Cluster | null): void {
+  if (cluster?.skipTLSVerify && (cluster.caData || cluster.caFile)) throw new Error(CA_WITH_INSECURE_SKIP_TLS_VERIFY);
+}
+
+/** Whether this process was told that `NODE_TLS_REJECT_UNAUTHORIZED=0` is ignored: once is enough. */
+let tlsEnvironmentWarned = false;
+
+/** Says once, at start-up, that `NODE_TLS_REJECT_UNAUTHORIZED=0` does not switch off the API server's verification. */
+function warnIfTlsEnvironmentIgnored(cluster: Cluster | null): void {
+  if (process.env.NODE_TLS_REJECT_UNAUTHORIZED !== '0' || !cluster || cluster.skipTLSVerify) return;
+  if (tlsEnvironmentWarned) return;
+  tlsEnvironmentWarned = true;
+  new LibraryLogger('EventRecorder').warn(NODE_TLS_REJECT_UNAUTHORIZED_IGNORED);
+}
+
 function refuseUnsupportedAuthProvider(user: User | null): void {
   const name = (user?.authProvider as { name?: unknown } | undefined)?.name;
   if (name === 'gcp' || name === 'azure') throw new Error(AUTH_PROVIDER_REMOVED(name));
