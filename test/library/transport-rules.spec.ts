@@ -36,7 +36,7 @@ async function startProxy(): Promise<{ server: Server; url: string; tunnels: str
 
 function kubeConfigFor(cluster: Record<string, unknown>): KubeConfig {
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromClusterAndUser({ name: 'cluster', server: '', skipTLSVerify: false, ...cluster } as never, {
+  kubeConfig.loadFromClusterAndUser({ name: 'cluster', server: '', skipTLSVerify: false, ...cluster }, {
     name: 'user',
     token: 'fake-token',
   });
