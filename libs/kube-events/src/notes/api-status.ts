@@ -22,6 +22,8 @@ export interface HttpRefusal {
   readonly status?: ApiStatus;
   /** What a message said before the `ApiException` text copied into it (`could not mirror the source: `). */
   readonly before?: string;
+  /** What a JSON body that is no `Status` says (`message`, `error`, `error_description`). */
+  readonly said?: string;
 }
 
 /**
@@ -37,10 +39,16 @@ export function httpRefusalOf(error: object): HttpRefusal | undefined {
   const code = statusCodeOf(error);
   if (code !== undefined && isStatus(error)) return { code, status: statusFields(error) };
   const body = bodyOf(error);
-  if (code !== undefined && (body !== undefined || readField(error, 'headers') !== undefined)) {
-    return { code, status: statusOf(body) };
-  }
   const message = readField(error, 'message');
+  if (
+    code !== undefined &&
+    (body !== undefined || readField(error, 'headers') !== undefined || isUnreadAws(error, message))
+  ) {
+    const status = statusOf(body);
+    if (status) return { code, status };
+    const said = bodyMessage(body);
+    return said ? { code, said } : { code };
+  }
   const copied = typeof message === 'string' ? httpRefusalIn(message) : undefined;
   return copied && code !== undefined ? { ...copied, code } : copied;
 }
@@ -67,6 +75,9 @@ function statusCodeOf(error: object): number | undefined {
     readField(error, 'status'),
     readField(response, 'status'),
     readField(response, 'statusCode'),
+    // The AWS SDK v3 keeps it in its metadata, and in the raw answer it could not read.
+    readField(readField(error, '$metadata'), 'httpStatusCode'),
+    readField(readField(error, '$response'), 'statusCode'),
   ]) {
     if (typeof candidate === 'number' && Number.isInteger(candidate) && candidate >= 100 && candidate <= 599) {
       return candidate;
@@ -95,6 +106,31 @@ function statusOf(body: unknown): ApiStatus | undefined {
   }
   if (typeof body === 'string') body = parseJson(body);
   return isStatus(body) ? statusFields(body) : undefined;
+}
+
+/**
+ * An AWS SDK v3 error that says nothing of its own: the SDK could not read
+ * the answer (a bodyless HEAD 403, a proxy's HTML page) and calls it
+ * `UnknownError`; its status is what there is to say.
+ */
+function isUnreadAws(error: object, message: unknown): boolean {
+  if (readField(error, '$metadata') === undefined) return false;
+  return message === undefined || message === '' || message === 'UnknownError' || message === 'Unknown';
+}
+
+/** What a JSON body that is no `Status` says: `error: error_description`, `message`, or `error.message`. */
+function bodyMessage(body: unknown): string | undefined {
+  const parsed = typeof body === 'string' ? parseJson(body) : body;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || ArrayBuffer.isView(parsed)) {
+    return undefined;
+  }
+  const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
+  const error = readField(parsed, 'error');
+  const description = text(readField(parsed, 'error_description'));
+  const message = text(readField(parsed, 'message')) ?? text(readField(error, 'message'));
+  const named = text(error);
+  if (named && description) return `${named}: ${description}`;
+  return description ?? message ?? named;
 }
 
 function parseJson(text: string): unknown {

@@ -3,7 +3,10 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { fc, test as property } from '@fast-check/jest';
+import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import * as grpc from '@grpc/grpc-js';
 import axios from 'axios';
+import got from 'got';
 import { Agent, interceptors, request } from 'undici';
 import { describeError } from './describe-error.js';
 
@@ -250,6 +253,132 @@ describe('describeError', () => {
       const exception = Object.assign(new Error('Widget "w1" is locked by another reconcile'), { status: 409 });
 
       expect(describeError(exception)).toBe('Widget "w1" is locked by another reconcile');
+    });
+  });
+
+  describe("other SDKs' errors, produced by the SDKs against loopback servers", () => {
+    /** A server that answers as `answer` says for each path. */
+    async function answering(answer: (path: string) => { status: number; type?: string; body?: string }) {
+      const server = createHttpServer((req, res) => {
+        const { status, type, body } = answer(req.url ?? '/');
+        res.writeHead(status, type ? { 'content-type': type } : {});
+        res.end(body);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    }
+    const s3For = (endpoint: string) =>
+      new S3Client({
+        region: 'us-east-1',
+        endpoint,
+        forcePathStyle: true,
+        maxAttempts: 1,
+        credentials: {
+          accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
+          secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+        },
+      });
+
+    it('reads the AWS SDK v3 status of an answer it could not read, and keeps the message of one it could', async () => {
+      const { server, url } = await answering((path) =>
+        path.startsWith('/gateway')
+          ? { status: 502, type: 'text/html', body: '<html><body>Bad gateway</body></html>' }
+          : path.startsWith('/missing')
+            ? {
+                status: 404,
+                type: 'application/xml',
+                body: '<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>',
+              }
+            : { status: 403 },
+      );
+      const s3 = s3For(url);
+      try {
+        const forbidden = await thrownBy(() => s3.send(new HeadObjectCommand({ Bucket: 'configs', Key: 'app' })));
+        const gateway = await thrownBy(() => s3.send(new GetObjectCommand({ Bucket: 'gateway', Key: 'app' })));
+        const missing = await thrownBy(() => s3.send(new GetObjectCommand({ Bucket: 'missing', Key: 'app' })));
+
+        expect(forbidden).toMatchObject({ message: 'UnknownError', $metadata: { httpStatusCode: 403 } });
+        expect(describeError(forbidden)).toBe('HTTP 403 Forbidden');
+        expect(describeError(gateway)).toBe('HTTP 502 Bad Gateway');
+        expect(describeError(missing)).toBe('The specified key does not exist.');
+      } finally {
+        s3.destroy();
+        await closeHttp(server);
+      }
+    });
+
+    it("adds a JSON body's message to the status of an HTTP error without a Status (got, axios, undici)", async () => {
+      const { server, url } = await answering((path) =>
+        path === '/oauth'
+          ? {
+              status: 403,
+              type: 'application/json',
+              body: JSON.stringify({ error: 'access_denied', error_description: 'The token was revoked' }),
+            }
+          : { status: 429, type: 'application/json', body: JSON.stringify({ error: { message: 'Quota exceeded' } }) },
+      );
+      const dispatcher = new Agent().compose(interceptors.responseError());
+      try {
+        const fromGot = await thrownBy(() => got(`${url}/oauth`, { retry: { limit: 0 } }));
+        const fromAxios = await thrownBy(() => axios.get(`${url}/oauth`));
+        const fromUndici = await thrownBy(() => request(`${url}/quota`, { dispatcher }));
+
+        expect(fromGot).toMatchObject({ name: 'HTTPError' });
+        expect(describeError(fromGot)).toBe('HTTP 403 Forbidden: access_denied: The token was revoked');
+        expect(describeError(fromAxios)).toBe('HTTP 403 Forbidden: access_denied: The token was revoked');
+        expect(describeError(fromUndici)).toBe('HTTP 429 Too Many Requests: Quota exceeded');
+      } finally {
+        await dispatcher.close();
+        await closeHttp(server);
+      }
+    });
+
+    it("says a grpc-js error's status and words, never its timings or addresses, so that repeats read the same", async () => {
+      const method = {
+        path: '/mirror.Source/Read',
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: (value: Buffer) => value,
+        requestDeserialize: (value: Buffer) => value,
+        responseSerialize: (value: Buffer) => value,
+        responseDeserialize: (value: Buffer) => value,
+      };
+      const silent = new grpc.Server();
+      silent.addService({ read: method }, { read: () => undefined });
+      const port = await new Promise<number>((resolve, reject) =>
+        silent.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+          error ? reject(error) : resolve(bound),
+        ),
+      );
+      const Client = grpc.makeGenericClientConstructor({ read: method }, 'Source');
+      type SourceClient = grpc.Client & {
+        read(body: Buffer, options: grpc.CallOptions, done: (error: grpc.ServiceError) => void): void;
+      };
+      const call = (client: SourceClient, ms: number) =>
+        new Promise<grpc.ServiceError>((resolve) =>
+          client.read(Buffer.alloc(0), { deadline: Date.now() + ms }, resolve),
+        );
+      const slow = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as SourceClient;
+      const refused = new Client(
+        `127.0.0.1:${await closedPort()}`,
+        grpc.credentials.createInsecure(),
+      ) as unknown as SourceClient;
+      try {
+        const first = await call(slow, 100);
+        const second = await call(slow, 150);
+        const unavailable = await call(refused, 2_000);
+
+        expect(first.message).toMatch(/^4 DEADLINE_EXCEEDED: Deadline exceeded after .*remote_addr=127\.0\.0\.1:/);
+        expect(describeError(first)).toBe('DEADLINE_EXCEEDED: Deadline exceeded');
+        expect(describeError(second)).toBe(describeError(first));
+        expect(describeError(unavailable)).toBe(
+          'UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED',
+        );
+      } finally {
+        slow.close();
+        refused.close();
+        silent.forceShutdown();
+      }
     });
   });
 

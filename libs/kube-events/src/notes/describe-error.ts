@@ -3,6 +3,7 @@ import { truncateText } from '../event-rules/note-truncation.js';
 import { redactCredentials, redactionWindow } from '../credential-redaction.js';
 import { httpRefusalIn, httpRefusalOf, type HttpRefusal } from './api-status.js';
 import { describeFields } from './describe-fields.js';
+import { grpcDescription } from './grpc-status.js';
 import { readField } from './read-field.js';
 import { MAX_BYTES_TOO_SMALL } from '../kube-events.messages.js';
 
@@ -46,7 +47,8 @@ export interface DescribeErrorOptions {
  * | thrown | description |
  * |---|---|
  * | client-node `ApiException` (or any error with an HTTP status and a Kubernetes `Status` body, as text or object; undici's `ResponseError`; `AxiosError`) | `<reason>: <message>` of the Status: `NotFound: configmaps "source-missing" not found` |
- * | the same with a body that is not a Status, or none | the status: `HTTP 502 Bad Gateway` |
+ * | the same with a body that is not a Status, or none (got's `HTTPError`; an AWS SDK error it could not read, `UnknownError`) | the status: `HTTP 502 Bad Gateway`, with a JSON body's `message`, `error` or `error_description`: `HTTP 403 Forbidden: access_denied: The token was revoked` |
+ * | a grpc-js `ServiceError` | its status and its details' words, without timings or addresses: `DEADLINE_EXCEEDED: Deadline exceeded` |
  * | an error with a `cause` | its message, then its causes': `fetch failed: connect ECONNREFUSED 127.0.0.1:6443` |
  * | `AggregateError` | its message, then up to 3 of its errors, `; `-separated, and how many more |
  * | an abort or a timeout (`AbortError`, `TimeoutError`) | its message, with its cause's when that says more |
@@ -110,6 +112,8 @@ function describe(value: unknown, depth: number, seen: Set<unknown>): string {
   if (value === null || typeof value !== 'object') return 'null';
   if (seen.has(value)) return '';
   seen.add(value);
+  const grpc = grpcDescription(value);
+  if (grpc) return oneLine(grpc);
   const refusal = httpRefusalOf(value);
   if (refusal) return describeRefusal(refusal);
   const message = readField(value, 'message');
@@ -126,13 +130,14 @@ function describeRefusal(refusal: HttpRefusal): string {
   return joined(before, describeStatus(refusal));
 }
 
-function describeStatus({ code, status }: HttpRefusal): string {
+function describeStatus({ code, status, said }: HttpRefusal): string {
   const reason = status?.reason ? oneLine(status.reason) : '';
   const message = status?.message ? oneLine(status.message) : '';
   if (reason && message && !message.startsWith(reason)) return `${reason}: ${message}`;
   if (message || reason) return message || reason;
   const text = STATUS_CODES[code];
-  return text ? `HTTP ${code} ${text}` : `HTTP ${code}`;
+  const line = text ? `HTTP ${code} ${text}` : `HTTP ${code}`;
+  return said ? `${line}: ${oneLine(said)}` : line;
 }
 
 /** An `AggregateError`'s errors, each once, the first few by name and the others counted. */
