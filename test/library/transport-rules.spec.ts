@@ -36,10 +36,13 @@ async function startProxy(): Promise<{ server: Server; url: string; tunnels: str
 
 function kubeConfigFor(cluster: Record<string, unknown>): KubeConfig {
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromClusterAndUser({ name: 'cluster', server: '', skipTLSVerify: false, ...cluster }, {
-    name: 'user',
-    token: 'fake-token',
-  });
+  kubeConfig.loadFromClusterAndUser(
+    { name: 'cluster', server: '', skipTLSVerify: false, ...cluster },
+    {
+      name: 'user',
+      token: 'fake-token',
+    },
+  );
   return kubeConfig;
 }
 

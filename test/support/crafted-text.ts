@@ -41,6 +41,11 @@ export const CRAFTED_PIECES: readonly string[] = [
   'ghp_',
   'AKIA',
   'sk-',
+  'adafruit',
+  'kind: Secret',
+  'data:',
+  '-u ',
+  'webhook.office.com/webhookb2/',
   '-----BEGIN PRIVATE KEY-----',
   '<td>',
   'x'.repeat(40),
@@ -54,6 +59,12 @@ export const KNOWN_CRAFTED_TEXTS: Readonly<Record<string, (size: number) => stri
     `password=${'\\'.repeat(size / 4)}"${'\\'.repeat(size - size / 4 - 10)}`,
   'a. repeated': (size) => 'a.'.repeat(size / 2),
   '=a: repeated': (size) => '=a:'.repeat(Math.floor(size / 3)),
+  '=a: repeated, then an @ and a host': (size) => `${'=a:'.repeat(Math.floor((size - 5) / 3))}@host`,
+  'a@ repeated': (size) => 'a@'.repeat(size / 2),
+  'a:b@ repeated': (size) => 'a:b@'.repeat(size / 4),
+  'a vendor name repeated': (size) => 'adafruit '.repeat(Math.floor(size / 9)),
+  ' -u repeated': (size) => ' -u '.repeat(size / 4),
+  'kind: Secret repeated': (size) => 'kind: Secret data: '.repeat(Math.floor(size / 19)),
 };
 
 /** `unit` repeated to `size` characters. */

@@ -1,3 +1,6 @@
+import { redactBareUserinfo } from './bare-userinfo.js';
+import { KNOWN_TOKEN_SHAPES, VENDOR_KEYWORDS, VENDOR_VALUE } from './known-token-shapes.js';
+
 /** What a removed credential is replaced with. */
 const REDACTED = '[redacted]';
 
@@ -18,7 +21,7 @@ const QUOTE = `(?:${ESCAPED_QUOTE})?`;
  * (`DB_PASS`, `MYSQL_PWD`, docker's `"auth"`; not `bypass`).
  */
 const CREDENTIAL_WORDS =
-  String.raw`(?:token|secret|passw(?:or)?d|passphrase|passcode|credentials?|signature|` +
+  String.raw`(?:token|secret|passw(?:or)?d|passphrase|passcode|credentials?|creds|signature|` +
   String.raw`api[-_]?key|access[-_]?key|account[-_]?key|private[-_]?key|secret[-_]?key|shared[-_]?access[-_]?key|` +
   String.raw`key[-_]data)`;
 const SHORT_CREDENTIAL_WORDS = String.raw`(?:pass|pwd|auth|sig)`;
@@ -64,39 +67,21 @@ const TOKEN_SHAPED_QUERY_VALUE = String.raw`(?=[^\s&#"'<>]{16})(?=[^\s&#"'<>]*\d
 /** An `Authorization` value: a scheme and its token, or a scheme's comma-separated parameters (Digest, AWS SigV4). */
 const AUTHORIZATION_VALUE = String.raw`(?:[A-Za-z][\w-]{0,40}\s+)?(?:[\w-]{1,40}=(?:"[^"\r\n]*"|[^\s,"'<>]*)(?:\s*,\s*[\w-]{1,40}=(?:"[^"\r\n]*"|[^\s,"'<>]*))*|[^\s"'<>,;\\]+)`;
 
-/**
- * Tokens known by their form wherever they are, after the rule lists of
- * secret scanners (gitleaks, secretlint): JSON Web Tokens (ServiceAccount
- * tokens are), and the keys of GitHub, GitLab, Slack, AWS, Google, Azure
- * AD, Stripe, npm, PyPI, Docker Hub, OpenAI and Anthropic, Twilio,
- * SendGrid, Shopify, Hugging Face, DigitalOcean, HashiCorp Vault and
- * OpenShift. A JSON Web Token is recognised from its start, so that one
- * cut short is still removed.
- */
-const KNOWN_TOKENS = new RegExp(
-  String.raw`()\b(?:eyJ[\w-]{8,}(?:\.[\w-]*){0,2}` +
-    String.raw`|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}|gl(?:pat|dt|rt|ptt|cbt|imt|oas)-[\w-]{20,}` +
-    String.raw`|xox[abposre]-[\w-]{10,}|xapp-[\w-]{10,}` +
-    String.raw`|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}|AIza[\w-]{35}|ya29\.[\w-]{20,}|GOCSPX-[\w-]{20,}` +
-    String.raw`|[\w~.-]{3}\dQ~[\w~.-]{31,34}` +
-    String.raw`|(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|whsec_[0-9A-Za-z]{20,}` +
-    String.raw`|npm_[A-Za-z0-9]{36}|pypi-[\w-]{50,}|dckr_(?:pat|oat)_[\w-]{20,}` +
-    String.raw`|sk-(?:ant-|proj-|svcacct-|admin-)?[\w-]{20,}` +
-    String.raw`|SK[0-9a-fA-F]{32}|SG\.[\w-]{16,}\.[\w-]{16,}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}` +
-    String.raw`|hf_[A-Za-z]{34}|do[pro]_v1_[a-f0-9]{64}|hv[sbr]\.[\w-]{24,}|sha256~[\w-]{20,})`,
-  'g',
+/** {@link KNOWN_TOKEN_SHAPES} in one pattern, each from the start of a word. */
+const KNOWN_TOKENS = new RegExp(String.raw`()\b(?:${KNOWN_TOKEN_SHAPES.join('|')})`, 'g');
+
+/** A credential after a vendor's name ({@link VENDOR_KEYWORDS}), as gitleaks' rules of that form find it. */
+const VENDOR_CREDENTIAL = new RegExp(
+  String.raw`((?:${VENDOR_KEYWORDS.join('|')})[\w.-]{0,40}[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5})${VENDOR_VALUE}`,
+  'gi',
 );
 
 /**
- * The userinfo rules, run only on text that holds an `@`: each tries up to
- * a few hundred characters after every word or separator, which costs
- * tens of milliseconds on 64 KiB of `a.a.` or `=a:=a:` and is wasted
- * where no `@` can end a userinfo.
+ * The userinfo of a URL with a scheme, run (with {@link redactBareUserinfo}
+ * for the bare ones) only on text that holds an `@`, where a userinfo can
+ * end.
  */
-const USERINFO_PATTERNS: readonly RegExp[] = [
-  /\b([a-z][a-z0-9+.-]{0,30}:\/\/)[^\s/?#"'<>]{1,512}(?=@)/gi,
-  /(^|[\s"'(<[=,;])[\w.%+-]{1,128}:(?!\/\/)[^\s/"'<>]{1,256}(?=@[\w-]+(?:[.:][\w-]+)*)(?!@sha\d{3}:)/gi,
-];
+const USERINFO_PATTERNS: readonly RegExp[] = [/\b([a-z][a-z0-9+.-]{0,30}:\/\/)[^\s/?#"'<>]{1,512}(?=@)/gi];
 
 /**
  * Credentials as they appear in error messages and text that echoes a
@@ -135,13 +120,19 @@ const CREDENTIAL_PATTERNS: readonly RegExp[] = [
   /\b((?:bearer|basic)\s+)[A-Za-z0-9\-._~+/]{8,}=*/gi,
   /\b((?:set-)?cookie["']?\s*[:=]\s*["']?)[^\r\n"'<>]+/gi,
   new RegExp(String.raw`((?:^|\s)--?${CREDENTIAL_NAME}(?:=|\s+)(?!-)(${ESCAPED_QUOTE})?)${CREDENTIAL_VALUE}`, 'gi'),
-  new RegExp(String.raw`(${CREDENTIAL_WORD}${QUOTE}\s*[:=]\s*(${ESCAPED_QUOTE})?)${CREDENTIAL_VALUE}`, 'gi'),
+  new RegExp(String.raw`(${CREDENTIAL_WORD}${QUOTE}\s*(?:=>|[:=])\s*(${ESCAPED_QUOTE})?)${CREDENTIAL_VALUE}`, 'gi'),
   /([?&](?:key|sig|signature|code|auth|pwd|pass|t|tk|jwt|ticket|[\w.-]{0,40}(?:credential|signature|session|auth|key)[\w.-]{0,40})=)[^\s&#"'<>]+/gi,
   new RegExp(
     String.raw`([?&](?!${KUBERNETES_QUERY_PARAMETERS}=)[a-z_][\w.~%-]{0,63}=)${TOKEN_SHAPED_QUERY_VALUE}`,
     'gi',
   ),
-  /(\bhooks\.slack\.com\/(?:services|workflows|triggers)\/)[\w/-]+/gi,
+  /(\bhooks\.slack\.com\/(?:services|workflows|triggers)\/)[\w/+-]+/gi,
+  /(\.webhook\.office\.com\/webhookb2\/)[\w@/-]+/gi,
+  /(<add key="(?:ClearText)?Password"\s{0,10}value=")[^"]{1,512}/gi,
+  /((?:^|\s)(?:-u|--user)(?:=|[ \t]{1,5})["']?)[^\s"':]{1,128}:[^\s"']{1,256}/g,
+  /(\b_gitlab_session=)\w+/g,
+  /(\bkind:[ \t]{0,5}["']?Secret\b["']?[\s\S]{0,200}?\bdata:)(?:\s{1,20}[\w.-]{1,253}:[ \t]{0,5}["']?[A-Za-z0-9+/]{4,}={0,3}["']?)+/g,
+  VENDOR_CREDENTIAL,
   KNOWN_TOKENS,
 ];
 const PATTERNS_WITHOUT_USERINFO = CREDENTIAL_PATTERNS.filter((pattern) => !USERINFO_PATTERNS.includes(pattern));
@@ -175,6 +166,8 @@ export function redactCredentials(text: string, secrets: readonly string[] = [])
   const patterns = redacted.includes('@') ? CREDENTIAL_PATTERNS : PATTERNS_WITHOUT_USERINFO;
   for (const pattern of patterns) {
     redacted = redacted.replace(pattern, (_, name: string) => `${name}${REDACTED}`);
+    // Bare userinfo (no scheme) right after the URLs' own, so that a URL's is never taken for one.
+    if (pattern === USERINFO_PATTERNS[0]) redacted = redactBareUserinfo(redacted);
   }
   return redacted;
 }
