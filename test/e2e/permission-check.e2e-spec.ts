@@ -54,6 +54,18 @@ describe('the permission check on the real API server', () => {
   const startedUp = (app: TestingModule) =>
     eventually('the start-up review', () => app.get(KubeEventsHealth).state().permissions.scope !== 'pending');
 
+  /** The authorizer learns of a new binding through an informer: a test starts once it is in effect. */
+  const bindingInEffect = (kubeconfigPath: string, namespace: string) =>
+    retrying(
+      async () => {
+        const can = await cp.kubectl(['auth', 'can-i', 'patch', 'events.events.k8s.io', '--namespace', namespace], {
+          kubeconfigPath,
+        });
+        if (can.stdout.trim() !== 'yes') throw new Error('the binding is not in effect yet');
+      },
+      () => true,
+    );
+
   beforeEach(async () => {
     cp = sharedControlPlane();
     scratch = await Scratch.create(cp.kubeConfig(), 'permission-e2e-a');
@@ -103,16 +115,7 @@ describe('the permission check on the real API server', () => {
     const sa = await serviceAccountKubeConfig(cp, { namespace: a, name: 'operator' });
     const applied = await cp.kubectl(['apply', '-n', a, '-f', '-'], { input: publisherRbac(a, 'operator') });
     expect(applied.code).toBe(0);
-    // The authorizer learns of a new binding through an informer: start once it is in effect.
-    await retrying(
-      async () => {
-        const can = await cp.kubectl(['auth', 'can-i', 'patch', 'events.events.k8s.io', '--namespace', a], {
-          kubeconfigPath: sa.kubeconfigPath,
-        });
-        if (can.stdout.trim() !== 'yes') throw new Error('the binding is not in effect yet');
-      },
-      () => true,
-    );
+    await bindingInEffect(sa.kubeconfigPath, a);
 
     const app = await start(sa.kubeConfig);
     await startedUp(app);
@@ -145,15 +148,7 @@ describe('the permission check on the real API server', () => {
       input: publisherRbac(target, 'namespaced-operator', home),
     });
     expect(applied.code).toBe(0);
-    await retrying(
-      async () => {
-        const can = await cp.kubectl(['auth', 'can-i', 'patch', 'events.events.k8s.io', '--namespace', target], {
-          kubeconfigPath: sa.kubeconfigPath,
-        });
-        if (can.stdout.trim() !== 'yes') throw new Error('the binding is not in effect yet');
-      },
-      () => true,
-    );
+    await bindingInEffect(sa.kubeconfigPath, target);
 
     const app = await start(sa.kubeConfig);
     await startedUp(app);
