@@ -328,7 +328,13 @@ describe('the health state', () => {
     expect(indicator.isHealthy()['kube-events'].status).toBe('down');
 
     await server.listenAgain();
-    await recorder.publish(inNamespace('ns-a', 'other'), synced);
+    // Publishes made while it is down are told so at once, until a probe finds it back.
+    await eventually('a publish written once the server is back', () =>
+      recorder.publish(inNamespace('ns-a', 'other'), synced).then(
+        () => true,
+        () => undefined,
+      ),
+    );
     await recorder.flush();
     expect(health.state()).toMatchObject({ writable: true, server: { reachable: true }, occurrences: { queued: 0 } });
     expect(indicator.isHealthy()['kube-events'].status).toBe('up');
