@@ -312,7 +312,7 @@ export interface KubeEventsOptionsFactory {
 }
 
 /** Why queued occurrences were given up. */
-export type DropCause = 'full' | 'evicted' | 'expired' | 'flush';
+export type DropCause = 'full' | 'evicted' | 'expired' | 'flush' | 'refused';
 
 /** Where the default KubeConfig was looked for, for the error that says none was found. */
 export interface KubeConfigSearch {

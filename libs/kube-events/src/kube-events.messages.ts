@@ -99,6 +99,7 @@ const DROP_CAUSES: Record<DropCause, string> = {
   evicted: 'their series holds 8 distinct events waiting to be written, and this was the oldest',
   expired: 'their write kept failing for longer than the series window',
   flush: 'flush() ran out of time before they could be written',
+  refused: 'the API server refused their write for good after it had been queued for a retry',
 };
 export const OCCURRENCES_DROPPED = (
   count: number,

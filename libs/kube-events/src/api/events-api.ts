@@ -88,6 +88,13 @@ export interface EventsWriter {
   annotate?(namespace: string, name: string, annotations: Record<string, string>, signal: AbortSignal): Promise<void>;
   /** Lets go of what it holds (connections), once the recorder is done. */
   close?(): Promise<void>;
+  /**
+   * Whether the recorder's own review confirms that it may not `verb`
+   * Events in `namespace`, so that a 403 there is final: one it does not
+   * confirm (a server still starting, whose authorizer has not synced its
+   * RBAC yet) is retried. Without it, every 403 is final.
+   */
+  confirmsForbidden?(namespace: string, verb: EventVerb): boolean;
 }
 
 /**

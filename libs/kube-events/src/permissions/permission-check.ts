@@ -81,6 +81,13 @@ const MAX_KEPT = 32;
 /** How long after a finding its namespace is reviewed again, so that a Role applied later is seen. */
 const RECHECK_MS = 30_000;
 
+/**
+ * How long after the server answers again (a restarted kube-apiserver)
+ * a 403, or a review's denial, is not believed: its authorizer may still be
+ * syncing its RBAC caches and refuse what a Role allows.
+ */
+const SERVER_START_WINDOW_MS = 10_000;
+
 /** The most of a failed review's error the state and the log line carry, in UTF-8 bytes. */
 const MAX_WHY_BYTES = 512;
 
@@ -114,6 +121,13 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
   /** The review of every namespace answered with a denial, which each finding then says. */
   private clusterDenied = false;
   private readonly rechecks = new Map<string, NodeJS.Timeout>();
+  /** When each namespace's finding was made (Date.now): a 403 is final only on a recent one. */
+  private readonly foundAt = new Map<string, number>();
+  /** Namespaces whose review runs now: a 403 there waits for it rather than asks again. */
+  private readonly reviewing = new Set<string>();
+  /** Since when requests reach no server, and when one got an answer after that (a restarted server). */
+  private unreachableSince: number | undefined;
+  private answeredAgainAt: number | undefined;
   private readonly stopped = new AbortController();
   private readonly logger = new LibraryLogger('EventRecorder');
 
@@ -171,25 +185,38 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
         this.wroteIn(namespace);
         return result;
       };
+    const heard = <T>(request: Promise<T>) =>
+      request.then(
+        (result) => {
+          this.serverAnswered();
+          return result;
+        },
+        (error: unknown) => {
+          if (error instanceof PublishApiError && error.statusCode === undefined) this.serverUnreachable();
+          else if (error instanceof PublishApiError) this.serverAnswered();
+          throw error;
+        },
+      );
     const watched: EventsWriter = {
       create: (namespace, body, signal) => {
         seen(namespace);
-        return writer.create(namespace, body, signal).then(wrote(namespace));
+        return heard(writer.create(namespace, body, signal)).then(wrote(namespace));
       },
       read: (namespace, name, signal) => {
         seen(namespace);
-        return writer.read(namespace, name, signal);
+        return heard(writer.read(namespace, name, signal));
       },
       patchSeries: (namespace, name, patch, signal) => {
         seen(namespace);
-        return writer.patchSeries(namespace, name, patch, signal).then(wrote(namespace));
+        return heard(writer.patchSeries(namespace, name, patch, signal)).then(wrote(namespace));
       },
+      confirmsForbidden: (namespace, verb) => this.confirmsForbidden(namespace, verb),
     };
     if (writer.list) {
       const list = writer.list.bind(writer);
       watched.list = (namespace, query, signal) => {
         seen(namespace);
-        return list(namespace, query, signal);
+        return heard(list(namespace, query, signal));
       };
     }
     if (writer.annotate) watched.annotate = writer.annotate.bind(writer);
@@ -205,6 +232,63 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     void (this.startup ?? Promise.resolve()).then(() =>
       this.scope === 'per-namespace' ? this.reviewNamespace(namespace, false) : undefined,
     );
+  }
+
+  /**
+   * Whether a 403 to `verb` in `namespace` is final: only when a review
+   * of that namespace found the verb missing within the recheck interval,
+   * and not while a server that came back may still be syncing its RBAC.
+   * Otherwise (allowed when reviewed, not reviewed yet, reviewed long ago,
+   * the review failed) the namespace is reviewed again and the 403 is
+   * retried, so that a Role that allows the write is not taken for a
+   * missing one. With the check off, or no review API, every 403 is final.
+   */
+  confirmsForbidden(namespace: string, verb: EventVerb): boolean {
+    if (this.scope === 'off' || this.scope === 'unknown') return true;
+    const now = Date.now();
+    const foundAt = this.foundAt.get(namespace);
+    const starting = this.answeredAgainAt !== undefined && now - this.answeredAgainAt < SERVER_START_WINDOW_MS;
+    const believed =
+      this.missing.get(namespace)?.includes(verb) === true &&
+      foundAt !== undefined &&
+      now - foundAt < RECHECK_MS &&
+      !starting &&
+      !(this.answeredAgainAt !== undefined && foundAt - this.answeredAgainAt < SERVER_START_WINDOW_MS);
+    if (!believed) this.reviewForRefusal(namespace);
+    return believed;
+  }
+
+  /**
+   * Reviews a namespace again after a 403 the check could not confirm,
+   * once for a burst of them and not beside a review already running there;
+   * a finding is said once, as at its first review.
+   */
+  private reviewForRefusal(namespace: string): void {
+    if (this.stopped.signal.aborted || this.reviewing.has(namespace)) return;
+    this.reviewing.add(namespace);
+    void (this.startup ?? Promise.resolve())
+      .then(async () => {
+        const { denied, failure } = await this.review(namespace, this.settings.verbs);
+        if (failure) this.noteUnknown(namespace, failure);
+        if (denied.length) {
+          const finding = { namespace, verbs: denied, published: this.published.has(namespace) };
+          const said = this.missing.has(namespace);
+          this.keepFinding(finding);
+          if (!said) this.logger.warn(this.missingMessage(finding));
+          this.scheduleRecheck(namespace);
+        } else if (!failure) this.forgetFinding(namespace);
+      })
+      .finally(() => this.reviewing.delete(namespace));
+  }
+
+  private serverUnreachable(): void {
+    this.unreachableSince ??= Date.now();
+  }
+
+  private serverAnswered(): void {
+    if (this.unreachableSince === undefined) return;
+    this.unreachableSince = undefined;
+    this.answeredAgainAt = Date.now();
   }
 
   private wroteIn(namespace: string): void {
@@ -243,12 +327,14 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     verbs: readonly EventVerb[] = this.settings.verbs,
   ): Promise<MissingPermission | undefined> {
     if (this.stopped.signal.aborted) return undefined;
-    const { denied, failure } = await this.review(namespace, verbs);
+    this.reviewing.add(namespace);
+    const { denied, failure } = await this.review(namespace, verbs).finally(() => this.reviewing.delete(namespace));
     if (failure) this.noteUnknown(namespace, failure);
     if (!denied.length) return undefined;
     const finding = { namespace, verbs: denied, published: this.published.has(namespace) };
+    const said = this.missing.has(namespace);
     this.keepFinding(finding);
-    if (!(atStartup && this.settings.mode === 'fail')) this.logger.warn(this.missingMessage(finding));
+    if (!said && !(atStartup && this.settings.mode === 'fail')) this.logger.warn(this.missingMessage(finding));
     this.scheduleRecheck(namespace);
     return finding;
   }
@@ -270,7 +356,10 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     const { denied, failure } = await this.review(namespace, verbs);
     if (!this.missing.has(namespace)) return;
     if (failure || denied.length) {
-      if (denied.length) this.missing.set(namespace, denied);
+      if (denied.length) {
+        this.missing.set(namespace, denied);
+        this.foundAt.set(namespace, Date.now());
+      }
       this.scheduleRecheck(namespace);
       return;
     }
@@ -295,11 +384,13 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
   private keepFinding(finding: MissingPermission): void {
     this.missing.delete(finding.namespace);
     this.missing.set(finding.namespace, finding.verbs);
+    this.foundAt.set(finding.namespace, Date.now());
     if (this.missing.size > MAX_KEPT) this.forgetFinding(this.missing.keys().next().value!);
   }
 
   private forgetFinding(namespace: string): void {
     this.missing.delete(namespace);
+    this.foundAt.delete(namespace);
     clearTimeout(this.rechecks.get(namespace));
     this.rechecks.delete(namespace);
   }

@@ -16,7 +16,11 @@ export class AwaitedPublish {
    * queue sets it.
    */
   carrier:
-    { readonly attempts: { readonly lastError: Error | undefined }; readonly waiters: Set<AwaitedPublish> } | undefined;
+    | {
+        readonly attempts: { readonly lastError: Error | undefined; toldQueued: number };
+        readonly waiters: Set<AwaitedPublish>;
+      }
+    | undefined;
   /** Links of the deadline line (see `PublishDeadlines`), which owns them. */
   previous: AwaitedPublish | undefined;
   next: AwaitedPublish | undefined;
@@ -44,8 +48,11 @@ export class AwaitedPublish {
     if (this.settle()) this.resolvePromise();
   }
 
+  /** Rejects; an error that says the occurrence stays queued is a promise its carrier counts (see `toldQueued`). */
   reject(error: unknown): void {
-    if (this.settle()) this.rejectPromise(error);
+    if (!this.settle()) return;
+    if (this.carrier && (error as { queued?: unknown } | null)?.queued === true) this.carrier.attempts.toldQueued++;
+    this.rejectPromise(error);
   }
 
   private settle(): boolean {

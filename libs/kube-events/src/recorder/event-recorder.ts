@@ -140,7 +140,8 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       ended: this.ended,
     });
     const queue = new WriteQueue(writeControl.maxPending, writeControl.maxPendingBytes);
-    const answers = new WriteAnswers(queue, planner, window, timeout);
+    const confirmsForbidden = this.eventsApi.confirmsForbidden?.bind(this.eventsApi);
+    const answers = new WriteAnswers(queue, planner, window, timeout, confirmsForbidden);
     const drops = new DroppedOccurrences(this.outcomes, this.clock);
     this.writes = new WriteDispatcher({
       queue,

@@ -71,7 +71,9 @@ export class SeriesWriter {
         this.comparable(candidate),
       );
     } catch (error) {
-      if (hasStatus(error, 403)) return { kind: 'found', latest: undefined, refused: error as PublishApiError };
+      // A 403 the recorder's own review does not confirm (a server still starting) is retried, lookup and all.
+      if (hasStatus(error, 403) && (this.api.confirmsForbidden?.(plan.namespace, 'list') ?? true))
+        return { kind: 'found', latest: undefined, refused: error as PublishApiError };
       throw error;
     }
     const latest = listed

@@ -81,6 +81,12 @@ export interface BatchAttempts {
   lastError: PublishError | undefined;
   /** Its create reuses the name of a create given up in doubt: an Event found under it holds those, not these. */
   reusesInDoubtName: boolean;
+  /**
+   * How many of its publishes were told it stays queued (`queued: true`):
+   * a promise that it is written or counted as dropped, so that a refusal
+   * later drops it, counted and logged, rather than reports a failed write.
+   */
+  toldQueued: number;
 }
 
 /**

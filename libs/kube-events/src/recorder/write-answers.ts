@@ -1,3 +1,4 @@
+import type { EventVerb } from '../api/access-review.js';
 import { PublishApiError, PublishTimeoutError, type PublishError } from '../errors.js';
 import { EVENT_KEPT_CHANGING } from '../kube-events.messages.js';
 import type { Batch, BatchAttempts, Series, SeriesEvent } from './series.js';
@@ -68,6 +69,8 @@ export class WriteAnswers {
     private readonly window: number,
     /** How long one publish may take (ms): how long one write keeps going again at an Event that keeps changing. */
     private readonly timeout: number,
+    /** Whether the recorder's own review confirms a 403 (see `EventsWriter.confirmsForbidden`): else it is retried. */
+    private readonly confirmsForbidden: (namespace: string, verb: EventVerb) => boolean = () => true,
   ) {}
 
   /** Takes the series' next write, unless one is in flight or nothing is queued: a retry sends the same write. */
@@ -226,7 +229,7 @@ export class WriteAnswers {
     verdict: ConnectionVerdict,
     now: number,
   ): 'retry' | 'refused' | 'expired' {
-    if (!isTransient(error)) {
+    if (!isTransient(error) && !this.forbiddenInDoubt(batch, error)) {
       this.queue.done(series);
       failedWrite(series, now, undefined, series.queue.length > 0);
       return 'refused';
@@ -250,6 +253,14 @@ export class WriteAnswers {
     // A publish that came while the write was on its way is new: the retry goes now, and carries it.
     if (cause === 'may-have-applied' && this.queue.joinRetry(series)) retryNow(series);
     return 'retry';
+  }
+
+  /** A 403 that the recorder's own review does not confirm for the verb the write used: retried, not refused. */
+  private forbiddenInDoubt(batch: Batch, error: PublishError): boolean {
+    const plan = batch.attempts.plan;
+    if (!(error instanceof PublishApiError) || error.statusCode !== 403 || !plan) return false;
+    const verb: EventVerb = plan.kind === 'find' ? 'list' : plan.kind;
+    return !this.confirmsForbidden(plan.namespace, verb);
   }
 
   private written(series: Series, batch: Batch, state: StoredEvent, now: number): SeriesEvent {

@@ -195,14 +195,18 @@ export class WriteDispatcher implements DueWrites {
       return;
     }
     const { error, failed, sentAt } = sent;
-    outcomes.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
+    // Refused after some of its publishes were told it stays queued: it is dropped, counted, not failed.
+    const promisedQueued = failed.kind === 'refused' && batch.attempts.toldQueued > 0;
+    if (!promisedQueued)
+      outcomes.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
     if (failed.load === 'overloaded') budget.overloaded(sentAt, now);
     else if (failed.load === 'admitted') budget.admitted(now);
     const wasDown = this.health.down !== undefined;
     if (failed.connection === 'answered') this.answered();
     else if (failed.connection === 'credentials-failed') this.credentialsFailed(error, now);
     else if (failed.connection === 'unreachable') this.health.unreachableNow(error as PublishApiError);
-    if (failed.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
+    if (promisedQueued) this.parts.drops.drop(batch, 'refused', error);
+    else if (failed.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
     else if (failed.kind === 'expired') this.parts.drops.drop(batch, 'expired', error);
     if (!this.health.down) return;
     // Publishes queued behind this write (a probe's occurrence joins the batch behind the one it sends) are told now.

@@ -81,6 +81,7 @@ export class WriteQueue {
         unanswered: 0,
         lastError: undefined,
         reusesInDoubtName: false,
+        toldQueued: 0,
       },
     };
     waiter.carrier = batch;
