@@ -44,6 +44,19 @@ export const DEFAULT_WRITE_CONTROL = Object.freeze({
  */
 export const SERIES_ENDED_ANNOTATION = 'nestjs-kube-events/series-ended';
 
+/**
+ * The annotation that marks the last writes to an Event: each write (a
+ * create, or a series patch made on the version it read) puts its mark,
+ * `<recorder>.<attempt>`, in front of those it read, and keeps the last
+ * {@link MAX_WRITE_MARKS}. A write whose answer was lost is known to have
+ * landed only when its mark is there: a count at or above its own may be
+ * another replica's.
+ */
+export const WRITES_ANNOTATION = 'nestjs-kube-events/writes';
+
+/** How many write marks an Event keeps. */
+export const MAX_WRITE_MARKS = 8;
+
 /** The prefix of the trace context annotations, `tracing.k8s.io/traceparent` (KEP-5915's key). */
 export const DEFAULT_TRACE_CONTEXT_PREFIX = 'tracing.k8s.io';
 

@@ -1,7 +1,7 @@
 import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../describe-value.js';
 import { PublishApiError, PublishCredentialError, PublishError, PublishTimeoutError } from '../errors.js';
-import { MAX_RETRY_AFTER_MS } from '../kube-events.constants.js';
+import { MAX_RETRY_AFTER_MS, MAX_WRITE_MARKS, WRITES_ANNOTATION } from '../kube-events.constants.js';
 import {
   ANSWER_NOT_AN_EVENT,
   ANSWER_NOT_JSON,
@@ -38,6 +38,8 @@ export interface StoredEventState {
   readonly resourceVersion?: string;
   /** The series count: 1 for an Event without a series. */
   readonly count: number;
+  /** The marks of its last writes (`nestjs-kube-events/writes`), newest first; absent when it has none. */
+  readonly writes?: readonly string[];
 }
 
 /** Which Events to list: those about one object, for one reason, from one controller (all field selectors). */
@@ -289,7 +291,26 @@ function eventState(answer: unknown, namespace: string, name: string): StoredEve
   const count = isRecord(series) ? series.count : undefined;
   if (count !== undefined && !(Number.isSafeInteger(count) && (count as number) >= 1))
     throw new Error(ANSWER_NOT_AN_EVENT('its series.count is not a positive integer'));
-  return { name, namespace, uid, resourceVersion, count: (count as number | undefined) ?? 1 };
+  const writes = writeMarks(metadata.annotations);
+  return {
+    name,
+    namespace,
+    uid,
+    resourceVersion,
+    count: (count as number | undefined) ?? 1,
+    ...(writes && { writes }),
+  };
+}
+
+/** A write mark: a recorder's id and an attempt's number. */
+const WRITE_MARK = /^[a-z0-9]{1,16}\.\d{1,15}$/;
+
+/** The write marks an Event's annotations hold, when they hold a list of them; anything else is none. */
+function writeMarks(annotations: unknown): readonly string[] | undefined {
+  const value = isRecord(annotations) ? annotations[WRITES_ANNOTATION] : undefined;
+  if (typeof value !== 'string' || value.length > MAX_WRITE_MARKS * 33) return undefined;
+  const marks = value.split(',');
+  return marks.length <= MAX_WRITE_MARKS && marks.every((mark) => WRITE_MARK.test(mark)) ? marks : undefined;
 }
 
 /** A uid or resourceVersion from the server, unless it is not one the recorder can keep. */

@@ -32,6 +32,7 @@ import { WriteBudget } from './write-budget.js';
 import { WriteClock } from './write-clock.js';
 import { WriteDispatcher } from './write-dispatcher.js';
 import { WriteLoop } from './write-loop.js';
+import { WriteMarks } from './write-marks.js';
 import { WritePlanner } from './write-planner.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -148,7 +149,12 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       answers,
       budget: new WriteBudget(writeControl, this.clock.now()),
       clock: this.clock,
-      loop: new WriteLoop({ answers, writer: this.writer, clock: this.clock }),
+      loop: new WriteLoop({
+        answers,
+        writer: this.writer,
+        clock: this.clock,
+        marks: resume ? new WriteMarks() : undefined,
+      }),
       deadlines: new PublishDeadlines(this.clock, (awaited) =>
         awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.attempts.lastError })),
       ),

@@ -2,6 +2,7 @@ import { V1MicroTime } from '@kubernetes/client-node';
 import { eventBody } from '../api/event-body.js';
 import type { EventsWriter, ListedEvent } from '../api/events-api.js';
 import { PublishApiError } from '../errors.js';
+import { MAX_WRITE_MARKS, WRITES_ANNOTATION } from '../kube-events.constants.js';
 import type { Reporter } from '../kube-events.interfaces.js';
 import type { RecorderTracing, WriteAnswer } from '../tracing/recorder-tracing.js';
 import type { TraceContext } from '../tracing/trace-context.js';
@@ -31,12 +32,16 @@ export class SeriesWriter {
     this.deadlines = new RequestDeadlines(clock, timeout);
   }
 
-  /** Sends `plan` for occurrences like `occurrence`, the latest of which was published in `trace`. */
-  request(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext): Promise<WriteResult> {
+  /**
+   * Sends `plan` for occurrences like `occurrence`, the latest of which was
+   * published in `trace`; a create or a patch leaves `mark` on the Event
+   * (see `WRITES_ANNOTATION`).
+   */
+  request(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext, mark?: string): Promise<WriteResult> {
     const write = () =>
       this.deadlines.bound((signal) => {
-        if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal);
-        if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal);
+        if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
+        if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
         return this.find(plan, signal);
       });
     if (!this.tracing) return write();
@@ -85,10 +90,11 @@ export class SeriesWriter {
     return { kind: 'found', latest };
   }
 
-  /** A listed Event without its trace context annotations, which are not part of what makes a repeat. */
+  /** A listed Event without its trace context and write marks, which are not part of what makes a repeat. */
   private comparable(listed: ListedEvent): ListedEvent {
     const annotations = listed.event.metadata?.annotations;
-    const comparable = this.tracing?.comparableAnnotations(annotations) ?? annotations;
+    const traced = this.tracing?.comparableAnnotations(annotations) ?? annotations;
+    const comparable = traced && WRITES_ANNOTATION in traced ? withoutKey(traced, WRITES_ANNOTATION) : traced;
     if (comparable === annotations) return listed;
     return { ...listed, event: { ...listed.event, metadata: { ...listed.event.metadata, annotations: comparable } } };
   }
@@ -98,9 +104,11 @@ export class SeriesWriter {
     plan: CreatePlan,
     trace: TraceContext | undefined,
     signal: AbortSignal,
+    mark: string | undefined,
   ): Promise<WriteResult> {
     const { resource, event } = occurrence;
-    const annotations = this.tracing?.createAnnotations(event.annotations, trace) ?? event.annotations;
+    const traced = this.tracing?.createAnnotations(event.annotations, trace) ?? event.annotations;
+    const annotations = mark === undefined ? traced : { ...traced, [WRITES_ANNOTATION]: mark };
     const body = eventBody(
       resource,
       annotations === event.annotations ? event : { ...event, annotations },
@@ -126,12 +134,16 @@ export class SeriesWriter {
     plan: PatchPlan,
     trace: TraceContext | undefined,
     signal: AbortSignal,
+    mark: string | undefined,
   ): Promise<WriteResult> {
+    const traced = this.tracing?.patchAnnotations(occurrence.event.annotations, trace);
+    // In front of the marks read at the version patched: the precondition keeps the list exact.
+    const writes = mark === undefined ? undefined : [mark, ...(plan.writes ?? [])].slice(0, MAX_WRITE_MARKS).join(',');
     const patch = {
       count: plan.count,
       lastObservedTime: new V1MicroTime(),
       resourceVersion: plan.resourceVersion,
-      annotations: this.tracing?.patchAnnotations(occurrence.event.annotations, trace),
+      annotations: writes === undefined ? traced : { ...traced, [WRITES_ANNOTATION]: writes },
     };
     try {
       return { kind: 'patched', state: await this.api.patchSeries(plan.namespace, plan.name, patch, signal) };
@@ -153,6 +165,11 @@ function writeAnswer(result: WriteResult): WriteAnswer {
   if (!('state' in result)) return { result: result.kind };
   const { name, uid, count } = result.state;
   return { result: result.kind, event: { name, uid, count } };
+}
+
+function withoutKey(record: Record<string, string>, key: string): Record<string, string> | undefined {
+  const { [key]: _, ...rest } = record;
+  return Object.keys(rest).length ? rest : undefined;
 }
 
 function hasStatus(error: unknown, status: number, reason?: string): boolean {

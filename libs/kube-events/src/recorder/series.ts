@@ -16,6 +16,8 @@ export interface SeriesEvent {
   count: number;
   /** The precondition of the next patch. */
   resourceVersion: string | undefined;
+  /** The write marks it held at `resourceVersion` (see `WRITES_ANNOTATION`). */
+  writes: readonly string[] | undefined;
   /** When it was last written (created or patched), on the monotonic clock. */
   publishedAt: number;
 }
@@ -68,11 +70,12 @@ export interface BatchAttempts {
   /** Occurrences of the batch an earlier attempt put on the server already, as a read showed. */
   landed: number;
   /**
-   * The counts sent under the plan's name or precondition by attempts that
-   * got no answer that could be read: at most one of them applied (the
-   * name or precondition refuses the others), and a read tells which.
+   * The attempts sent under the plan's name or precondition that got no
+   * answer that could be read, each with the count it set and its write
+   * mark (with `resumeSeries`): at most one of them applied (the name or
+   * precondition refuses the others), and a read tells which.
    */
-  readonly mayHaveLanded: number[];
+  readonly mayHaveLanded: { readonly count: number; readonly mark: string | undefined }[];
   /** The failure of the latest of those attempts: what a drop of the batch reports, as it may be on the server. */
   inDoubtBecause: PublishError | undefined;
   /** Attempts in a row that got no answer at all. */

@@ -112,14 +112,14 @@ export class WriteAnswers {
    * write sends it again at once (`resent`: it was already); a transient
    * failure keeps the batch queued for a retry after a backoff.
    */
-  applyFailure(series: Series, batch: Batch, error: PublishError, resent: boolean, now: number): Failed {
+  applyFailure(series: Series, batch: Batch, error: PublishError, resent: boolean, now: number, mark?: string): Failed {
     const { attempts } = batch;
     attempts.lastError = error;
     const verdict = connectionVerdict(error);
     attempts.unanswered = verdict === 'lost' || verdict === 'unconnected' ? attempts.unanswered + 1 : 0;
     // A connection lost once (an idle timeout, a graceful shutdown) says nothing of the next: sent again, on a fresh one.
     const resend = !resent && verdict === 'lost';
-    if (resend || mayHaveApplied(error)) mayHaveLanded(attempts, error);
+    if (resend || mayHaveApplied(error)) mayHaveLanded(attempts, error, mark);
     if (resend) return { kind: 'resend', load: undefined, connection: undefined };
     const load = isOverloaded(error) ? 'overloaded' : verdict === 'answered' ? 'admitted' : undefined;
     const connection =
@@ -192,8 +192,16 @@ export class WriteAnswers {
       return { kind: 'again', plan: this.replan(series, batch, now) };
     }
     if ((result.kind === 'conflict' && plan.kind === 'patch') || (result.kind === 'exists' && plan.kind === 'create')) {
-      // Changed since last seen, or already there: by an earlier attempt of this batch, or by someone else.
-      const landedCount = attempts.mayHaveLanded.filter((count) => count <= result.state.count).reduce(max, -1);
+      // Changed since last seen, or already there: by an earlier attempt of this batch, or by someone else. An
+      // attempt landed when its mark is there; a count at or above its own may be another replica's. (Without
+      // marks, where no other replica writes the Event, or on one written before there were marks, by its count.)
+      const marks = result.state.writes;
+      const landedCount = attempts.mayHaveLanded
+        .filter((attempt) =>
+          marks && attempt.mark !== undefined ? marks.includes(attempt.mark) : attempt.count <= result.state.count,
+        )
+        .map((attempt) => attempt.count)
+        .reduce(max, -1);
       // A create found with no attempt that may have landed (none is known) is taken as landed whole, as before.
       if (landedCount >= 0) attempts.landed += landedCount - attempts.base;
       // Unless it took the name of a create given up in doubt: an Event found under it holds those, not these.
@@ -210,6 +218,7 @@ export class WriteAnswers {
           name,
           resourceVersion: result.state.resourceVersion,
           count: countOf(batch),
+          writes: result.state.writes,
         };
         return { kind: 'again', plan: attempts.plan };
       }
@@ -274,10 +283,12 @@ export class WriteAnswers {
             identity: batch.identity,
             count: 0,
             resourceVersion: undefined,
+            writes: undefined,
             publishedAt: now,
           };
     event.count = state.count;
     event.resourceVersion = state.resourceVersion;
+    event.writes = state.writes;
     event.publishedAt = now;
     series.event = event;
     return event;
@@ -287,9 +298,9 @@ export class WriteAnswers {
 const max = (a: number, b: number) => Math.max(a, b);
 
 /** The attempt sent under the plan may have applied: a read of the Event tells. */
-function mayHaveLanded(attempts: BatchAttempts, error: PublishError): void {
+function mayHaveLanded(attempts: BatchAttempts, error: PublishError, mark: string | undefined): void {
   if (!attempts.plan || attempts.plan.kind === 'find') return;
-  attempts.mayHaveLanded.push(attempts.plan.count);
+  attempts.mayHaveLanded.push({ count: attempts.plan.count, mark });
   // What a drop reports: an attempt whose error says it may have applied, not a later 5xx that does not say so.
   if (!saysMayHaveApplied(attempts.inDoubtBecause)) attempts.inDoubtBecause = error;
 }

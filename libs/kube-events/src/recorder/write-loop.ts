@@ -5,6 +5,7 @@ import type { Batch, Series, SeriesEvent } from './series.js';
 import type { SeriesWriter } from './series-writer.js';
 import type { Failed, WriteAnswers } from './write-answers.js';
 import type { WriteClock } from './write-clock.js';
+import type { WriteMarks } from './write-marks.js';
 import type { WritePlan, WriteResult } from './write-plan.js';
 
 /** What a {@link WriteLoop} works with. */
@@ -12,6 +13,8 @@ export interface WriteLoopParts {
   readonly answers: WriteAnswers;
   readonly writer: SeriesWriter;
   readonly clock: WriteClock;
+  /** With `resumeSeries`, where other replicas write the same Events: the marks each attempt leaves on its Event. */
+  readonly marks?: WriteMarks;
 }
 
 /** How a write ended, and what its requests said of the server. */
@@ -58,11 +61,12 @@ export class WriteLoop {
     for (let requests = 1; ; requests++) {
       let result: WriteResult;
       const sentAt = clock.now();
+      const mark = this.parts.marks?.next();
       try {
-        result = await writer.request(batch.first, plan, batch.trace);
+        result = await writer.request(batch.first, plan, batch.trace, mark);
       } catch (error) {
         const failure = error instanceof PublishError ? error : new PublishError(String(error), { cause: error });
-        const failed = answers.applyFailure(series, batch, failure, resent, clock.now());
+        const failed = answers.applyFailure(series, batch, failure, resent, clock.now(), mark);
         if (failed.kind === 'resend') {
           resent = true;
           continue;

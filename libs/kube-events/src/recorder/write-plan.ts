@@ -23,6 +23,8 @@ export interface PatchPlan {
   readonly name: string;
   readonly resourceVersion?: string;
   readonly count: number;
+  /** The write marks the Event held at `resourceVersion`, which this patch's mark goes in front of. */
+  readonly writes?: readonly string[];
 }
 
 /**

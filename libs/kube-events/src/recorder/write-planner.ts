@@ -76,9 +76,9 @@ export class WritePlanner {
     }
     const last = series.event;
     if (last?.identity === batch.identity && this.isCurrent(last, now)) {
-      const { namespace, name, resourceVersion, count: base } = last;
+      const { namespace, name, resourceVersion, count: base, writes } = last;
       return {
-        plan: { kind: 'patch', namespace, name, resourceVersion, count: base + pending },
+        plan: { kind: 'patch', namespace, name, resourceVersion, count: base + pending, writes },
         base,
         reusesInDoubtName: false,
       };
@@ -135,6 +135,7 @@ export class WritePlanner {
       identity: batch.identity,
       count: latest.count,
       resourceVersion: latest.resourceVersion,
+      writes: latest.writes,
       publishedAt: now - age,
     };
   }
