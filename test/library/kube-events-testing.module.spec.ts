@@ -3,12 +3,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { Injectable, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
+import { TerminusModule } from '@nestjs/terminus';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   EventRecorder,
   getEventRecorderToken,
   InjectEventRecorder,
   InvalidEventError,
+  KubeEventsHealth,
   KubeEventsMetrics,
   KubeEventsSink,
   MAX_NOTE_BYTES,
@@ -16,6 +18,7 @@ import {
   type EventSink,
   type PublishOutcome,
 } from 'nestjs-kube-events';
+import { KubeEventsHealthIndicator } from 'nestjs-kube-events/terminus';
 import { FakeEventRecorder, KubeEventsTestingModule } from 'nestjs-kube-events/testing';
 import { muteLogger } from '../support/logged-lines.js';
 
@@ -201,6 +204,26 @@ describe('KubeEventsTestingModule', () => {
     expect(withSink.get(KubeEventsMetrics).snapshot().widgets).toMatchObject({ created: 1, patched: 1 });
     expect(withSink.get(KubeEventsMetrics).prometheus).toBe(false);
     await withSink.close();
+  });
+
+  it("provides the fake's health, which the terminus indicator reads as it reads a recorder's", async () => {
+    const withHealth = await Test.createTestingModule({
+      imports: [KubeEventsTestingModule.forRoot(), TerminusModule],
+      providers: [KubeEventsHealthIndicator],
+    }).compile();
+    await withHealth.init();
+    await withHealth.get(FakeEventRecorder).publish(widget(), { type: 'Normal', reason: 'Synced', action: 'Sync' });
+
+    expect(withHealth.get(KubeEventsHealth).state()).toMatchObject({
+      writable: true,
+      permissions: { scope: 'off', missing: [] },
+      occurrences: { queued: 0, dropped: 0 },
+    });
+    expect(withHealth.get(KubeEventsHealthIndicator).isHealthy()['kube-events']).toMatchObject({
+      status: 'up',
+      server: 'reachable',
+    });
+    await withHealth.close();
   });
 
   it('stands in for a named recorder', async () => {

@@ -48,7 +48,7 @@ describe('what waits during an outage, bounded in bytes', () => {
     expect(dropped(results)).toHaveLength(45);
     for (const result of dropped(results)) {
       expect(result).toBeInstanceOf(PublishError);
-      expect((result as PublishError).message).toMatch(/maxPendingBytes/);
+      expect((result as PublishError).message).toMatch(/hold too many bytes \(writeControl\.maxPendingBytes\)/);
     }
     // A repeat of what waits joins it: it takes no room, and is queued.
     expect(await settle(recorder.publish(configMap('large-0'), withLargeAnnotation))).toMatchObject({ queued: true });

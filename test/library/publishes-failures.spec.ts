@@ -87,8 +87,15 @@ describe('@PublishesFailures', () => {
   async function start(timeout = 2_000) {
     app = await Test.createTestingModule({
       imports: [
-        KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, timeout }),
-        KubeEventsModule.forRoot({ name: 'billing', reporter: { controller: 'billing' }, kubeConfig, timeout }),
+        // A 403 scripted here stands for a refusal: with no permission check, no review contradicts it.
+        KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig, timeout, permissionCheck: 'off' }),
+        KubeEventsModule.forRoot({
+          name: 'billing',
+          reporter: { controller: 'billing' },
+          kubeConfig,
+          timeout,
+          permissionCheck: 'off',
+        }),
       ],
       providers: [WidgetReconciler, BillingReconciler],
     }).compile();

@@ -19,6 +19,7 @@ import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/inde
 import { configMap, syncFailed } from '../support/objects.js';
 import { inMemoryTracing, traceGloballyWith } from '../support/in-memory-tracing.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
+import { MAX_CALLER_ANNOTATIONS_BYTES } from '../../libs/kube-events/src/event-rules/annotation-bytes.js';
 
 const TRACEPARENT = 'tracing.k8s.io/traceparent';
 const TRACESTATE = 'tracing.k8s.io/tracestate';
@@ -406,9 +407,10 @@ describe('trace context on Events', () => {
   });
 
   describe('within the API server’s 256 KiB of annotations', () => {
-    const LIMIT = 256 * 1024;
+    // The 256 KiB, less the room the recorder keeps for its own annotations (write marks, series ended).
+    const LIMIT = MAX_CALLER_ANNOTATIONS_BYTES;
     const KEY = 'example.com/payload';
-    /** Caller annotations leaving `room` bytes of the 256 KiB. */
+    /** Caller annotations leaving `room` bytes of what callers may use. */
     const leaving = (room: number): KubeEvent => ({
       ...syncFailed,
       annotations: { [KEY]: 'v'.repeat(LIMIT - KEY.length - room) },

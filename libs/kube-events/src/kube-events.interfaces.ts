@@ -311,8 +311,14 @@ export interface KubeEventsOptionsFactory {
   createKubeEventsOptions(): KubeEventsModuleOptions | Promise<KubeEventsModuleOptions>;
 }
 
-/** Why queued occurrences were given up. */
-export type DropCause = 'full' | 'evicted' | 'expired' | 'flush' | 'refused';
+/**
+ * Why queued occurrences were given up: no room by count (`full`,
+ * `writeControl.maxPending`) or by bytes (`full-bytes`, `maxPendingBytes`),
+ * the oldest of 8 distinct events waiting in a series (`evicted`), past the
+ * series window (`expired`), `flush()` out of time (`flush`), or refused for
+ * good after they were queued for a retry (`refused`).
+ */
+export type DropCause = 'full' | 'full-bytes' | 'evicted' | 'expired' | 'flush' | 'refused';
 
 /** Where the default KubeConfig was looked for, for the error that says none was found. */
 export interface KubeConfigSearch {

@@ -41,8 +41,9 @@ export const LABEL_VALUE_INVALID = (field: string, value: unknown) =>
   `alphanumeric, or empty), got ${describeValue(value)}.`;
 export const ANNOTATION_NOT_A_STRING = (field: string, value: unknown) =>
   `${field} must be a string (annotation values are strings), got ${describeValue(value)}.`;
-export const ANNOTATIONS_TOO_LARGE = (bytes: number, limit: number) =>
-  `annotations must total at most ${limit} bytes (256 KiB of keys and values, in UTF-8), got ${bytes}.`;
+export const ANNOTATIONS_TOO_LARGE = (bytes: number, limit: number, reserved: number) =>
+  `annotations must total at most ${limit} bytes of keys and values, in UTF-8 (the API server's 256 KiB, less ` +
+  `${reserved} kept for the recorder's own), got ${bytes}.`;
 export const MISSING_RESOURCE_TYPE = (field: 'apiVersion' | 'kind', name?: string) =>
   `resource.${field} is missing${name ? ` on ${describeValue(name)}` : ''}: \`kubectl describe\` finds Events by kind, ` +
   `so this Event would never be shown. List items and informer objects often lack it; ` +
@@ -95,7 +96,8 @@ export const INVALID_RECOVERY_OPTION = (method: string, problem: string) =>
 export const NO_RESOURCE_ARGUMENT = (method: string) =>
   `@PublishesFailures on ${method}: the reconciled object is not an object with metadata; no Event was published.`;
 const DROP_CAUSES: Record<DropCause, string> = {
-  full: 'too many occurrences are waiting to be written (writeControl.maxPending, or maxPendingBytes of them)',
+  full: 'too many occurrences are waiting to be written (writeControl.maxPending)',
+  'full-bytes': 'the occurrences waiting to be written hold too many bytes (writeControl.maxPendingBytes)',
   evicted: 'their series holds 8 distinct events waiting to be written, and this was the oldest',
   expired: 'their write kept failing for longer than the series window',
   flush: 'flush() ran out of time before they could be written',
@@ -299,4 +301,4 @@ export const EVENTS_PERMISSION_GRANTED = (controller: string, namespace: string)
 export const NO_RECORDER_HEALTH = (name: string | undefined) =>
   `KubeEventsHealthIndicator: no ${name === undefined ? 'default recorder' : `recorder named ${JSON.stringify(name)}`} ` +
   `is registered: import KubeEventsModule.forRoot(${name === undefined ? '…' : `{ name: ${JSON.stringify(name)}, … }`}) ` +
-  'in the application (KubeEventsTestingModule provides no health).';
+  'in the application, or KubeEventsTestingModule.forRoot() in a test.';

@@ -2,6 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { InvalidEventError } from '../errors.js';
 import type { KubeEvent } from '../kube-events.interfaces.js';
 import { validatePublish } from './event-validation.js';
+import { MAX_CALLER_ANNOTATIONS_BYTES } from './annotation-bytes.js';
 
 const configMap = (metadata: Record<string, unknown> = {}): KubernetesObject => ({
   apiVersion: 'v1',
@@ -114,7 +115,11 @@ describe('validatePublish', () => {
           annotations: { 'example.com/trace-id': 'abc', simple: '', 'Upper.Case_key-1': 'v', 'Example.COM/x': 'v' },
         },
       ],
-      ['annotations of exactly 256 KiB', configMap(), { ...event, annotations: { k: 'v'.repeat(256 * 1024 - 1) } }],
+      [
+        'annotations of exactly what callers may use (256 KiB, less the room kept for the recorder)',
+        configMap(),
+        { ...event, annotations: { k: 'v'.repeat(MAX_CALLER_ANNOTATIONS_BYTES - 1) } },
+      ],
     ])('%s', (_label, resource, published) => {
       const validated = validatePublish(resource, published);
       expect(validated.event).toEqual(published);
@@ -315,10 +320,13 @@ describe('validatePublish', () => {
       expect(refusal(configMap(), { ...event, annotations }).field).toBe(field);
     });
 
-    it('counts keys and values in bytes against the 256 KiB limit', () => {
-      // 1 byte of key + 262143 bytes of value fits; one more byte does not.
-      expect(() => validatePublish(configMap(), { ...event, annotations: { k: 'v'.repeat(262_143) } })).not.toThrow();
-      expect(refusal(configMap(), { ...event, annotations: { k: 'v'.repeat(262_144) } }).message).toContain('262145');
+    it('counts keys and values in bytes against the 256 KiB limit, less the room kept for the recorder', () => {
+      // 1 byte of key + 261631 bytes of value fits; one more byte does not.
+      expect(MAX_CALLER_ANNOTATIONS_BYTES).toBe(256 * 1024 - 512);
+      expect(() => validatePublish(configMap(), { ...event, annotations: { k: 'v'.repeat(261_631) } })).not.toThrow();
+      expect(refusal(configMap(), { ...event, annotations: { k: 'v'.repeat(261_632) } }).message).toContain(
+        "at most 261632 bytes of keys and values, in UTF-8 (the API server's 256 KiB, less 512 kept for the recorder's own), got 261633",
+      );
     });
   });
 

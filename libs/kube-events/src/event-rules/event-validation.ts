@@ -23,7 +23,12 @@ import {
 } from '../kube-events.messages.js';
 import { quotedInput } from '../describe-value.js';
 import { isLabelValue, isQualifiedName } from '../qualified-name.js';
-import { annotationBytes, annotationsFit, MAX_ANNOTATIONS_BYTES } from './annotation-bytes.js';
+import {
+  annotationBytes,
+  annotationsFit,
+  MAX_CALLER_ANNOTATIONS_BYTES,
+  RESERVED_ANNOTATION_BYTES,
+} from './annotation-bytes.js';
 import { redactedNote } from './note-truncation.js';
 
 /** A DNS-1123 label, the rule for namespace names; its 63-character limit is checked apart. */
@@ -253,7 +258,10 @@ function checkedAnnotations(annotations: unknown): Record<string, string> {
     copied[key] = value;
   }
   if (!annotationsFit(copied))
-    throw new InvalidEventError('annotations', ANNOTATIONS_TOO_LARGE(annotationBytes(copied), MAX_ANNOTATIONS_BYTES));
+    throw new InvalidEventError(
+      'annotations',
+      ANNOTATIONS_TOO_LARGE(annotationBytes(copied), MAX_CALLER_ANNOTATIONS_BYTES, RESERVED_ANNOTATION_BYTES),
+    );
   return copied;
 }
 

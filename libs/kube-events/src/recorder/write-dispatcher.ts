@@ -79,10 +79,10 @@ export class WriteDispatcher implements DueWrites {
    */
   dispatch(series: Series, occurrence: Occurrence, awaited: AwaitedPublish): boolean {
     const now = occurrence.publishedAt;
-    const { batch, joined, evicted } = this.parts.queue.enqueue(series, occurrence, awaited);
+    const { batch, joined, evicted, refused } = this.parts.queue.enqueue(series, occurrence, awaited);
     if (evicted) this.parts.drops.drop(evicted, 'evicted');
     if (!batch) {
-      this.parts.drops.refuse(occurrence, awaited, 'full');
+      this.parts.drops.refuse(occurrence, awaited, refused ?? 'full');
       return true;
     }
     if (joined) this.parts.outcomes.report('coalesced', occurrence, { count: batch.occurrences, now });

@@ -8,8 +8,10 @@ const MAX_BATCHES_PER_SERIES = 8;
 
 /** What became of an occurrence given to {@link WriteQueue.enqueue}. */
 export interface Enqueued {
-  /** The batch that carries it; `undefined` when there was no room (`maxPending`). */
+  /** The batch that carries it; `undefined` when there was no room (`maxPending`, or `maxPendingBytes`). */
   readonly batch: Batch | undefined;
+  /** Which bound left no room: `full` (`maxPending`) or `full-bytes` (`maxPendingBytes`). */
+  readonly refused?: 'full' | 'full-bytes';
   /** It joined occurrences already waiting: one write carries them all. */
   readonly joined: boolean;
   /** A batch given up to make room in its series (its waiters are not settled yet). */
@@ -62,8 +64,9 @@ export class WriteQueue {
     // twice the room: a flood of new objects held back by the recorder-wide budget would queue without bound.
     const share = series.queue.length ? 1 : 2;
     const bytes = heldBytes(occurrence);
-    if (this.waiting >= share * this.maxPending || this.waitingBytes + bytes > share * this.maxPendingBytes)
-      return { batch: undefined, joined: false };
+    if (this.waiting >= share * this.maxPending) return { batch: undefined, joined: false, refused: 'full' };
+    if (this.waitingBytes + bytes > share * this.maxPendingBytes)
+      return { batch: undefined, joined: false, refused: 'full-bytes' };
     const evicted = series.queue.length >= MAX_BATCHES_PER_SERIES ? this.remove(series, 1) : undefined;
     const batch: Batch = {
       identity,

@@ -7,6 +7,9 @@ import { getEventRecorderToken } from '../recorder/recorder-tokens.js';
 import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
 import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
+import { KubeEventsHealth } from '../health/kube-events-health.js';
+import { getKubeEventsHealthToken } from '../health/health-tokens.js';
+import { PermissionCheck } from '../permissions/permission-check.js';
 import { FakeEventRecorder, type FakeEventRecorderOptions } from './fake-event-recorder.js';
 import { InMemoryMetricsModule } from './in-memory-metrics.module.js';
 
@@ -34,8 +37,10 @@ export interface KubeEventsTestingModuleOptions extends FakeEventRecorderOptions
  * `EventRecorder` class, or `getEventRecorderToken(name)` and
  * `@InjectEventRecorder(name)`), so services get it injected,
  * `@PublishesFailures` methods publish to it, `@KubeEventsSink` providers
- * receive its outcomes and `KubeEventsMetrics` counts them (in memory only,
- * never in prom-client's registry). No API server is needed.
+ * receive its outcomes, `KubeEventsMetrics` counts them (in memory only,
+ * never in prom-client's registry) and `KubeEventsHealth` (with
+ * `KubeEventsHealthIndicator`) reads the fake's state. No API server is
+ * needed.
  *
  * @example
  * const app = await Test.createTestingModule({
@@ -57,8 +62,24 @@ export class KubeEventsTestingModule {
       { provide: FAKE_RECORDER_OPTIONS, useValue: recorderOptions },
       { provide: token, useFactory: () => new FakeEventRecorder(recorderOptions, true) },
       recorderSinksProvider(name, token, FAKE_RECORDER_OPTIONS, KubeEventsMetrics),
+      {
+        // The fake's health, as the module provides the recorder's: no permission check, nothing to review.
+        provide: getKubeEventsHealthToken(name),
+        inject: [token],
+        useFactory: (recorder: FakeEventRecorder) =>
+          new KubeEventsHealth(
+            recorder,
+            new PermissionCheck(undefined, {
+              mode: 'off',
+              controller: recorder.reporter.controller,
+              verbs: [],
+              homeNamespace: 'default',
+              timeoutMs: recorder.timeout,
+            }),
+          ),
+      },
     ];
-    const exports: DynamicModule['exports'] = [token, InMemoryMetricsModule];
+    const exports: DynamicModule['exports'] = [token, getKubeEventsHealthToken(name), InMemoryMetricsModule];
     if (name === undefined) {
       providers.push({ provide: FakeEventRecorder, useExisting: EventRecorder });
       exports.push(FakeEventRecorder);
