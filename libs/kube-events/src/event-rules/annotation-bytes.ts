@@ -1,5 +1,5 @@
 /** The API server's limit on an object's annotations: keys and values, in UTF-8 bytes. */
-export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
+const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
 /**
  * Room kept within the limit for the annotations the library adds to an
