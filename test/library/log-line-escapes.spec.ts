@@ -52,7 +52,7 @@ describe('log lines with text from outside', () => {
     const recorder = app.get(EventRecorder);
     server.failNext(422, 'POST', 'Invalid', `Event is invalid: ${HOSTILE}`);
     await expect(recorder.publish(configMap('refused'), syncFailed)).rejects.toThrow(/422/);
-    server.failNext(403, 'POST', 'Forbidden', `denied ${HOSTILE}`);
+    server.failNext(400, 'POST', 'BadRequest', `denied ${HOSTILE}`);
     await app
       .get(HostileReconciler)
       .reconcile(configMap('reconciled'))
