@@ -84,7 +84,10 @@ describe('the permission check on the real API server', () => {
 
     const [line, ...more] = await eventually('the warn line', () => permissionLines().length > 0 && permissionLines());
     expect(more).toEqual([]);
-    expect(line).toContain(`may not create, get, patch events in API group events.k8s.io in namespace "${a}"`);
+    // Named as the real API server's SelfSubjectReview answers.
+    expect(line).toContain(
+      `system:serviceaccount:${a}:no-rights may not create, get, patch events in API group events.k8s.io in namespace "${a}"`,
+    );
     expect(line).toContain('(nor cluster-wide)');
     expect(line).toContain('node_modules/nestjs-kube-events/rbac/role.yaml');
     expect(app.get(KubeEventsHealth).state().permissions.missing).toEqual([

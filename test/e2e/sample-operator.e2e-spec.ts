@@ -513,7 +513,9 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
         return lines.length ? lines : undefined;
       });
       expect(line).toMatch(/^WARN \[EventRecorder\] /);
-      expect(line).toContain('it may not create, get, patch, list events in API group events.k8s.io');
+      expect(line).toContain(
+        `system:serviceaccount:${SERVICE_ACCOUNT.namespace}:${SERVICE_ACCOUNT.name} may not create, get, patch, list events in API group events.k8s.io`,
+      );
       expect(line).toContain(`in namespace "${SERVICE_ACCOUNT.namespace}"`);
 
       // No Event went to its own namespace yet: a warning, not a reason Events cannot be written.

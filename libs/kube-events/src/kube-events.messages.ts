@@ -273,24 +273,18 @@ export const NOT_A_PERMISSION_CHECK = (value: unknown) =>
 const SHIPPED_RBAC = 'node_modules/nestjs-kube-events/rbac';
 export const EVENTS_PERMISSION_MISSING = (
   controller: string,
+  identity: string | undefined,
   verbs: readonly string[],
   namespace: string,
   clusterWide: boolean,
 ) => {
-  const written = verbs.filter((verb) => verb !== 'list');
-  const grant = written.length
-    ? ` Grant them with ${SHIPPED_RBAC}/role.yaml applied in ${JSON.stringify(namespace)} and bound to the controller's ` +
-      `ServiceAccount there (kubectl apply -n ${namespace} -f ${SHIPPED_RBAC}/role.yaml; kubectl create rolebinding ` +
-      `nestjs-kube-events -n ${namespace} --role nestjs-kube-events --serviceaccount <namespace>:<name>), or with ` +
-      `${SHIPPED_RBAC}/cluster-role.yaml and a ClusterRoleBinding for every namespace.`
-    : '';
-  const list = verbs.includes('list')
-    ? ` resumeSeries also needs list, which the shipped manifests do not grant: add it to their verbs, or series start new Events.`
-    : '';
+  const written = verbs.some((verb) => verb !== 'list');
+  const grant = written ? ` Grant ${SHIPPED_RBAC}/role.yaml there` : '';
+  const list = verbs.includes('list') ? `${written ? ',' : ''} add list for resumeSeries` : '';
   return (
-    `Events of ${controller} cannot all be written: it may not ${verbs.join(', ')} events in API group events.k8s.io ` +
-    `in namespace ${JSON.stringify(namespace)}${clusterWide ? ' (nor cluster-wide)' : ''}, as a SelfSubjectAccessReview ` +
-    `says; the API server will refuse those requests with 403 Forbidden.${grant}${list}`
+    `Events of ${controller} cannot all be written: ${identity ?? 'it'} may not ${verbs.join(', ')} events in API group ` +
+    `events.k8s.io in namespace ${JSON.stringify(namespace)}${clusterWide ? ' (nor cluster-wide)' : ''}.${grant}${list} ` +
+    `(docs/operations.md#rbac).`
   );
 };
 export const EVENTS_PERMISSION_UNKNOWN = (controller: string, where: string, why: string) =>

@@ -52,6 +52,9 @@ import { isObject, jsonType, mergePatch } from './json.js';
 
 /** The self-signed certificate (for 127.0.0.1) a TLS fake API server presents; `caData` in a kubeconfig trusts it. */
 const ACCESS_REVIEW_PATH = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+const SELF_REVIEW_PATH = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
+/** Who a request authenticates as, as the fake's SelfSubjectReview answers. */
+export const FAKE_USER = 'system:serviceaccount:default:fake-controller';
 
 export const TLS_CERTIFICATE = readFileSync(new URL('./tls/fake-api-server.crt', import.meta.url));
 export const TLS_KEY = readFileSync(new URL('./tls/fake-api-server.key', import.meta.url));
@@ -545,6 +548,18 @@ export class FakeApiServer {
     const url = new URL(req.url ?? '/', 'http://fake');
     if (url.pathname === ACCESS_REVIEW_PATH && req.method === 'POST') {
       this.reviewAccess(res, parseBody(rawBody));
+      return;
+    }
+    if (url.pathname === SELF_REVIEW_PATH && req.method === 'POST') {
+      // Who the request authenticates as, as kube-apiserver answers a SelfSubjectReview (GA since 1.28).
+      res.writeHead(201, { 'Content-Type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'SelfSubjectReview',
+          status: { userInfo: { username: FAKE_USER, groups: ['system:serviceaccounts', 'system:authenticated'] } },
+        }),
+      );
       return;
     }
     const route = parseRoute(url.pathname);

@@ -14,7 +14,15 @@ import {
   SERVER_NOT_REACHED,
 } from '../kube-events.messages.js';
 import { redactCredentials } from '../credential-redaction.js';
-import { ACCESS_REVIEW_PATH, accessReviewBody, isAllowed, type EventVerb } from './access-review.js';
+import {
+  ACCESS_REVIEW_PATH,
+  accessReviewBody,
+  isAllowed,
+  reviewedUsername,
+  SELF_REVIEW_BODY,
+  SELF_REVIEW_PATH,
+  type EventVerb,
+} from './access-review.js';
 import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
 import { truncateText } from '../event-rules/note-truncation.js';
 import { microTime } from './micro-time.js';
@@ -183,6 +191,15 @@ export class EventsApi implements EventsWriter {
    */
   async mayAccessEvents(verb: EventVerb, namespace: string | undefined, signal: AbortSignal): Promise<boolean> {
     return this.send('POST', ACCESS_REVIEW_PATH, signal, accessReviewBody(verb, namespace), isAllowed);
+  }
+
+  /**
+   * Who the recorder's requests authenticate as, from a `SelfSubjectReview`
+   * (`system:serviceaccount:<namespace>:<name>` in a pod); rejects as a
+   * write does when the server does not answer one (before 1.28, say).
+   */
+  async identity(signal: AbortSignal): Promise<string | undefined> {
+    return this.send('POST', SELF_REVIEW_PATH, signal, SELF_REVIEW_BODY, reviewedUsername);
   }
 
   close(): Promise<void> {

@@ -17,6 +17,8 @@ export type PermissionCheckMode = 'warn' | 'fail' | 'off';
 /** Asks the API server whether the recorder's identity may use a verb on Events: `EventsApi` does. */
 export interface EventsAccessReviewer {
   mayAccessEvents(verb: EventVerb, namespace: string | undefined, signal: AbortSignal): Promise<boolean>;
+  /** Who the reviews run as (a `SelfSubjectReview`), which the warn line names. */
+  identity?(signal: AbortSignal): Promise<string | undefined>;
 }
 
 /** Verbs found missing in one namespace. */
@@ -129,6 +131,8 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
   private unreachableSince: number | undefined;
   private answeredAgainAt: number | undefined;
   private readonly stopped = new AbortController();
+  /** Who the reviews run as, as a `SelfSubjectReview` said at start-up. */
+  private identity: string | undefined;
   private readonly logger = new LibraryLogger('EventRecorder');
 
   constructor(
@@ -303,7 +307,8 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
   /** Every namespace first; when not all is granted there, the kubeconfig's namespace. Returns its finding. */
   private async reviewAtStartup(): Promise<MissingPermission | undefined> {
     const { verbs, homeNamespace } = this.settings;
-    const cluster = await this.review(undefined, verbs);
+    const [cluster, identity] = await Promise.all([this.review(undefined, verbs), this.reviewIdentity()]);
+    this.identity = identity;
     if (cluster.failure) {
       this.noteUnknown(undefined, cluster.failure);
       if (isUnsupported(cluster.failure)) {
@@ -416,8 +421,16 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     return truncateText(errorMessage(failure), MAX_WHY_BYTES);
   }
 
+  /** Who the reviews run as, when the server says (a `SelfSubjectReview`); undefined when it cannot. */
+  private async reviewIdentity(): Promise<string | undefined> {
+    if (!this.reviewer?.identity) return undefined;
+    const signal = AbortSignal.any([this.stopped.signal, AbortSignal.timeout(this.settings.timeoutMs)]);
+    return this.reviewer.identity(signal).catch(() => undefined);
+  }
+
   private missingMessage(finding: MissingPermission): string {
-    return EVENTS_PERMISSION_MISSING(this.settings.controller, finding.verbs, finding.namespace, this.clusterDenied);
+    const { controller } = this.settings;
+    return EVENTS_PERMISSION_MISSING(controller, this.identity, finding.verbs, finding.namespace, this.clusterDenied);
   }
 }
 
