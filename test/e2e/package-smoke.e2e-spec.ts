@@ -3,8 +3,8 @@
 // outside the workspace, one ESM and one CommonJS (`module: commonjs`), each
 // compiled with tsc, started against the local control plane to publish a
 // failure through @PublishesFailures, and unit-tested with the
-// `nestjs-kube-events/testing` export. The README's Quick start is compiled
-// there too.
+// `nestjs-kube-events/testing` export. The README's Quick start is built and
+// run there too, from its own files, against the same control plane.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,13 +19,24 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LIBRARY = join(ROOT, 'libs/kube-events');
 const NODE = process.execPath;
 
-/** The README's Quick start, as a newcomer pastes it. */
-async function readmeQuickStart(): Promise<string> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  // The section's heading, at whatever level the README gives it.
-  const heading = /^#+ Quick start$/m.exec(readme);
-  if (!heading) throw new Error('README.md has no "Quick start" section');
-  return /```ts\n([\s\S]*?)```/.exec(readme.slice(heading.index))![1];
+/**
+ * The files of a README's Quick start, as a newcomer pastes them: each
+ * `ts` block of the section, named by its first line (`// src/main.ts`).
+ */
+async function quickStartFiles(readmePath: string): Promise<Map<string, string>> {
+  const readme = await readFile(join(ROOT, readmePath), 'utf8');
+  // The section's heading, at whatever level the README gives it, to the next heading of that level.
+  const heading = /^(#+) Quick start$/m.exec(readme);
+  if (!heading) throw new Error(`${readmePath} has no "Quick start" section`);
+  const rest = readme.slice(heading.index + heading[0].length);
+  const end = new RegExp(`^${heading[1]} `, 'm').exec(rest)?.index ?? rest.length;
+  const files = new Map<string, string>();
+  for (const [, code] of rest.slice(0, end).matchAll(/```ts\n([\s\S]*?)```/g)) {
+    const path = /^\/\/ src\/(\S+\.ts)\n/.exec(code)?.[1];
+    if (!path) throw new Error(`${readmePath}: a Quick start block does not start with its file's name (// src/…)`);
+    files.set(path, code);
+  }
+  return files;
 }
 
 /** The versions the workspace itself runs, so that the smoke apps test the same stack. */
@@ -114,6 +125,10 @@ const FLAVOURS: Flavour[] = [
   },
 ];
 
+test("the package README's Quick start is the root README's", async () => {
+  expect(await quickStartFiles('libs/kube-events/README.md')).toEqual(await quickStartFiles('README.md'));
+});
+
 describe('the packed library in a fresh Nest application', () => {
   let workDir: string;
   let tarball: string;
@@ -176,8 +191,10 @@ describe('the packed library in a fresh Nest application', () => {
       await writeFile(join(app, 'src/reconciler.ts'), RECONCILER);
       await writeFile(join(app, 'src/main.ts'), MAIN(flavour.reconcilerImport));
       await writeFile(join(app, 'src/reconciler.test.ts'), UNIT_TEST(flavour.reconcilerImport));
-      // Compiled with the rest: the Quick start must compile as pasted.
-      await writeFile(join(app, 'src/quick-start.ts'), await readmeQuickStart());
+      // The Quick start as pasted, compiled with the rest and run below.
+      await mkdir(join(app, 'src/quick-start'), { recursive: true });
+      for (const [path, code] of await quickStartFiles('README.md'))
+        await writeFile(join(app, 'src/quick-start', path), code);
 
       await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
         cwd: app,
@@ -213,6 +230,24 @@ describe('the packed library in a fresh Nest application', () => {
         action: 'Reconcile',
         note: `smoke test failure for smoke-${flavour.name}`,
         reportingController: 'smoke.example.com/configmaps',
+      });
+
+      // The Quick start, run as it says, against a ConfigMap that lacks data.replicas.
+      const checked = await scratch.configMap(`quick-start-${flavour.name}`);
+      const quickStart = await run(
+        NODE,
+        [join(app, 'dist/quick-start/main.js'), checked.metadata!.namespace!, checked.metadata!.name!],
+        { cwd: app, env: { ...process.env, KUBECONFIG: sharedControlPlane().kubeconfigPath }, timeout: 60_000 },
+      );
+      expect(quickStart.stdout).toContain(`attempt 3: data.replicas is missing in quick-start-${flavour.name}`);
+      const folded = await scratch.eventsAbout(checked);
+      expect(folded).toHaveLength(1);
+      expect(folded[0]).toMatchObject({
+        type: 'Warning',
+        reason: 'ReconcileFailed',
+        note: `data.replicas is missing in quick-start-${flavour.name}`,
+        reportingController: 'example.com/config-checker',
+        series: { count: 3 },
       });
 
       const tested = await run(NODE, ['--test', '--test-reporter=tap', join(app, 'dist/reconciler.test.js')], {
