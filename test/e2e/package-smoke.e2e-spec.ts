@@ -20,20 +20,21 @@ const LIBRARY = join(ROOT, 'libs/kube-events');
 const NODE = process.execPath;
 
 /**
- * The files of a README's Quick start, as a newcomer pastes them: each
- * `ts` block of the section, named by its first line (`// src/main.ts`).
+ * The files a section of a page gives, as a newcomer pastes them: each
+ * `ts` or `js` block of the section, named by its first line
+ * (`// src/main.ts`, `// vitest.config.ts`).
  */
-async function quickStartFiles(readmePath: string): Promise<Map<string, string>> {
-  const readme = await readFile(join(ROOT, readmePath), 'utf8');
-  // The section's heading, at whatever level the README gives it, to the next heading of that level.
-  const heading = /^(#+) Quick start$/m.exec(readme);
-  if (!heading) throw new Error(`${readmePath} has no "Quick start" section`);
-  const rest = readme.slice(heading.index + heading[0].length);
+async function filesOf(page: string, section: string): Promise<Map<string, string>> {
+  const text = await readFile(join(ROOT, page), 'utf8');
+  // The section's heading, at whatever level the page gives it, to the next heading of that level.
+  const heading = new RegExp(`^(#+) ${section}$`, 'm').exec(text);
+  if (!heading) throw new Error(`${page} has no "${section}" section`);
+  const rest = text.slice(heading.index + heading[0].length);
   const end = new RegExp(`^${heading[1]} `, 'm').exec(rest)?.index ?? rest.length;
   const files = new Map<string, string>();
-  for (const [, code] of rest.slice(0, end).matchAll(/```ts\n([\s\S]*?)```/g)) {
-    const path = /^\/\/ src\/(\S+\.ts)\n/.exec(code)?.[1];
-    if (!path) throw new Error(`${readmePath}: a Quick start block does not start with its file's name (// src/…)`);
+  for (const [, code] of rest.slice(0, end).matchAll(/```(?:ts|js)\n([\s\S]*?)```/g)) {
+    const path = /^\/\/ (\S+\.[tj]s)\n/.exec(code)?.[1];
+    if (!path) throw new Error(`${page}: a "${section}" block does not start with its file's name (// src/…)`);
     files.set(path, code);
   }
   return files;
@@ -102,6 +103,36 @@ test('a failed reconcile is recorded as a Warning Event', async () => {
 });
 `;
 
+/**
+ * The unit test docs/testing.md gives, run under Vitest and then under Jest
+ * as its sections set them up, in the app that holds the Quick start's
+ * reconciler.
+ */
+async function runDocumentedTestRunners(app: string): Promise<void> {
+  const vitest = await filesOf('docs/testing.md', 'With Vitest');
+  const spec = vitest.get('src/config-map.reconciler.spec.ts')!;
+  await writeFile(join(app, 'vitest.config.ts'), vitest.get('vitest.config.ts')!);
+  await writeFile(join(app, 'src/quick-start/config-map.reconciler.spec.ts'), spec);
+  const underVitest = await run(NODE, [join(app, 'node_modules/vitest/vitest.mjs'), 'run'], {
+    cwd: app,
+    timeout: 120_000,
+  });
+  expect(underVitest.stdout).toMatch(/Tests\s+1 passed/);
+
+  const jest = await filesOf('docs/testing.md', 'With Jest');
+  await writeFile(join(app, 'jest.config.js'), jest.get('jest.config.js')!);
+  // "The spec is the one above, with import { describe, expect, it } from '@jest/globals'."
+  await writeFile(
+    join(app, 'src/quick-start/config-map.reconciler.spec.ts'),
+    spec.replace("from 'vitest'", "from '@jest/globals'"),
+  );
+  const underJest = await run(NODE, ['--experimental-vm-modules', join(app, 'node_modules/jest/bin/jest.js')], {
+    cwd: app,
+    timeout: 120_000,
+  });
+  expect(underJest.stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+}
+
 interface Flavour {
   name: 'esm' | 'commonjs';
   packageType: 'module' | 'commonjs';
@@ -126,7 +157,7 @@ const FLAVOURS: Flavour[] = [
 ];
 
 test("the package README's Quick start is the root README's", async () => {
-  expect(await quickStartFiles('libs/kube-events/README.md')).toEqual(await quickStartFiles('README.md'));
+  expect(await filesOf('libs/kube-events/README.md', 'Quick start')).toEqual(await filesOf('README.md', 'Quick start'));
 });
 
 describe('the packed library in a fresh Nest application', () => {
@@ -160,6 +191,10 @@ describe('the packed library in a fresh Nest application', () => {
         'rxjs',
         'typescript',
         '@types/node',
+        // The test runners docs/testing.md sets up (ESM only: @nestjs/testing is).
+        ...(flavour.name === 'esm'
+          ? ['vitest', 'unplugin-swc', '@swc/core', 'jest', '@jest/globals', '@swc/jest']
+          : []),
       ]) {
         dependencies[name] = await installedVersion(name);
       }
@@ -193,8 +228,8 @@ describe('the packed library in a fresh Nest application', () => {
       await writeFile(join(app, 'src/reconciler.test.ts'), UNIT_TEST(flavour.reconcilerImport));
       // The Quick start as pasted, compiled with the rest and run below.
       await mkdir(join(app, 'src/quick-start'), { recursive: true });
-      for (const [path, code] of await quickStartFiles('README.md'))
-        await writeFile(join(app, 'src/quick-start', path), code);
+      for (const [path, code] of await filesOf('README.md', 'Quick start'))
+        await writeFile(join(app, 'src/quick-start', path.replace(/^src\//, '')), code);
 
       await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
         cwd: app,
@@ -249,6 +284,8 @@ describe('the packed library in a fresh Nest application', () => {
         reportingController: 'example.com/config-checker',
         series: { count: 3 },
       });
+
+      if (flavour.name === 'esm') await runDocumentedTestRunners(app);
 
       const tested = await run(NODE, ['--test', '--test-reporter=tap', join(app, 'dist/reconciler.test.js')], {
         cwd: app,
