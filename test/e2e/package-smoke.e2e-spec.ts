@@ -113,8 +113,10 @@ async function runDocumentedTestRunners(app: string): Promise<void> {
   const spec = vitest.get('src/config-map.reconciler.spec.ts')!;
   await writeFile(join(app, 'vitest.config.ts'), vitest.get('vitest.config.ts')!);
   await writeFile(join(app, 'src/quick-start/config-map.reconciler.spec.ts'), spec);
+  const plain = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
   const underVitest = await run(NODE, [join(app, 'node_modules/vitest/vitest.mjs'), 'run'], {
     cwd: app,
+    env: plain,
     timeout: 120_000,
   });
   expect(underVitest.stdout).toMatch(/Tests\s+1 passed/);
@@ -128,6 +130,7 @@ async function runDocumentedTestRunners(app: string): Promise<void> {
   );
   const underJest = await run(NODE, ['--experimental-vm-modules', join(app, 'node_modules/jest/bin/jest.js')], {
     cwd: app,
+    env: plain,
     timeout: 120_000,
   });
   expect(underJest.stderr).toMatch(/Tests:\s+1 passed, 1 total/);

@@ -7,6 +7,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { context, createTraceState, ROOT_CONTEXT, trace, type Span } from '@opentelemetry/api';
 import { KubeEventsModule, PublishesFailures, type KubeEventsModuleOptions } from 'nestjs-kube-events';
+import { MAX_CALLER_ANNOTATIONS_BYTES } from '../../libs/kube-events/src/event-rules/annotation-bytes.js';
 import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { CONTROLLER, Scratch } from './support/library-fixtures.js';
 import { inMemoryTracing, traceGloballyWith } from '../support/in-memory-tracing.js';
@@ -170,7 +171,7 @@ describe('trace context on Events against the real API server', () => {
     expect(continued.metadata?.annotations?.[TRACEPARENT]).toBe(`00-${after.traceId}-${after.spanId}-01`);
   });
 
-  it('creates and counts an Event whose own annotations are just under 256 KiB, trace context giving way', async () => {
+  it('creates and counts an Event whose own annotations are just under what a caller may use of the 256 KiB, trace context giving way', async () => {
     const cm = await scratch.configMap('app-config');
     const recorder = scratch.recorder();
     const remote = trace.setSpanContext(ROOT_CONTEXT, {
@@ -190,7 +191,7 @@ describe('trace context on Events against the real API server', () => {
       );
     const traceparentBytes = TRACEPARENT.length + 55;
     // Room for the traceparent and 10 bytes: the tracestate (38 bytes with its key) does not fit.
-    const payload = 'v'.repeat(256 * 1024 - 'example.com/payload'.length - traceparentBytes - 10);
+    const payload = 'v'.repeat(MAX_CALLER_ANNOTATIONS_BYTES - 'example.com/payload'.length - traceparentBytes - 10);
     const full = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source missing' } as const;
     const nearLimit = { ...full, annotations: { 'example.com/payload': payload } };
     const atLimit = {
