@@ -15,6 +15,8 @@ import { PublishUnreachableError } from '../errors.js';
 import { describeError } from '../notes/describe-error.js';
 import { humanDuration } from './human-duration.js';
 import type { MethodReporter } from './method-reporters.js';
+import type { OpenTelemetryApi } from '../tracing/opentelemetry-api.js';
+import { inReconcileSpan, TRACEPARENT_ANNOTATION } from '../tracing/reconcile-span.js';
 
 type Method = (...args: unknown[]) => unknown;
 
@@ -26,6 +28,8 @@ export interface FailureReporting {
   readonly recorder: EventRecorder;
   readonly logger: Logger;
   readonly outagesLogged: OutagesLogged;
+  /** The OpenTelemetry API, when installed: what a `traceLink` reconcile span is made with. */
+  readonly openTelemetry?: OpenTelemetryApi;
 }
 
 /**
@@ -43,6 +47,8 @@ export interface FailureReporting {
  */
 export class FailureReporter implements MethodReporter {
   private readonly recovery: string | undefined;
+  /** The annotation a reconcile span links to, with `traceLink`. */
+  private readonly traceAnnotation: string | undefined;
 
   constructor(
     private readonly label: string,
@@ -50,9 +56,25 @@ export class FailureReporter implements MethodReporter {
     private readonly options: PublishesFailuresOptions,
   ) {
     this.recovery = recoveryReason(options);
+    const { traceLink } = options;
+    this.traceAnnotation = !traceLink
+      ? undefined
+      : ((traceLink === true ? undefined : traceLink.annotation) ?? TRACEPARENT_ANNOTATION);
   }
 
   call(method: Method, self: unknown, args: unknown[]): unknown {
+    const api = this.reporting.openTelemetry;
+    if (!api || this.traceAnnotation === undefined) return this.observed(method, self, args);
+    let object: KubernetesObject | undefined;
+    try {
+      object = reconciledObject(args, this.options);
+    } catch {
+      // The selector threw: the span goes without the object; the report says why.
+    }
+    return inReconcileSpan(api, this.label, object, this.traceAnnotation, () => this.observed(method, self, args));
+  }
+
+  private observed(method: Method, self: unknown, args: unknown[]): unknown {
     let result: unknown;
     try {
       result = method.apply(self, args);

@@ -62,6 +62,24 @@ export interface PublishesFailuresOptions {
         /** The recovery Event's reason. @default 'Recovered' */
         reason?: string;
       };
+  /**
+   * Runs each call in a reconcile span of its own, as KEP-5915's reading
+   * side has it (with `@opentelemetry/api` installed): a new root span of
+   * kind consumer, linked to the trace context the object's annotation
+   * carries (`tracing.k8s.io/traceparent`, and `tracestate` beside it),
+   * when valid, with the object's identity as attributes; a failure Event
+   * then names that span. `true`, or `{ annotation }` for a project that
+   * writes the trace context under another key (Tekton's `traceparent`).
+   * @default false
+   * @example
+   * @PublishesFailures({ traceLink: { annotation: 'traceparent' } })
+   */
+  traceLink?:
+    | boolean
+    | {
+        /** The annotation that holds the object's `traceparent`. @default 'tracing.k8s.io/traceparent' */
+        annotation?: string;
+      };
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   UNKNOWN_RECORDER,
 } from '../kube-events.messages.js';
 import { findRecorders, type RecorderName } from '../recorder/recorder-registry.js';
+import { loadOpenTelemetryApi, type OpenTelemetryApi } from '../tracing/opentelemetry-api.js';
 
 /**
  * Finds the provider methods decorated with `@PublishesFailures` when the
@@ -28,6 +29,8 @@ export class PublishesFailuresExplorer implements OnModuleInit {
   private readonly logger = new LibraryLogger('PublishesFailures');
   /** The outage each recorder last logged as unreachable, shared by every reporter made here. */
   private readonly outagesLogged: OutagesLogged = new WeakMap();
+  /** The OpenTelemetry API, loaded once the first method with `traceLink` is found. */
+  private openTelemetry: OpenTelemetryApi | undefined;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -55,7 +58,12 @@ export class PublishesFailuresExplorer implements OnModuleInit {
         }
         const recorder = recorderFor(recorders, options, label);
         checkRecovery(options, label);
-        const reporting = { recorder, logger: this.logger, outagesLogged: this.outagesLogged };
+        const reporting = {
+          recorder,
+          logger: this.logger,
+          outagesLogged: this.outagesLogged,
+          ...(options.traceLink && { openTelemetry: (this.openTelemetry ??= loadOpenTelemetryApi()) }),
+        };
         reporters.set(methodName, new FailureReporter(label, reporting, options));
       }
       if (reporters.size === 0) continue;
