@@ -4,7 +4,7 @@
 import 'reflect-metadata';
 import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import { CoreV1Api, type KubernetesObject } from '@kubernetes/client-node';
 import { context, createTraceState, ROOT_CONTEXT, trace, type Span } from '@opentelemetry/api';
 import { KubeEventsModule, PublishesFailures, type KubeEventsModuleOptions } from 'nestjs-kube-events';
 import { MAX_CALLER_ANNOTATIONS_BYTES } from '../../libs/kube-events/src/event-rules/annotation-bytes.js';
@@ -22,6 +22,16 @@ const tracer = provider.getTracer('operator');
 @Injectable()
 class MirrorReconciler {
   @PublishesFailures()
+  async reconcile(object: KubernetesObject): Promise<void> {
+    await Promise.resolve();
+    throw new Error(`source of ${object.metadata?.name} is missing`);
+  }
+}
+
+/** A reconciler whose reconciles link to the trace that changed their object (KEP-5915's reading side). */
+@Injectable()
+class LinkedReconciler {
+  @PublishesFailures({ traceLink: true })
   async reconcile(object: KubernetesObject): Promise<void> {
     await Promise.resolve();
     throw new Error(`source of ${object.metadata?.name} is missing`);
@@ -49,7 +59,7 @@ describe('trace context on Events against the real API server', () => {
       imports: [
         KubeEventsModule.forRoot({ reporter: { controller: CONTROLLER }, kubeConfig: scratch.admin, ...options }),
       ],
-      providers: [MirrorReconciler],
+      providers: [MirrorReconciler, LinkedReconciler],
     }).compile();
     await app.init();
     return app.get(MirrorReconciler);
@@ -84,6 +94,38 @@ describe('trace context on Events against the real API server', () => {
     expect(after.metadata?.name).toBe(event.metadata?.name);
     expect(after.series?.count).toBe(4);
     expect(after.metadata?.annotations?.[TRACEPARENT]).toBe(`00-${third.traceId}-${third.spanId}-01`);
+  });
+
+  it('links the reconcile of an object created with a traceparent to that trace, and the Warning Event names the reconcile', async () => {
+    await start();
+    const reconciler = app!.get(LinkedReconciler);
+    const applied = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const core = scratch.admin.makeApiClient(CoreV1Api);
+    const create = (name: string, traceparent: string) =>
+      core.createNamespacedConfigMap({
+        namespace: scratch.namespace,
+        body: { metadata: { name, annotations: { [TRACEPARENT]: traceparent } }, data: { key: 'value' } },
+      });
+    // As the server returns it: kind, apiVersion, uid, and the annotation kubectl apply would have left.
+    const traced = await create('traced', applied);
+    const invalid = await create('invalid', '00-not-a-trace-01');
+
+    await reconciler.reconcile(traced).catch(() => undefined);
+    await reconciler.reconcile(invalid).catch(() => undefined);
+
+    const reconciles = spans.getFinishedSpans().filter((span) => span.name === 'LinkedReconciler.reconcile');
+    expect(reconciles).toHaveLength(2);
+    const [linked, unlinked] = reconciles;
+    expect(linked.links.map((link) => link.context.traceId)).toEqual(['4bf92f3577b34da6a3ce929d0e0e4736']);
+    expect(linked.attributes).toMatchObject({ 'k8s.object.name': 'traced', 'k8s.object.uid': traced.metadata!.uid });
+    expect(unlinked.links).toEqual([]);
+
+    const [event] = await scratch.eventsAbout(traced);
+    const { traceId, spanId } = linked.spanContext();
+    expect(event).toMatchObject({ type: 'Warning', reason: 'ReconcileFailed' });
+    expect(event.metadata?.annotations?.[TRACEPARENT]).toBe(`00-${traceId}-${spanId}-01`);
+    const [other] = await scratch.eventsAbout(invalid);
+    expect(other).toMatchObject({ type: 'Warning', reason: 'ReconcileFailed', note: 'source of invalid is missing' });
   });
 
   it('runs each write in a span carrying the Event’s identity, a child of its reconcile', async () => {
