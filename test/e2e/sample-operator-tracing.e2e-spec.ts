@@ -42,7 +42,7 @@ describe('sample operator process with OpenTelemetry configured', () => {
     const spanLine = log.index(`id: '${spanId}'`);
     const printed = log.lines.slice(Math.max(0, spanLine - 15), spanLine + 15).join('\n');
     expect(printed).toContain(`traceId: '${traceId}'`);
-    expect(printed).toContain(`name: 'reconcile ConfigMirror'`);
+    expect(printed).toContain(`name: 'ConfigMirrorReconciler.reconcile'`);
 
     expect(child.kill('SIGTERM')).toBe(true);
     expect(await exitOf(child, 20_000)).toBe(0);

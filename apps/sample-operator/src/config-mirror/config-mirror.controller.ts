@@ -8,7 +8,6 @@ import { objectKey, splitObjectKey } from '../controller/object-key.js';
 import { QueueWorkers } from '../controller/queue-workers.js';
 import { WorkQueue } from '../controller/work-queue.js';
 import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
-import { inReconcileSpan } from '../telemetry/reconcile-span.js';
 import { CONFIG_MIRROR_API_VERSION, CONFIG_MIRROR_KIND } from './config-mirror.constants.js';
 import { configMapInformer, configMirrorInformer, namespaceInformer } from './config-mirror.informers.js';
 import { ConfigMirrorReconciler } from './config-mirror.reconciler.js';
@@ -202,7 +201,8 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     const cached = this.mirrors.get(name, namespace);
     if (!cached || this.cancellation.signal.aborted) return;
     const mirror = withTypeMeta(cached);
-    const result = await inReconcileSpan(mirror, () => this.reconciler.reconcile(mirror, this.cancellation.signal));
+    // The reconcile runs in its own span (`traceLink`), linked to the trace that changed the mirror.
+    const result = await this.reconciler.reconcile(mirror, this.cancellation.signal);
     // The status write met a newer ConfigMirror: run again on it once the informer has it.
     if (result.incomplete === 'status-conflict') return 'requeue';
   }

@@ -95,7 +95,7 @@ export class ConfigMirrorReconciler {
    * @throws ConfigMirrorError when the mirror cannot converge; the copies that
    *   could be written are written first.
    */
-  @PublishesFailures({ apiVersion: CONFIG_MIRROR_API_VERSION, kind: CONFIG_MIRROR_KIND })
+  @PublishesFailures({ apiVersion: CONFIG_MIRROR_API_VERSION, kind: CONFIG_MIRROR_KIND, traceLink: true })
   async reconcile(mirror: ConfigMirror, signal?: AbortSignal): Promise<ReconcileResult> {
     try {
       return await this.converge(mirror, signal);
