@@ -63,6 +63,7 @@ export const KNOWN_CRAFTED_TEXTS: Readonly<Record<string, (size: number) => stri
   'a@ repeated': (size) => 'a@'.repeat(size / 2),
   'a:b@ repeated': (size) => 'a:b@'.repeat(size / 4),
   'a vendor name repeated': (size) => 'adafruit '.repeat(Math.floor(size / 9)),
+  'pass:x repeated': (size) => 'pass:x '.repeat(Math.floor(size / 7)),
   ' -u repeated': (size) => ' -u '.repeat(size / 4),
   'kind: Secret repeated': (size) => 'kind: Secret data: '.repeat(Math.floor(size / 19)),
 };

@@ -42,9 +42,12 @@ const CREDENTIAL_WORD = String.raw`(?:${CREDENTIAL_WORDS}|(?:(?<=[_.-])|\b)${SHO
  * group): the rest of a quoted value, spaces included, to its closing
  * quote (escaped as the opening one was) or the end of the text when it
  * was cut; the part of an unquoted ADO.NET value before the next `;`; or
- * one word (not a URL, whose userinfo alone is a credential).
+ * one word (not a URL, whose userinfo alone is a credential). The ADO.NET
+ * part stops at the next `=` or `:`, which the next name in the text
+ * brings: read on to 128 characters, every `pass:` of a text of them
+ * without `;` re-read the next dozen.
  */
-const CREDENTIAL_VALUE = String.raw`(?:(?<=["'])(?:(?!\2)[^\r\n])*|(?<!["'])(?![a-z][a-z0-9+.-]{0,30}:\/\/)(?:[^;\r\n"'<>]{1,128}(?=;)|[^\s"'<>,;&]+))`;
+const CREDENTIAL_VALUE = String.raw`(?:(?<=["'])(?:(?!\2)[^\r\n])*|(?<!["'])(?![a-z][a-z0-9+.-]{0,30}:\/\/)(?:[^;\r\n"'<>=:]{1,128}(?=;)|[^\s"'<>,;&]+))`;
 
 /**
  * The query parameters of the Kubernetes API, whose values are kept in a
