@@ -17,6 +17,7 @@ import { humanDuration } from './human-duration.js';
 import type { MethodReporter } from './method-reporters.js';
 import type { OpenTelemetryApi } from '../tracing/opentelemetry-api.js';
 import { inReconcileSpan, TRACEPARENT_ANNOTATION } from '../tracing/reconcile-span.js';
+import { isPromiseLike } from '../promise-like.js';
 
 type Method = (...args: unknown[]) => unknown;
 
@@ -188,8 +189,4 @@ function recoveryReason({ recovery }: PublishesFailuresOptions): string | undefi
 function noteOf(error: unknown, options: PublishesFailuresOptions): string {
   if (options.note) return options.note(error);
   return describeError(error);
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }

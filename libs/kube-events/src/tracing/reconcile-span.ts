@@ -1,20 +1,23 @@
 import type { Link, Span, SpanContext } from '@opentelemetry/api';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { OpenTelemetryApi } from './opentelemetry-api.js';
+import { k8sEventAttributes } from './k8s-event-attributes.js';
+import { parseTraceparent } from './traceparent.js';
 import { w3cTracestate } from './w3c-trace-context.js';
 import { errorMessage, errorStack } from '../describe-value.js';
+import { isPromiseLike } from '../promise-like.js';
 
 /** The annotation KEP-5915 names for the trace context of the change that made an object what it is. */
 export const TRACEPARENT_ANNOTATION = 'tracing.k8s.io/traceparent';
 
-/** A `traceparent` (W3C Trace Context): version, trace id, parent id, flags; version `ff` is not one. */
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-const ALL_ZEROS = /^0+$/;
+/** The longest object name, namespace, kind or uid a span attribute takes: a Kubernetes name is at most 253. */
+const MAX_ATTRIBUTE_CHARS = 253;
 
 /**
  * The span context an object's annotation names, when it is a valid W3C
  * `traceparent` (and `tracestate`, under the same key with `tracestate` for
- * `traceparent`, when valid too); `undefined` for none or an invalid one.
+ * `traceparent`, when valid too), read as a resumed Event's is; `undefined`
+ * for none or an invalid one.
  */
 function annotatedSpanContext(
   api: OpenTelemetryApi,
@@ -23,19 +26,10 @@ function annotatedSpanContext(
 ): SpanContext | undefined {
   const annotations = object.metadata?.annotations;
   const traceparent = annotations?.[annotation];
-  if (typeof traceparent !== 'string' || traceparent.length !== 55) return undefined;
-  const parsed = TRACEPARENT.exec(traceparent);
-  if (!parsed || parsed[1] === 'ff' || ALL_ZEROS.test(parsed[2]) || ALL_ZEROS.test(parsed[3])) return undefined;
-  // Version 00 holds exactly these four fields; a later version may add more, which this length already left out.
+  if (typeof traceparent !== 'string') return undefined;
   const stateKey = annotation.endsWith('traceparent') ? `${annotation.slice(0, -'traceparent'.length)}tracestate` : '';
   const tracestate = stateKey ? w3cTracestate(annotations?.[stateKey]) : undefined;
-  return {
-    traceId: parsed[2],
-    spanId: parsed[3],
-    traceFlags: Number.parseInt(parsed[4], 16),
-    isRemote: true,
-    ...(tracestate && { traceState: api.createTraceState(tracestate) }),
-  };
+  return parseTraceparent(traceparent, (state) => api.createTraceState(state), tracestate);
 }
 
 /**
@@ -85,14 +79,15 @@ export function inReconcileSpan<T>(
   });
 }
 
-function objectAttributes(object: KubernetesObject | undefined): Record<string, string> {
-  const attributes: Record<string, string> = {};
-  const { kind, metadata } = object ?? {};
-  if (typeof kind === 'string') attributes['k8s.object.kind'] = kind;
-  if (typeof metadata?.name === 'string') attributes['k8s.object.name'] = metadata.name;
-  if (typeof metadata?.namespace === 'string') attributes['k8s.namespace.name'] = metadata.namespace;
-  if (typeof metadata?.uid === 'string') attributes['k8s.object.uid'] = metadata.uid;
-  return attributes;
+/** The object's identity under the receiver's attribute names; a field that is no Kubernetes name is left out. */
+function objectAttributes(object: KubernetesObject | undefined): Record<string, string | number> {
+  const bounded = (value: unknown) =>
+    typeof value === 'string' && value.length <= MAX_ATTRIBUTE_CHARS ? value : undefined;
+  const metadata = object?.metadata;
+  return k8sEventAttributes({
+    namespace: bounded(metadata?.namespace),
+    object: { kind: bounded(object?.kind), name: bounded(metadata?.name), uid: bounded(metadata?.uid) },
+  });
 }
 
 function ended(api: OpenTelemetryApi, span: Span, error?: unknown): void {
@@ -103,8 +98,4 @@ function ended(api: OpenTelemetryApi, span: Span, error?: unknown): void {
     span.setStatus({ code: api.SpanStatusCode.ERROR, message });
   }
   span.end();
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
