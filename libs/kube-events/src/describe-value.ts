@@ -92,8 +92,7 @@ export function errorStack(error: unknown): string {
 
 /** Text from outside for a message or a log line: its start, redacted, then escaped so that it stays one line. */
 export function loggableText(text: string): string {
-  const shown = redactCredentials(redactionWindow(text, MAX_ERROR_CHARS));
-  return printable(text.length > MAX_ERROR_CHARS ? `${shown}… (${text.length} characters)` : shown);
+  return excerpt(text, MAX_ERROR_CHARS);
 }
 
 /**

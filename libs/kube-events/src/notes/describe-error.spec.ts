@@ -583,6 +583,11 @@ describe('describeError', () => {
         { target: `https://hooks.example.com/notify?t=${token}&page=2` },
         "{ target: 'https://hooks.example.com/notify?t=[redacted]&page=2' }",
       ],
+      [
+        'a field name longer than code writes, cut, its value redacted',
+        { [`k${'e'.repeat(100_000)}`]: token },
+        `{ 'k${'e'.repeat(199)}…': [redacted] }`,
+      ],
       ['a class instance, by its name only', { at: new URL(`https://example.com/?t=${token}`) }, '{ at: [URL] }'],
       [
         'many fields, the first eight',

@@ -1,3 +1,4 @@
+import { quoted } from '../describe-value.js';
 import { readField } from './read-field.js';
 
 /** How many fields, entries or items of one object are described; the rest are counted. */
@@ -106,25 +107,27 @@ function entries(pairs: readonly [unknown, unknown][], depth: number, seen: Set<
   let more = total - pairs.length;
   for (const [key, value] of pairs) {
     const name = typeof key === 'string' ? key : describeValue(key, depth + 1, seen);
-    if (TRANSPORT_FIELDS.has(name.toLowerCase())) continue;
+    // A name longer than any code writes is read no further: shown cut, its value redacted.
+    const unread = name.length > MAX_STRING_CHARS;
+    if (!unread && TRANSPORT_FIELDS.has(name.toLowerCase())) continue;
     if (texts.length === MAX_FIELDS) {
       more++;
       continue;
     }
-    const shown = CREDENTIAL_KEY.test(name) ? REDACTED : describeValue(value, depth + 1, seen);
+    const shown = unread || CREDENTIAL_KEY.test(name) ? REDACTED : describeValue(value, depth + 1, seen);
     texts.push(`${fieldName(name)}: ${shown}`);
   }
   if (!texts.length) return more > 0 ? `{ … ${more} more }` : '{}';
   return `{ ${texts.join(', ')}${more > 0 ? `, … ${more} more` : ''} }`;
 }
 
+/** A field's name as code writes it: bare when it is an identifier, else quoted (and cut, as a value is). */
 function fieldName(key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? key : quote(key);
+  return key.length <= MAX_STRING_CHARS && /^[A-Za-z_$][\w$]*$/.test(key) ? key : quote(key);
 }
 
 function quote(text: string): string {
-  const shown = text.length > MAX_STRING_CHARS ? `${text.slice(0, MAX_STRING_CHARS)}…` : text;
-  return `'${shown.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  return quoted(text.length > MAX_STRING_CHARS ? `${text.slice(0, MAX_STRING_CHARS)}…` : text);
 }
 
 function constructorName(object: object): string | undefined {
