@@ -268,8 +268,9 @@ export class WriteAnswers {
   private forbiddenInDoubt(batch: Batch, error: PublishError): boolean {
     const plan = batch.attempts.plan;
     if (!(error instanceof PublishApiError) || error.statusCode !== 403 || !plan) return false;
-    const verb: EventVerb = plan.kind === 'find' ? 'list' : plan.kind;
-    return !this.confirmsForbidden(plan.namespace, verb);
+    // A lookup's 403 was asked about once already: `SeriesWriter` answers a confirmed one as "found nothing".
+    if (plan.kind === 'find') return true;
+    return !this.confirmsForbidden(plan.namespace, plan.kind);
   }
 
   private written(series: Series, batch: Batch, state: StoredEvent, now: number): SeriesEvent {
