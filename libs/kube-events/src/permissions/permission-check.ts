@@ -127,8 +127,8 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
   private readonly foundAt = new Map<string, number>();
   /** Namespaces whose review runs now: a 403 there waits for it rather than asks again. */
   private readonly reviewing = new Set<string>();
-  /** Since when requests reach no server, and when one got an answer after that (a restarted server). */
-  private unreachableSince: number | undefined;
+  /** Whether the last requests reached no server, and when one got an answer after that (a restarted server). */
+  private serverLost = false;
   private answeredAgainAt: number | undefined;
   private readonly stopped = new AbortController();
   /** Who the reviews run as, as a `SelfSubjectReview` said at start-up. */
@@ -262,36 +262,22 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     return believed;
   }
 
-  /**
-   * Reviews a namespace again after a 403 the check could not confirm,
-   * once for a burst of them and not beside a review already running there;
-   * a finding is said once, as at its first review.
-   */
+  /** Reviews a namespace again after a 403 the check could not confirm, once for a burst of them. */
   private reviewForRefusal(namespace: string): void {
     if (this.stopped.signal.aborted || this.reviewing.has(namespace)) return;
     this.reviewing.add(namespace);
     void (this.startup ?? Promise.resolve())
-      .then(async () => {
-        const { denied, failure } = await this.review(namespace, this.settings.verbs);
-        if (failure) this.noteUnknown(namespace, failure);
-        if (denied.length) {
-          const finding = { namespace, verbs: denied, published: this.published.has(namespace) };
-          const said = this.missing.has(namespace);
-          this.keepFinding(finding);
-          if (!said) this.logger.warn(this.missingMessage(finding));
-          this.scheduleRecheck(namespace);
-        } else if (!failure) this.forgetFinding(namespace);
-      })
+      .then(() => this.reviewNamespace(namespace, false))
       .finally(() => this.reviewing.delete(namespace));
   }
 
   private serverUnreachable(): void {
-    this.unreachableSince ??= Date.now();
+    this.serverLost = true;
   }
 
   private serverAnswered(): void {
-    if (this.unreachableSince === undefined) return;
-    this.unreachableSince = undefined;
+    if (!this.serverLost) return;
+    this.serverLost = false;
     this.answeredAgainAt = Date.now();
   }
 
@@ -335,7 +321,11 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     this.reviewing.add(namespace);
     const { denied, failure } = await this.review(namespace, verbs).finally(() => this.reviewing.delete(namespace));
     if (failure) this.noteUnknown(namespace, failure);
-    if (!denied.length) return undefined;
+    if (!denied.length) {
+      // Granted since a finding (a Role applied): the finding goes.
+      if (!failure) this.forgetFinding(namespace);
+      return undefined;
+    }
     const finding = { namespace, verbs: denied, published: this.published.has(namespace) };
     const said = this.missing.has(namespace);
     this.keepFinding(finding);
