@@ -282,7 +282,8 @@ export const EVENTS_PERMISSION_MISSING = (
   const grant = written ? ` Grant ${SHIPPED_RBAC}/role.yaml there` : '';
   const list = verbs.includes('list') ? `${written ? ',' : ''} add list for resumeSeries` : '';
   return (
-    `Events of ${controller} cannot all be written: ${identity ?? 'it'} may not ${verbs.join(', ')} events in API group ` +
+    // The identity comes from the server's SelfSubjectReview: escaped and bounded, as all text from outside.
+    `Events of ${controller} cannot all be written: ${identity === undefined ? 'it' : excerpt(identity)} may not ${verbs.join(', ')} events in API group ` +
     `events.k8s.io in namespace ${JSON.stringify(namespace)}${clusterWide ? ' (nor cluster-wide)' : ''}.${grant}${list} ` +
     `(docs/operations.md#rbac).`
   );
