@@ -74,7 +74,9 @@ describe('an occurrence told it stays queued', () => {
 
     await eventually('the drop', () => drops().length > 0, { timeoutMs: 10_000 });
     expect(drops()).toEqual([expect.stringContaining('their write kept failing for longer than the series window')]);
-    expect(outcomes.filter((outcome) => outcome.kind === 'dropped')).toEqual([expect.objectContaining({ count: 1 })]);
+    expect(outcomes.filter((outcome) => outcome.kind === 'dropped')).toEqual([
+      expect.objectContaining({ count: 1, dropCause: 'expired' }),
+    ]);
     expect(app!.get(KubeEventsHealth).state().occurrences).toEqual({ queued: 0, dropped: 1 });
   });
 
@@ -85,7 +87,9 @@ describe('an occurrence told it stays queued', () => {
     await recorder.flush();
 
     expect(drops()).toEqual([expect.stringContaining('flush() ran out of time before they could be written')]);
-    expect(outcomes.filter((outcome) => outcome.kind === 'dropped')).toEqual([expect.objectContaining({ count: 1 })]);
+    expect(outcomes.filter((outcome) => outcome.kind === 'dropped')).toEqual([
+      expect.objectContaining({ count: 1, dropCause: 'flush' }),
+    ]);
   });
 
   it('is dropped, said and counted, when its retry is refused for good', async () => {
@@ -98,7 +102,9 @@ describe('an occurrence told it stays queued', () => {
     expect(drops()).toEqual([
       expect.stringContaining('the API server refused their write for good after it had been queued for a retry'),
     ]);
-    expect(outcomes.filter((outcome) => outcome.kind === 'dropped')).toEqual([expect.objectContaining({ count: 1 })]);
+    expect(outcomes.filter((outcome) => outcome.kind === 'dropped')).toEqual([
+      expect.objectContaining({ count: 1, dropCause: 'refused' }),
+    ]);
     expect(app!.get(KubeEventsHealth).state().occurrences).toEqual({ queued: 0, dropped: 1 });
   });
 });

@@ -2,7 +2,8 @@
 // replicas) leave one Event whose count is every occurrence that resolved; their contention is retried with
 // jitter within the timeout, never rejected while the server answers (SPEC §5, "Writes are idempotent").
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EventRecorder } from 'nestjs-kube-events';
+import { SERIES_ENDED_ANNOTATION, type EventRecorder } from 'nestjs-kube-events';
+import { eventually } from '../support/eventually.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
@@ -64,6 +65,37 @@ describe('replicas that share one Event', () => {
     );
     expect(theEvent().series?.count).toBe(1 + REPLICAS * PUBLISHES_PER_REPLICA);
   }, 60_000);
+
+  it('starts one Event when replicas begin the series at the same moment, each finding none to resume', async () => {
+    const replicas = Array.from({ length: REPLICAS }, (_, i) => replica(`widgets-${i}`));
+
+    const results = (await Promise.all(replicas.map((recorder) => failRepeatedly(recorder, 10)))).flat();
+
+    expect(results.filter((result) => result !== 'resolved')).toEqual([]);
+    // They did start it together: creates refused as the Event another replica made under the same name was there.
+    expect(server.requestsFor((request) => request.verb === 'create' && request.status === 409).length).toBeGreaterThan(
+      0,
+    );
+    expect(theEvent().series?.count).toBe(REPLICAS * 10);
+  }, 30_000);
+
+  it('starts an Event of its own when the series starts again after it was ended, in the same window', async () => {
+    const [first, second] = [replica('widgets-a'), replica('widgets-b')];
+    expect(await failRepeatedly(first, 3)).toEqual(['resolved', 'resolved', 'resolved']);
+    // A success ends the series; its Event says so, so that no replica continues it.
+    first.forget(object);
+    const [ended] = server.events();
+    await eventually('the Event marked ended', () =>
+      Boolean(
+        server.event(ended.metadata.namespace, ended.metadata.name)?.metadata.annotations?.[SERIES_ENDED_ANNOTATION],
+      ),
+    );
+
+    expect(await failRepeatedly(second, 2)).toEqual(['resolved', 'resolved']);
+
+    const events = server.events().filter((event) => event.regarding.name === 'shared');
+    expect(events.map((event) => event.series?.count ?? 1).sort()).toEqual([2, 3]);
+  }, 30_000);
 
   it('counts every publish across a failover: one replica stops, another continues its Event', async () => {
     const [first, second] = [replica('widgets-a'), replica('widgets-b')];

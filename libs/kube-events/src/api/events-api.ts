@@ -1,7 +1,12 @@
 import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../describe-value.js';
 import { PublishApiError, PublishCredentialError, PublishError, PublishTimeoutError } from '../errors.js';
-import { MAX_RETRY_AFTER_MS, MAX_WRITE_MARKS, WRITES_ANNOTATION } from '../kube-events.constants.js';
+import {
+  MAX_RETRY_AFTER_MS,
+  MAX_WRITE_MARKS,
+  SERIES_ENDED_ANNOTATION,
+  WRITES_ANNOTATION,
+} from '../kube-events.constants.js';
 import {
   ANSWER_NOT_AN_EVENT,
   ANSWER_NOT_JSON,
@@ -48,6 +53,8 @@ export interface StoredEventState {
   readonly count: number;
   /** The marks of its last writes (`nestjs-kube-events/writes`), newest first; absent when it has none. */
   readonly writes?: readonly string[];
+  /** Whether its series was marked ended (`nestjs-kube-events/series-ended`): no series continues it. */
+  readonly ended?: boolean;
 }
 
 /** Which Events to list: those about one object, for one reason, from one controller (all field selectors). */
@@ -316,6 +323,7 @@ function eventState(answer: unknown, namespace: string, name: string): StoredEve
     resourceVersion,
     count: (count as number | undefined) ?? 1,
     ...(writes && { writes }),
+    ...(isRecord(metadata.annotations) && SERIES_ENDED_ANNOTATION in metadata.annotations && { ended: true }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { isDnsSubdomain } from '../qualified-name.js';
 
 /** A name's limit as a DNS subdomain, less the dot and 16 hex digits of the time. */
@@ -19,6 +19,19 @@ export function eventName(objectName: string | undefined, fallback: string, epoc
   const base = toDnsSubdomain(objectName ?? '') || toDnsSubdomain(fallback) || 'event';
   const nanos = BigInt(epochMs) * 1_000_000n + BigInt(randomInt(1_000_000));
   return `${base}.${nanos.toString(16)}`;
+}
+
+/**
+ * Names the first Event of a series the same way in every replica that
+ * starts it: the object's name (as {@link eventName}), a dot, and 16 hex
+ * digits of a digest of `seriesKey` (what makes the series, and the window
+ * it starts in). Two replicas that find no Event to resume and create one
+ * at once then meet on that name (`409 AlreadyExists`), and the second adds
+ * its count to the first's, rather than leaving a second Event.
+ */
+export function sharedSeriesEventName(objectName: string | undefined, fallback: string, seriesKey: string): string {
+  const base = toDnsSubdomain(objectName ?? '') || toDnsSubdomain(fallback) || 'event';
+  return `${base}.${hash('sha256', seriesKey, 'hex').slice(0, 16)}`;
 }
 
 function toDnsSubdomain(name: string): string {

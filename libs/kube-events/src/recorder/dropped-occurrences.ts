@@ -26,7 +26,7 @@ export class DroppedOccurrences {
     const error = attempts.inDoubtBecause && !mayHaveApplied(lastError) ? attempts.inDoubtBecause : lastError;
     const message = OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error);
     this.logger.warn(message);
-    this.outcomes.report('dropped', first, { count: occurrences, error, now: this.clock.now() });
+    this.outcomes.report('dropped', first, { count: occurrences, error, dropCause: cause, now: this.clock.now() });
     const dropped = new PublishError(message, { cause: error });
     for (const waiter of [...batch.waiters]) waiter.reject(dropped);
   }
@@ -35,7 +35,7 @@ export class DroppedOccurrences {
   refuse(occurrence: Occurrence, awaited: AwaitedPublish, cause: DropCause): void {
     const message = OCCURRENCES_DROPPED(1, occurrence.resource, occurrence.event, cause);
     this.logger.warn(message);
-    this.outcomes.report('dropped', occurrence, { count: 1, now: occurrence.publishedAt });
+    this.outcomes.report('dropped', occurrence, { count: 1, dropCause: cause, now: occurrence.publishedAt });
     awaited.reject(new PublishError(message));
   }
 }

@@ -139,6 +139,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       controller: this.reporter.controller,
       clusterScopedNamespace: this.options.clusterScopedNamespace,
       ended: this.ended,
+      sharedSeries: this.options.resumeSeries,
     });
     const queue = new WriteQueue(writeControl.maxPending, writeControl.maxPendingBytes);
     const confirmsForbidden = this.eventsApi.confirmsForbidden?.bind(this.eventsApi);

@@ -3,7 +3,7 @@ import { redactedNote, truncateText } from '../event-rules/note-truncation.js';
 import { errorMessage } from '../describe-value.js';
 import { PublishError } from '../errors.js';
 import { MAX_NOTE_BYTES } from '../kube-events.constants.js';
-import type { KubeEvent, Reporter } from '../kube-events.interfaces.js';
+import type { DropCause, KubeEvent, Reporter } from '../kube-events.interfaces.js';
 import type { TraceContext } from '../tracing/trace-context.js';
 import type { Occurrence } from './occurrence.js';
 
@@ -62,6 +62,8 @@ export interface PublishOutcome {
   };
   /** failed and dropped: why, as the error the publish rejects with. */
   readonly error?: PublishError;
+  /** dropped: why the occurrences were given up, as `kube_events_dropped_total` counts them. */
+  readonly dropCause?: DropCause;
   /** Milliseconds from the publish (for folded occurrences, the first of them) to the server's answer. */
   readonly durationMs: number;
 }
@@ -83,6 +85,8 @@ export interface OutcomeDetails {
   /** The trace context of the latest occurrence counted, when it is not `occurrence`'s. */
   readonly trace?: TraceContext;
   readonly error?: unknown;
+  /** dropped: why. */
+  readonly dropCause?: DropCause;
   /** Now, on the monotonic clock. */
   readonly now: number;
 }
@@ -92,7 +96,7 @@ export function outcomeOf(
   kind: PublishOutcomeKind,
   reporter: Readonly<Required<Reporter>>,
   occurrence: Occurrence,
-  { count, written, error, now, trace = occurrence.trace }: OutcomeDetails,
+  { count, written, error, dropCause, now, trace = occurrence.trace }: OutcomeDetails,
 ): PublishOutcome {
   const { resource, event, failure, publishedAt } = occurrence;
   const metadata = resource?.metadata;
@@ -114,6 +118,7 @@ export function outcomeOf(
     eventUid: written?.uid,
     traceContext: trace && { traceparent: trace.traceparent, tracestate: trace.tracestate },
     error: error === undefined ? undefined : asPublishError(error),
+    ...(dropCause === undefined ? {} : { dropCause }),
     durationMs: Math.round(now - publishedAt),
   };
 }

@@ -191,6 +191,11 @@ export class WriteAnswers {
       attempts.landed = 0;
       return { kind: 'again', plan: this.replan(series, batch, now) };
     }
+    if (result.kind === 'exists' && plan.kind === 'create' && this.planner.endedEvent(result.state)) {
+      // The series' shared name holds an Event whose series ended: this one starts an Event of its own.
+      attempts.plan = { ...plan, name: this.planner.freshName(batch.first.resource) };
+      return { kind: 'again', plan: attempts.plan };
+    }
     if ((result.kind === 'conflict' && plan.kind === 'patch') || (result.kind === 'exists' && plan.kind === 'create')) {
       // Changed since last seen, or already there: by an earlier attempt of this batch, or by someone else. An
       // attempt landed when its mark is there; a count at or above its own may be another replica's. (Without
@@ -204,8 +209,9 @@ export class WriteAnswers {
         .reduce(max, -1);
       // A create found with no attempt that may have landed (none is known) is taken as landed whole, as before.
       if (landedCount >= 0) attempts.landed += landedCount - attempts.base;
-      // Unless it took the name of a create given up in doubt: an Event found under it holds those, not these.
-      else if (result.kind === 'exists' && !attempts.mayHaveLanded.length && !attempts.reusesInDoubtName)
+      // Unless it took the name of a create given up in doubt (an Event found under it holds those, not these), or
+      // the Event has marks: then it is another replica's, made under the series' shared name.
+      else if (result.kind === 'exists' && !attempts.mayHaveLanded.length && !attempts.reusesInDoubtName && !marks)
         attempts.landed = batch.occurrences;
       if (attempts.landed < batch.occurrences) {
         const { name, namespace } = plan;

@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { eventNamespace } from '../api/event-body.js';
-import { eventName } from '../event-rules/event-name.js';
-import type { ListedEvent } from '../api/events-api.js';
+import { eventName, sharedSeriesEventName } from '../event-rules/event-name.js';
+import type { ListedEvent, StoredEventState } from '../api/events-api.js';
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import type { ClusterScopedEventNamespace } from '../kube-events.interfaces.js';
 import type { EndedEvents } from './ended-events.js';
@@ -24,6 +24,12 @@ export interface WritePlannerOptions {
   readonly wallClock?: () => number;
   /** Names a new Event. @default eventName */
   readonly namer?: (objectName: string | undefined, controller: string, at: number) => string;
+  /**
+   * Replicas share series (`resumeSeries`): a series' first Event in a window is named from the series, so that
+   * replicas starting it at once meet on one name (see {@link sharedSeriesEventName}).
+   * @default false
+   */
+  readonly sharedSeries?: boolean;
 }
 
 /** A write as planned, with what the batch's attempts record of it. */
@@ -89,17 +95,40 @@ export class WritePlanner {
       return { plan: { kind: 'create', namespace, name, eventTime, count: pending }, base: 0, reusesInDoubtName: true };
     }
     const at = this.wallClock();
+    const namespace = this.namespaces.intern(this.namespaceOf(resource));
+    const uid = resource.metadata?.uid;
+    const name =
+      this.options.sharedSeries && uid
+        ? sharedSeriesEventName(
+            resource.metadata?.name,
+            this.options.controller,
+            // The window it starts in, so that a series that starts again later gets an Event of its own.
+            [
+              this.options.controller,
+              namespace,
+              uid,
+              event.reason,
+              event.action,
+              batch.identity,
+              Math.floor(at / this.options.window),
+            ].join('\0'),
+          )
+        : this.freshName(resource, at);
     return {
-      plan: {
-        kind: 'create',
-        namespace: this.namespaces.intern(this.namespaceOf(resource)),
-        name: this.namer(resource.metadata?.name, this.options.controller, at),
-        eventTime: at,
-        count: pending,
-      },
+      plan: { kind: 'create', namespace, name, eventTime: at, count: pending },
       base: 0,
       reusesInDoubtName: false,
     };
+  }
+
+  /** Whether the Event found under a series' shared name was ended: no series continues it. */
+  endedEvent(state: StoredEventState): boolean {
+    return state.ended === true || this.options.ended.has(state.namespace, state.name);
+  }
+
+  /** A name no other series' Event has: for a series whose shared name holds an Event that was ended. */
+  freshName(resource: KubernetesObject, at = this.wallClock()): string {
+    return this.namer(resource.metadata?.name, this.options.controller, at);
   }
 
   private namespaceOf(resource: KubernetesObject): string {
