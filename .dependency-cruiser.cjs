@@ -6,6 +6,7 @@ const SRC = '^libs/kube-events/src/';
 const folder = (...names) => `${SRC}(${names.join('|')})/`;
 const FOLDERS = [
   'event-rules',
+  'catalog',
   'api',
   'tracing',
   'notes',
@@ -18,6 +19,7 @@ const FOLDERS = [
   'module',
   'terminus',
   'testing',
+  'cli',
 ];
 const above = (name) => FOLDERS.slice(FOLDERS.indexOf(name) + 1);
 const layer = (name, forbidden, comment) => ({
@@ -49,6 +51,11 @@ module.exports = {
       'event-rules',
       above('event-rules'),
       'What makes a valid Event (fields, names, note bounds) knows no HTTP and no recorder.',
+    ),
+    layer(
+      'catalog',
+      above('catalog'),
+      "A controller's declared Events know the Event's rules, nothing of how it is written.",
     ),
     layer('api', above('api'), 'HTTP to the API server knows nothing of series, sinks or the module.'),
     layer('tracing', above('tracing'), 'OpenTelemetry glue knows the Event, not the recorder that writes it.'),

@@ -91,6 +91,27 @@ describe('403 answers', () => {
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(['failed']);
   });
 
+  it('does not believe a review that denies while the server is not ready (its RBAC still syncing), and writes once allowed', async () => {
+    // A server that has just started serving: /readyz says 500, and its authorizer denies what its Roles grant.
+    server.setReady(false);
+    server.answerAccessReviews(() => ({ allowed: false }));
+    const { app, recorder } = await start({ timeout: 5_000, resumeSeries: true });
+    server.failNextTimes(2, 403, 'GET');
+    server.failNext(403, 'POST', 'Forbidden', 'events.events.k8s.io is forbidden');
+    const publishing = recorder.publish(configMap(), syncFailed);
+
+    await eventually('a review during the refusals', () => server.requestsFor(isList).length >= 2);
+    server.setReady(true);
+    server.answerAccessReviews(() => ({ allowed: true }));
+
+    await publishing;
+    expect(server.events()).toHaveLength(1);
+    // The lookup was retried, not taken as "no list right", and nothing was said missing.
+    expect(server.requestsFor(isList).filter((request) => request.status === 200)).toHaveLength(1);
+    expect(logged.filter((line) => line.includes('may not'))).toEqual([]);
+    expect(app.get(KubeEventsHealth).state().permissions.missing).toEqual([]);
+  });
+
   it('counts an occurrence promised as queued as dropped when its retry is refused for good', async () => {
     server.answerAccessReviews((review) => ({ allowed: review.verb !== 'create' }));
     const { app, recorder } = await start({ timeout: 300 });

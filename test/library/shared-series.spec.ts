@@ -79,6 +79,22 @@ describe('replicas that share one Event', () => {
     expect(theEvent().series?.count).toBe(REPLICAS * 10);
   }, 30_000);
 
+  it("starts an Event of its own when the one under the series' name counted nothing within the window", async () => {
+    const window = 1_000;
+    const recorder = recorderWith({
+      reporter: { controller: 'widgets', instance: 'widgets-a' },
+      resumeSeries: true,
+      seriesWindow: window,
+    });
+    expect(await settle(recorder.publish(object, syncFailed))).toBe('resolved');
+    await sleep(window + 200);
+
+    expect(await settle(recorder.publish(object, syncFailed))).toBe('resolved');
+
+    const events = server.events().filter((event) => event.regarding.name === 'shared');
+    expect(events.map((event) => event.series?.count ?? 1)).toEqual([1, 1]);
+  }, 30_000);
+
   it('starts an Event of its own when the series starts again after it was ended, in the same window', async () => {
     const [first, second] = [replica('widgets-a'), replica('widgets-b')];
     expect(await failRepeatedly(first, 3)).toEqual(['resolved', 'resolved', 'resolved']);

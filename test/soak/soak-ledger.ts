@@ -55,6 +55,10 @@ export class ProcessLedger {
         this.peakHeapBytes = Math.max(this.peakHeapBytes, Number(fields[0]));
         this.peakRssBytes = Math.max(this.peakRssBytes, Number(fields[1]));
         break;
+      case 'c':
+        // A later create about an object: with SOAK_SHOW_CREATES, what led to it.
+        if (process.env.SOAK_SHOW_CREATES) console.log(`${this.name}: create ${fields.join(' ')}`);
+        break;
       case 'unhandled':
         this.unhandled.push(fields.join(' '));
         break;
@@ -80,9 +84,10 @@ export class ProcessLedger {
   }
 }
 
-/** What the server holds about one object: its Events' counts. */
+/** What the server holds about one object: its Events' counts, and each one in a line (for a finding). */
 export interface ServerSeries {
   readonly counts: readonly number[];
+  readonly described: readonly string[];
 }
 
 export interface SoakLimits {
@@ -146,7 +151,13 @@ export function judge(
   const lost = verdicts.filter((verdict) => verdict.count < verdict.owed);
   const invented = verdicts.filter((verdict) => verdict.count > verdict.made);
   if (duplicates.length > 0)
-    failures.push(`${duplicates.length} series with more than one Event: ${describe(duplicates.slice(0, 5))}`);
+    failures.push(
+      `${duplicates.length} series with more than one Event: ${describe(duplicates.slice(0, 5))}; ` +
+        duplicates
+          .slice(0, 3)
+          .map((verdict) => `#${verdict.index}: ${server.get(verdict.index)!.described.join('; ')}`)
+          .join(' / '),
+    );
   if (lost.length > 0) failures.push(`${lost.length} series count less than they owe: ${describe(lost.slice(0, 5))}`);
   if (invented.length > 0)
     failures.push(`${invented.length} series count more than was published: ${describe(invented.slice(0, 5))}`);

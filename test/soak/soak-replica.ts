@@ -47,11 +47,20 @@ async function start(instance: string): Promise<void> {
       kubeConfig,
       resumeSeries: true,
       timeout: Number(env('SOAK_TIMEOUT_MS')),
+      // A window of a minute rather than ten: the soak meets the window's edges, where a series' first name changes.
+      seriesWindow: 60_000,
     }),
     { logger: ['error'] },
   );
   const recorder = app.get(EventRecorder);
+  /** Each object's last outcomes, said with a create that is not the object's first: what led to it. */
+  const history = new Map<number, string[]>();
   recorder.outcomes$.subscribe((outcome) => {
+    const at = indexOf.get(outcome.regarding.uid ?? '') ?? -1;
+    const seen = history.get(at) ?? [];
+    if (outcome.kind === 'created' && seen.length > 0) say(`c ${at} ${outcome.eventName} after ${seen.join(',')}`);
+    seen.push(outcome.kind === 'failed' ? `failed:${failedWrite(outcome.error)}` : outcome.kind);
+    history.set(at, seen.slice(-8));
     if (outcome.kind === 'failed') say(`w ${failedWrite(outcome.error)}`);
     if (outcome.kind !== 'dropped') return;
     const index = indexOf.get(outcome.regarding.uid ?? '');

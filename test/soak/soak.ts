@@ -7,7 +7,8 @@
 // while its authorizer still answers 403. At the end, against the Events the server holds: one Event per series,
 // nothing resolved lost, nothing queued lost unless given up with a cause, nothing invented, every publish settled
 // within timeout + 1 s, every rejection a PublishError, no unhandled rejection, the heap within a bound.
-// SOAK_SECONDS sets the length (default 180); the result goes to test/soak/last-result.md.
+// SOAK_SECONDS sets the length (default 180); the result goes to test/soak/last-result.md. SOAK_SHOW_CREATES=1 prints
+// each create about an object that is not its first, with the outcomes that led to it.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -238,6 +239,7 @@ async function eventsBySeries(
   const events = admin.makeApiClient(EventsV1Api);
   const indexOf = new Map(objects.map(([index, object]) => [object.metadata!.uid!, index]));
   const series = new Map<number, number[]>();
+  const described = new Map<number, string[]>();
   let _continue: string | undefined;
   do {
     const page = await events.listNamespacedEvent({ namespace: NAMESPACE, limit: 500, _continue });
@@ -245,10 +247,14 @@ async function eventsBySeries(
       const index = indexOf.get(event.regarding?.uid ?? '');
       if (index === undefined || event.reason !== 'ReconcileFailed') continue;
       series.set(index, [...(series.get(index) ?? []), event.series?.count ?? 1]);
+      described.set(index, [
+        ...(described.get(index) ?? []),
+        `${event.metadata?.name} by ${event.reportingInstance} at ${String(event.eventTime)}, count ${event.series?.count ?? 1}`,
+      ]);
     }
     _continue = page.metadata?._continue;
   } while (_continue);
-  return new Map([...series].map(([index, counts]) => [index, { counts }]));
+  return new Map([...series].map(([index, counts]) => [index, { counts, described: described.get(index)! }]));
 }
 
 async function report(verdict: Verdict): Promise<void> {

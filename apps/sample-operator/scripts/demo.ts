@@ -353,6 +353,13 @@ async function main(): Promise<void> {
     await waitFor('the Events Role to take effect', async () =>
       (await canI(['list', 'events.events.k8s.io', '-n', SERVICE_ACCOUNT.namespace])) === 'yes' ? true : undefined,
     );
+    say('Its Event writes get an API Priority and Fairness level of their own, so that they never queue its reads:');
+    const flowControl = join(DEPLOY_DIR, 'flow-control.yaml');
+    out(
+      indent(
+        await kubectl(['apply', '-f', flowControl], { echo: `kubectl apply -f ${relative(REPO_ROOT, flowControl)}` }),
+      ),
+    );
   }
   operator = await startOperator(
     { kubeConfig: operatorKubeConfig, instance: 'demo', retryMaxDelayMs: RETRY_MAX_DELAY_MS, shutdownTimeoutMs: 5_000 },

@@ -37,6 +37,15 @@ export type {
 export { K8S_EVENT_ATTRIBUTES } from './tracing/k8s-event-attributes.js';
 export type { KubeEventsModuleExtras } from './module/kube-events.module-definition.js';
 export { KubeEventsModule } from './module/kube-events.module.js';
+export {
+  defineEventCatalog,
+  isEventCatalog,
+  type CatalogEvent,
+  type EventCatalog,
+  type EventCatalogEntry,
+  type NoteBuilder,
+} from './catalog/event-catalog.js';
+export { renderEventCatalog, type RenderEventCatalogOptions } from './catalog/catalog-markdown.js';
 export { EventRecorder } from './recorder/event-recorder.js';
 export { getEventRecorderToken } from './recorder/recorder-tokens.js';
 export { InjectEventRecorder } from './module/inject-event-recorder.decorator.js';
@@ -80,3 +89,4 @@ export type {
   UnknownPermission,
 } from './permissions/permission-check.js';
 export type { EventVerb } from './api/access-review.js';
+export type { EventWritesFlow } from './api/event-writes-flow.js';

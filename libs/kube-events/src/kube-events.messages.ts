@@ -297,3 +297,9 @@ export const NO_RECORDER_HEALTH = (name: string | undefined) =>
   `KubeEventsHealthIndicator: no ${name === undefined ? 'default recorder' : `recorder named ${JSON.stringify(name)}`} ` +
   `is registered: import KubeEventsModule.forRoot(${name === undefined ? '…' : `{ name: ${JSON.stringify(name)}, … }`}) ` +
   'in the application, or KubeEventsTestingModule.forRoot() in a test.';
+export const INVALID_CATALOG_ENTRY = (name: string, problem: string) =>
+  `defineEventCatalog: entry ${excerpt(name)}: ${problem}.`;
+export const CATALOG_EVENT_NOT_A_WARNING = (reason: string) =>
+  `@PublishesFailures: event ${reason} is a Normal Event; a failed reconcile publishes a Warning.`;
+export const CATALOG_EVENT_AND_FIELDS = (reason: string, fields: readonly string[]) =>
+  `@PublishesFailures: event ${reason} gives the reason, action and note; ${fields.join(', ')} cannot be given too.`;

@@ -132,12 +132,24 @@ export class FakeApiServer {
     return fake;
   }
 
+  private ready = true;
+
   /**
    * How `SelfSubjectAccessReview`s are answered from now on: allowed, denied,
    * a failure status, or never. Every verb is allowed everywhere unless set.
    */
   answerAccessReviews(reply: (review: AccessReview) => AccessReviewReply): this {
     this.accessReviewReply = reply;
+    return this;
+  }
+
+  /**
+   * Whether `GET /readyz` answers 200 `ok` (the default) or 500, as a
+   * kube-apiserver does in the seconds after it starts serving, while its
+   * RBAC caches sync and its authorizer denies what its Roles grant.
+   */
+  setReady(ready: boolean): this {
+    this.ready = ready;
     return this;
   }
 
@@ -548,6 +560,13 @@ export class FakeApiServer {
     const url = new URL(req.url ?? '/', 'http://fake');
     if (url.pathname === ACCESS_REVIEW_PATH && req.method === 'POST') {
       this.reviewAccess(res, parseBody(rawBody));
+      return;
+    }
+    if (url.pathname === '/readyz' && req.method === 'GET') {
+      res.writeHead(this.ready ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(
+        this.ready ? 'ok' : '[-]poststarthook/rbac/bootstrap-roles failed: reason withheld\nreadyz check failed\n',
+      );
       return;
     }
     if (url.pathname === SELF_REVIEW_PATH && req.method === 'POST') {

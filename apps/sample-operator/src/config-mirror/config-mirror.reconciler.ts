@@ -23,6 +23,7 @@ import {
   TargetNotAllowedError,
   TargetsFailedError,
 } from './config-mirror.errors.js';
+import { configMirrorEvents } from './config-mirror.events.js';
 import * as messages from './config-mirror.messages.js';
 import { ConfigMirrorStatusWriter } from './config-mirror.status-writer.js';
 import type { ConfigMirror } from './config-mirror.types.js';
@@ -52,10 +53,7 @@ interface SyncResult extends ReconcileResult {
   failures: ConfigMirrorError[];
 }
 
-/** Reason of the Normal Event published when a reconcile wrote copies. */
-const SYNCED_REASON = 'Synced';
-/** Action of the Normal Event published when a reconcile wrote copies. */
-const SYNC_ACTION = 'Sync';
+const SYNCED_REASON = configMirrorEvents.synced.entry.reason;
 
 /**
  * Brings one ConfigMirror to its desired state: the source ConfigMap copied,
@@ -95,7 +93,12 @@ export class ConfigMirrorReconciler {
    * @throws ConfigMirrorError when the mirror cannot converge; the copies that
    *   could be written are written first.
    */
-  @PublishesFailures({ apiVersion: CONFIG_MIRROR_API_VERSION, kind: CONFIG_MIRROR_KIND, traceLink: true })
+  @PublishesFailures({
+    event: configMirrorEvents.reconcileFailed,
+    apiVersion: CONFIG_MIRROR_API_VERSION,
+    kind: CONFIG_MIRROR_KIND,
+    traceLink: true,
+  })
   async reconcile(mirror: ConfigMirror, signal?: AbortSignal): Promise<ReconcileResult> {
     try {
       return await this.converge(mirror, signal);
@@ -116,7 +119,7 @@ export class ConfigMirrorReconciler {
     }
     const written = [...result.created, ...result.updated];
     if (written.length > 0) {
-      await this.publishSynced(mirror, messages.copied(result.source, written), signal);
+      await this.publishSynced(mirror, result.source, written, signal);
     }
     const current = [...written, ...result.unchanged];
     if (result.failures.length > 0) {
@@ -294,10 +297,15 @@ export class ConfigMirrorReconciler {
     }
   }
 
-  private async publishSynced(mirror: ConfigMirror, note: string, signal: AbortSignal | undefined): Promise<void> {
+  private async publishSynced(
+    mirror: ConfigMirror,
+    source: string,
+    written: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     if (signal?.aborted) return;
     try {
-      await this.recorder.publish(mirror, { type: 'Normal', reason: SYNCED_REASON, action: SYNC_ACTION, note });
+      await this.recorder.publish(mirror, configMirrorEvents.synced(source, written));
     } catch (error) {
       this.logger.warn(
         `could not publish the ${SYNCED_REASON} Event of ConfigMirror ${mirror.metadata.namespace}/${mirror.metadata.name}: ${

@@ -31,6 +31,7 @@ import {
 import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
 import { truncateText } from '../event-rules/note-truncation.js';
 import { microTime } from './micro-time.js';
+import { flowOf, type EventWritesFlow } from './event-writes-flow.js';
 import { PooledAuthentication, type PooledAuthenticationOptions } from './pooled-authentication.js';
 import {
   describeUnreachable,
@@ -55,6 +56,8 @@ export interface StoredEventState {
   readonly writes?: readonly string[];
   /** Whether its series was marked ended (`nestjs-kube-events/series-ended`): no series continues it. */
   readonly ended?: boolean;
+  /** When it last counted an occurrence (`series.lastObservedTime`, else `eventTime`), epoch ms, when it says. */
+  readonly lastObservedAt?: number;
 }
 
 /** Which Events to list: those about one object, for one reason, from one controller (all field selectors). */
@@ -129,6 +132,7 @@ export class EventsApi implements EventsWriter {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly authentication: PooledAuthentication;
+  private flow: EventWritesFlow | undefined;
 
   constructor(kubeConfig: KubeConfig, options: PooledAuthenticationOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -209,6 +213,26 @@ export class EventsApi implements EventsWriter {
     return this.send('POST', SELF_REVIEW_PATH, signal, SELF_REVIEW_BODY, reviewedUsername);
   }
 
+  /**
+   * Whether the API server says it is ready (`GET /readyz`, open to every
+   * identity by default): `false` on a 5xx or no answer, `true` otherwise,
+   * a refusal included (a cluster that hides it tells nothing).
+   */
+  async serverReady(signal: AbortSignal): Promise<boolean> {
+    try {
+      await this.send('GET', '/readyz', signal, undefined, () => true);
+      return true;
+    } catch (error) {
+      // "ok" is not JSON: an unreadable 2xx is a ready server too.
+      return !(error instanceof PublishApiError && (error.statusCode === undefined || error.statusCode >= 500));
+    }
+  }
+
+  /** Where API Priority and Fairness put the last Event request the server answered; `undefined` before one, or on a server without it. */
+  eventWritesFlow(): EventWritesFlow | undefined {
+    return this.flow;
+  }
+
   close(): Promise<void> {
     return this.authentication.close();
   }
@@ -244,6 +268,7 @@ export class EventsApi implements EventsWriter {
         dispatcher: authenticated.dispatcher,
       });
       status = response.statusCode;
+      if (path.startsWith(EVENTS_GROUP_PATH)) this.flow = flowOf(response.headers) ?? this.flow;
       if (status === 401) this.authentication.refused(authenticated);
       if (status >= 400) throw refusal(response, credentialsOf(headers));
       if (status >= 300) throw redirected(response, this.origin, credentialsOf(headers));
@@ -258,8 +283,10 @@ export class EventsApi implements EventsWriter {
 const MERGE_PATCH = 'application/merge-patch+json';
 const USER_AGENT = `nestjs-kube-events (Node.js ${process.version})`;
 
+const EVENTS_GROUP_PATH = '/apis/events.k8s.io/';
+
 function eventsPath(namespace: string, name?: string): string {
-  const collection = `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`;
+  const collection = `${EVENTS_GROUP_PATH}v1/namespaces/${encodeURIComponent(namespace)}/events`;
   return name === undefined ? collection : `${collection}/${encodeURIComponent(name)}`;
 }
 
@@ -289,10 +316,7 @@ function listedEvents(answer: unknown, namespace: string): ListedEvent[] {
     } catch {
       continue;
     }
-    const event = item as EventsV1Event;
-    const observed = event.series?.lastObservedTime ?? event.eventTime;
-    const at = observed ? new Date(observed).getTime() : 0;
-    listed.push({ ...state, event, lastObservedAt: Number.isFinite(at) ? at : 0 });
+    listed.push({ ...state, event: item as EventsV1Event, lastObservedAt: state.lastObservedAt ?? 0 });
   }
   return listed;
 }
@@ -316,6 +340,9 @@ function eventState(answer: unknown, namespace: string, name: string): StoredEve
   if (count !== undefined && !(Number.isSafeInteger(count) && (count as number) >= 1))
     throw new Error(ANSWER_NOT_AN_EVENT('its series.count is not a positive integer'));
   const writes = writeMarks(metadata.annotations);
+  const observed =
+    (isRecord(series) ? series.lastObservedTime : undefined) ?? (answer as { eventTime?: unknown }).eventTime;
+  const lastObservedAt = typeof observed === 'string' || observed instanceof Date ? new Date(observed).getTime() : NaN;
   return {
     name,
     namespace,
@@ -324,6 +351,7 @@ function eventState(answer: unknown, namespace: string, name: string): StoredEve
     count: (count as number | undefined) ?? 1,
     ...(writes && { writes }),
     ...(isRecord(metadata.annotations) && SERIES_ENDED_ANNOTATION in metadata.annotations && { ended: true }),
+    ...(Number.isFinite(lastObservedAt) && { lastObservedAt }),
   };
 }
 

@@ -24,10 +24,10 @@ export function eventName(objectName: string | undefined, fallback: string, epoc
 /**
  * Names the first Event of a series the same way in every replica that
  * starts it: the object's name (as {@link eventName}), a dot, and 16 hex
- * digits of a digest of `seriesKey` (what makes the series, and the window
- * it starts in). Two replicas that find no Event to resume and create one
- * at once then meet on that name (`409 AlreadyExists`), and the second adds
- * its count to the first's, rather than leaving a second Event.
+ * digits of a digest of `seriesKey` (what makes the series). Two replicas
+ * that find no Event to resume and create one at once then meet on that
+ * name (`409 AlreadyExists`), and the second adds its count to the
+ * first's, rather than leaving a second Event.
  */
 export function sharedSeriesEventName(objectName: string | undefined, fallback: string, seriesKey: string): string {
   const base = toDnsSubdomain(objectName ?? '') || toDnsSubdomain(fallback) || 'event';

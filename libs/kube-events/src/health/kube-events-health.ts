@@ -1,5 +1,6 @@
 import { truncateText } from '../event-rules/note-truncation.js';
 import type { PermissionCheck, PermissionState } from '../permissions/permission-check.js';
+import type { EventWritesFlow } from '../api/event-writes-flow.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
 
 /** The API server as the recorder's writes last found it. */
@@ -64,6 +65,13 @@ export interface KubeEventsHealthState {
     /** Occurrences given up since start (no room, past their window, or unwritten at shutdown). */
     readonly dropped: number;
   };
+  /**
+   * Where API Priority and Fairness put the recorder's Event writes, from
+   * the server's last answer to one (`X-Kubernetes-PF-FlowSchema-UID` and
+   * `-PriorityLevel-UID`); `undefined` before the first answer. With the
+   * shipped `flow-control/event-writes.yaml`, these are its uids.
+   */
+  readonly flow: EventWritesFlow | undefined;
 }
 
 /** The verbs whose lack stops Events from being written; `list` only stops `resumeSeries`. */
@@ -98,6 +106,7 @@ export class KubeEventsHealth {
   constructor(
     private readonly recorder: EventRecorder,
     private readonly permissions: PermissionCheck,
+    private readonly writesFlow: () => EventWritesFlow | undefined = () => undefined,
   ) {
     recorder.outcomes$.subscribe((outcome) => {
       if (outcome.kind === 'dropped') this.dropped += outcome.count;
@@ -133,6 +142,7 @@ export class KubeEventsHealth {
       credentials,
       permissions,
       occurrences: { queued: this.recorder.queuedOccurrences, dropped: this.dropped },
+      flow: this.writesFlow(),
     };
   }
 }

@@ -101,9 +101,9 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
       },
       {
         provide: getKubeEventsHealthToken(name),
-        useFactory: (recorder: EventRecorder, permissions: PermissionCheck) =>
-          new KubeEventsHealth(recorder, permissions),
-        inject: [token, permissionsToken],
+        useFactory: (recorder: EventRecorder, permissions: PermissionCheck, eventsApi: EventsApi) =>
+          new KubeEventsHealth(recorder, permissions, () => eventsApi.eventWritesFlow()),
+        inject: [token, permissionsToken, eventsApiToken],
       },
       recorderSinksProvider(name, token, KUBE_EVENTS_MODULE_OPTIONS, KubeEventsMetrics),
     ],

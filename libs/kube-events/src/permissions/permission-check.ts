@@ -19,6 +19,8 @@ export interface EventsAccessReviewer {
   mayAccessEvents(verb: EventVerb, namespace: string | undefined, signal: AbortSignal): Promise<boolean>;
   /** Who the reviews run as (a `SelfSubjectReview`), which the warn line names. */
   identity?(signal: AbortSignal): Promise<string | undefined>;
+  /** Whether the API server says it is ready (`/readyz`); `true` when it cannot tell. */
+  serverReady?(signal: AbortSignal): Promise<boolean>;
 }
 
 /** Verbs found missing in one namespace. */
@@ -326,6 +328,8 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
       if (!failure) this.forgetFinding(namespace);
       return undefined;
     }
+    // A server that is not ready yet denies what its RBAC grants while its caches sync: that is no finding.
+    if (!failure && !(await this.serverReady())) return undefined;
     const finding = { namespace, verbs: denied, published: this.published.has(namespace) };
     const said = this.missing.has(namespace);
     this.keepFinding(finding);
@@ -374,6 +378,12 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     const denied = verbs.filter((_, i) => answers[i].status === 'fulfilled' && !answers[i].value);
     const failed = answers.find((answer) => answer.status === 'rejected');
     return failed ? { denied, failure: failed.reason } : { denied };
+  }
+
+  private async serverReady(): Promise<boolean> {
+    if (!this.reviewer?.serverReady) return true;
+    const signal = AbortSignal.any([this.stopped.signal, AbortSignal.timeout(this.settings.timeoutMs)]);
+    return this.reviewer.serverReady(signal).catch(() => false);
   }
 
   private keepFinding(finding: MissingPermission): void {

@@ -2,7 +2,12 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { LibraryLogger } from '../library-logger.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
-import { PUBLISHES_FAILURES_INACTIVE } from '../kube-events.messages.js';
+import {
+  CATALOG_EVENT_AND_FIELDS,
+  CATALOG_EVENT_NOT_A_WARNING,
+  PUBLISHES_FAILURES_INACTIVE,
+} from '../kube-events.messages.js';
+import type { CatalogEvent, EventCatalogEntry } from '../catalog/event-catalog.js';
 import { reporterOf } from './method-reporters.js';
 
 /** How `@PublishesFailures` reports a failed reconcile. */
@@ -18,6 +23,14 @@ export interface PublishesFailuresOptions {
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a selector types its parameters as the method does
   resourceArg?: number | ((...args: any[]) => KubernetesObject | undefined);
+  /**
+   * The Warning of an Event catalog (`defineEventCatalog`) to publish: its
+   * reason and action, and its note built from the error. Takes the place
+   * of `reason`, `action` and `note`, which cannot be given with it.
+   * @example
+   * @PublishesFailures({ event: mirrorEvents.reconcileFailed })
+   */
+  event?: Pick<CatalogEvent<EventCatalogEntry<(error: unknown) => string> | EventCatalogEntry<string>>, 'entry'>;
   /** @default 'ReconcileFailed' */
   reason?: string;
   /** @default 'Reconcile' */
@@ -118,7 +131,24 @@ export interface PublishesFailuresOptions {
  * async reconcile(widget: Widget) { ... }
  */
 export const PublishesFailures = (options: PublishesFailuresOptions = {}): MethodDecorator =>
-  applyDecorators(ReportsThroughInstance(), SetMetadata(PUBLISHES_FAILURES_METADATA, options));
+  applyDecorators(ReportsThroughInstance(), SetMetadata(PUBLISHES_FAILURES_METADATA, withCatalogEvent(options)));
+
+/** The options with a catalog's `event` turned into the reason, action and note it gives; checked when decorating. */
+function withCatalogEvent(options: PublishesFailuresOptions): PublishesFailuresOptions {
+  const { event, ...rest } = options;
+  if (event === undefined) return options;
+  const { entry } = event;
+  if (entry.type !== 'Warning') throw new TypeError(CATALOG_EVENT_NOT_A_WARNING(entry.reason));
+  const given = (['reason', 'action', 'note'] as const).filter((field) => rest[field] !== undefined);
+  if (given.length > 0) throw new TypeError(CATALOG_EVENT_AND_FIELDS(entry.reason, given));
+  const { note } = entry;
+  return {
+    ...rest,
+    reason: entry.reason,
+    action: entry.action,
+    note: typeof note === 'string' ? () => note : (error) => note(error),
+  };
+}
 
 type Method = (...args: unknown[]) => unknown;
 

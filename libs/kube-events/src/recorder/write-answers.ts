@@ -191,8 +191,8 @@ export class WriteAnswers {
       attempts.landed = 0;
       return { kind: 'again', plan: this.replan(series, batch, now) };
     }
-    if (result.kind === 'exists' && plan.kind === 'create' && this.planner.endedEvent(result.state)) {
-      // The series' shared name holds an Event whose series ended: this one starts an Event of its own.
+    if (result.kind === 'exists' && plan.kind === 'create' && this.planner.takesNoRepeats(result.state)) {
+      // The series' shared name holds an Event of a series that ended: this one starts an Event of its own.
       attempts.plan = { ...plan, name: this.planner.freshName(batch.first.resource) };
       return { kind: 'again', plan: attempts.plan };
     }
@@ -215,6 +215,18 @@ export class WriteAnswers {
         attempts.landed = batch.occurrences;
       if (attempts.landed < batch.occurrences) {
         const { name, namespace } = plan;
+        // Another replica's Event, met by its name: the series continues it, whatever becomes of this patch, so
+        // that a retry planned afresh patches it too rather than creating one beside it.
+        if (result.kind === 'exists')
+          series.event = {
+            name,
+            namespace,
+            identity: batch.identity,
+            count: result.state.count,
+            resourceVersion: result.state.resourceVersion,
+            writes: result.state.writes,
+            publishedAt: now,
+          };
         attempts.base = result.state.count;
         attempts.mayHaveLanded.length = 0;
         attempts.inDoubtBecause = undefined;

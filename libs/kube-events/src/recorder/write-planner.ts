@@ -102,16 +102,7 @@ export class WritePlanner {
         ? sharedSeriesEventName(
             resource.metadata?.name,
             this.options.controller,
-            // The window it starts in, so that a series that starts again later gets an Event of its own.
-            [
-              this.options.controller,
-              namespace,
-              uid,
-              event.reason,
-              event.action,
-              batch.identity,
-              Math.floor(at / this.options.window),
-            ].join('\0'),
+            [this.options.controller, namespace, uid, event.reason, event.action, batch.identity].join('\0'),
           )
         : this.freshName(resource, at);
     return {
@@ -121,12 +112,16 @@ export class WritePlanner {
     };
   }
 
-  /** Whether the Event found under a series' shared name was ended: no series continues it. */
-  endedEvent(state: StoredEventState): boolean {
-    return state.ended === true || this.options.ended.has(state.namespace, state.name);
+  /**
+   * Whether the Event found under a series' shared name takes no more repeats: its series was ended, or it
+   * counted nothing within the window (an earlier series of the same event, which a new one does not continue).
+   */
+  takesNoRepeats(state: StoredEventState): boolean {
+    if (state.ended === true || this.options.ended.has(state.namespace, state.name)) return true;
+    return state.lastObservedAt !== undefined && this.wallClock() - state.lastObservedAt > this.options.window;
   }
 
-  /** A name no other series' Event has: for a series whose shared name holds an Event that was ended. */
+  /** A name no other series' Event has: for a series whose shared name holds an Event that takes no repeats. */
   freshName(resource: KubernetesObject, at = this.wallClock()): string {
     return this.namer(resource.metadata?.name, this.options.controller, at);
   }
