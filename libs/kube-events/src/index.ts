@@ -26,6 +26,7 @@ export {
 } from './kube-events.constants.js';
 export type {
   ClusterScopedEventNamespace,
+  DropCause,
   EventType,
   KubeEvent,
   KubeEventsModuleOptions,
@@ -43,6 +44,7 @@ export {
   type CatalogEvent,
   type EventCatalog,
   type EventCatalogEntry,
+  type NoteArguments,
   type NoteBuilder,
 } from './catalog/event-catalog.js';
 export { renderEventCatalog, type RenderEventCatalogOptions } from './catalog/catalog-markdown.js';

@@ -11,6 +11,7 @@ export type NoteBuilder = string | ((...args: any[]) => string);
 export interface EventCatalogEntry<Note extends NoteBuilder = NoteBuilder> {
   /** UpperCamelCase, at most 128 characters, and one entry's alone in its catalog: `SourceMissing`. */
   readonly reason: string;
+  /** `Warning` for what a person should look at, `Normal` for what went as it should. */
   readonly type: EventType;
   /** What the controller was doing, UpperCamelCase, at most 128 characters: `Mirror`. */
   readonly action: string;
@@ -22,7 +23,8 @@ export interface EventCatalogEntry<Note extends NoteBuilder = NoteBuilder> {
   readonly note: Note;
 }
 
-type NoteArguments<Note> = Note extends (...args: infer Args) => string ? Args : [];
+/** What an entry's note builder takes: its parameters, or nothing for a fixed note. */
+export type NoteArguments<Note> = Note extends (...args: infer Args) => string ? Args : [];
 
 /** A declared Event: called with what its note needs, it gives the event to publish. */
 export type CatalogEvent<Entry extends EventCatalogEntry = EventCatalogEntry> = ((
