@@ -25,7 +25,7 @@ export interface WritePlannerOptions {
   /** Names a new Event. @default eventName */
   readonly namer?: (objectName: string | undefined, controller: string, at: number) => string;
   /**
-   * Replicas share series (`resumeSeries`): a series' first Event in a window is named from the series, so that
+   * Replicas share series (`resumeSeries`): a series' first Event is named from the series, so that
    * replicas starting it at once meet on one name (see {@link sharedSeriesEventName}).
    * @default false
    */
