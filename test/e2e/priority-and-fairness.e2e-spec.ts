@@ -17,6 +17,7 @@ import {
 } from '../../tools/control-plane/control-plane.js';
 import { Scratch, retrying } from './support/library-fixtures.js';
 import { publisherRbac } from './support/publisher-rbac.js';
+import { tightPriorityLevel } from './support/tight-priority-level.js';
 import { muteLogger } from '../support/logged-lines.js';
 
 const OBJECTS = 200;
@@ -28,46 +29,8 @@ const MAX_THROTTLED = 100;
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
 
 /** The publisher's RBAC, and a priority level of one share that rejects, which only its ServiceAccount's requests meet. */
-const setup = (
-  namespace: string,
-  serviceAccount: string,
-  level: string,
-) => `${publisherRbac(namespace, serviceAccount)}---
-apiVersion: flowcontrol.apiserver.k8s.io/v1
-kind: PriorityLevelConfiguration
-metadata:
-  name: ${level}
-spec:
-  type: Limited
-  limited:
-    nominalConcurrencyShares: 1
-    lendablePercent: 0
-    borrowingLimitPercent: 0
-    limitResponse:
-      type: Reject
----
-apiVersion: flowcontrol.apiserver.k8s.io/v1
-kind: FlowSchema
-metadata:
-  name: ${level}
-spec:
-  priorityLevelConfiguration:
-    name: ${level}
-  matchingPrecedence: 100
-  distinguisherMethod:
-    type: ByUser
-  rules:
-    - subjects:
-        - kind: ServiceAccount
-          serviceAccount:
-            name: ${serviceAccount}
-            namespace: ${namespace}
-      resourceRules:
-        - verbs: ['*']
-          apiGroups: ['*']
-          resources: ['*']
-          namespaces: ['*']
-`;
+const setup = (namespace: string, serviceAccount: string, level: string) =>
+  `${publisherRbac(namespace, serviceAccount)}---\n${tightPriorityLevel(level, { namespace, serviceAccount })}`;
 
 describe('EventRecorder under API Priority and Fairness throttling', () => {
   let cp: ControlPlane;

@@ -7,6 +7,7 @@ import { register, type MetricValue } from 'prom-client';
 import {
   EventRecorder,
   KUBE_EVENTS_METRICS,
+  KubeEventsHealth,
   KubeEventsMetrics,
   KubeEventsModule,
   type KubeEventsMetricUpdate,
@@ -152,6 +153,36 @@ describe('KubeEventsMetrics', () => {
     await second.recorder.publish(configMap(), failed);
     expect(await promValues(KUBE_EVENTS_METRICS.created, second.controller)).toEqual({ kube_events_created_total: 1 });
     expect(await promValues(KUBE_EVENTS_METRICS.created, first.controller)).toEqual({ kube_events_created_total: 1 });
+  });
+
+  it("names the flow schema and priority level of the last answered Event request, as health's state does", async () => {
+    const { controller, recorder, metrics } = await start();
+    const health = app!.get(KubeEventsHealth);
+    expect(metrics.snapshot()[controller]?.writesFlow).toBeUndefined();
+
+    server.answerInFlow('5a1c0b9e-0000-4000-8000-000000000001', '5a1c0b9e-0000-4000-8000-000000000002');
+    await recorder.publish(configMap('a'), failed);
+    const first = {
+      flowSchemaUid: '5a1c0b9e-0000-4000-8000-000000000001',
+      priorityLevelUid: '5a1c0b9e-0000-4000-8000-000000000002',
+    };
+    expect(metrics.snapshot()[controller]?.writesFlow).toEqual(first);
+    expect(health.state().flow).toEqual(first);
+    expect(await promValues(KUBE_EVENTS_METRICS.writesFlow, controller)).toEqual({
+      [`kube_events_writes_flow_info flow_schema_uid=${first.flowSchemaUid} priority_level_uid=${first.priorityLevelUid}`]: 1,
+    });
+
+    // A schema applied later moves the writes: the metric follows the latest answer, and keeps one series.
+    server.answerInFlow('e7', 'f8');
+    await recorder.publish(configMap('a'), failed);
+    expect(await promValues(KUBE_EVENTS_METRICS.writesFlow, controller)).toEqual({
+      'kube_events_writes_flow_info flow_schema_uid=e7 priority_level_uid=f8': 1,
+    });
+
+    // Headers that are not uids are not kept, and do not replace the last well-formed flow.
+    server.answerInFlow('evil"} 1 kube_events_created_total{controller="x', 'f8');
+    await recorder.publish(configMap('b'), failed);
+    expect(metrics.snapshot()[controller]?.writesFlow).toEqual({ flowSchemaUid: 'e7', priorityLevelUid: 'f8' });
   });
 
   it('streams every metric update on metrics$', async () => {

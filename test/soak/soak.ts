@@ -21,6 +21,7 @@ import {
 } from '../../tools/control-plane/control-plane.js';
 import { httpsStatus } from '../../tools/control-plane/kube-apiserver.js';
 import { publisherRbac } from '../e2e/support/publisher-rbac.js';
+import { tightPriorityLevel } from '../e2e/support/tight-priority-level.js';
 import { FaultProxy } from './fault-proxy.js';
 import { ReplicaProcess, type ReplicaSettings } from './replica-process.js';
 import { type ServerSeries, type Verdict, judge } from './soak-ledger.js';
@@ -48,41 +49,7 @@ const at = async (fraction: number) => {
 };
 
 /** A priority level of one share that rejects what it cannot seat, which only the replicas' ServiceAccount meets. */
-const THROTTLE = `apiVersion: flowcontrol.apiserver.k8s.io/v1
-kind: PriorityLevelConfiguration
-metadata:
-  name: ${LEVEL}
-spec:
-  type: Limited
-  limited:
-    nominalConcurrencyShares: 1
-    lendablePercent: 0
-    borrowingLimitPercent: 0
-    limitResponse:
-      type: Reject
----
-apiVersion: flowcontrol.apiserver.k8s.io/v1
-kind: FlowSchema
-metadata:
-  name: ${LEVEL}
-spec:
-  priorityLevelConfiguration:
-    name: ${LEVEL}
-  matchingPrecedence: 100
-  distinguisherMethod:
-    type: ByUser
-  rules:
-    - subjects:
-        - kind: ServiceAccount
-          serviceAccount:
-            name: ${SERVICE_ACCOUNT}
-            namespace: ${NAMESPACE}
-      resourceRules:
-        - verbs: ['*']
-          apiGroups: ['*']
-          resources: ['*']
-          namespaces: ['*']
-`;
+const THROTTLE = tightPriorityLevel(LEVEL, { namespace: NAMESPACE, serviceAccount: SERVICE_ACCOUNT });
 
 async function main(): Promise<Verdict> {
   log('starting the control plane');

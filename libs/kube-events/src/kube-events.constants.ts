@@ -131,6 +131,8 @@ export const KUBE_EVENTS_METRICS = Object.freeze({
   failed: 'kube_events_failed_total',
   /** Seconds from a publish to the server's answer, labelled `outcome`: `created`, `patched` or `failed`. */
   publishDuration: 'kube_events_publish_duration_seconds',
+  /** 1 for the FlowSchema and priority level (their uids) the controller's last answered Event request landed in. */
+  writesFlow: 'kube_events_writes_flow_info',
 } as const);
 
 /** Buckets of `kube_events_publish_duration_seconds`: prom-client's defaults, which span the 5 s default timeout. */

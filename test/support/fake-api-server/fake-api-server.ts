@@ -133,6 +133,7 @@ export class FakeApiServer {
   }
 
   private ready = true;
+  private flowHeaders: Record<string, string> = {};
 
   /**
    * How `SelfSubjectAccessReview`s are answered from now on: allowed, denied,
@@ -150,6 +151,21 @@ export class FakeApiServer {
    */
   setReady(ready: boolean): this {
     this.ready = ready;
+    return this;
+  }
+
+  /**
+   * The API Priority and Fairness headers every Event answer carries from
+   * now on, as kube-apiserver names the FlowSchema and priority level a
+   * request matched (`X-Kubernetes-PF-FlowSchema-UID`,
+   * `X-Kubernetes-PF-PriorityLevel-UID`). Taken as given, so a test can send
+   * malformed ones.
+   */
+  answerInFlow(flowSchemaUid: string, priorityLevelUid: string): this {
+    this.flowHeaders = {
+      'X-Kubernetes-PF-FlowSchema-UID': flowSchemaUid,
+      'X-Kubernetes-PF-PriorityLevel-UID': priorityLevelUid,
+    };
     return this;
   }
 
@@ -987,7 +1003,12 @@ export class FakeApiServer {
     this.notify();
     if (res.destroyed || res.writableEnded) return;
     const payload = body === undefined ? '' : JSON.stringify(body);
-    res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers });
+    res.writeHead(status, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      ...this.flowHeaders,
+      ...headers,
+    });
     res.end(payload);
   }
 

@@ -1,4 +1,5 @@
 import type { KUBE_EVENTS_METRICS } from '../kube-events.constants.js';
+import type { EventWritesFlow } from '../api/event-writes-flow.js';
 
 /** The name of one of the library's metrics; see {@link KUBE_EVENTS_METRICS}. */
 export type KubeEventsMetricName = (typeof KUBE_EVENTS_METRICS)[keyof typeof KUBE_EVENTS_METRICS];
@@ -39,10 +40,14 @@ export interface KubeEventsMetricsSnapshot {
     /** Their durations added up, in seconds. */
     readonly sumSeconds: number;
   };
+  /** Where API Priority and Fairness put the last answered Event request (`kube_events_writes_flow_info`); absent before one. */
+  readonly writesFlow?: EventWritesFlow;
 }
 
 /** Where metric updates go besides the snapshot: prom-client when it is installed. */
 export interface KubeEventsMetricsBackend {
   /** Applies one update; called synchronously for every outcome, so keep it cheap. */
   record(update: KubeEventsMetricUpdate): void;
+  /** Takes the reader of every controller's writes flow, for a metric read when it is scraped. */
+  readWritesFlows?(read: () => ReadonlyMap<string, EventWritesFlow>): void;
 }

@@ -10,6 +10,7 @@ import type {
 } from './kube-events-metrics.interfaces.js';
 import { loadPrometheusBackend } from './prometheus-metrics.js';
 import type { PublishOutcome } from '../recorder/publish-outcome.js';
+import type { EventWritesFlow } from '../api/event-writes-flow.js';
 
 type MutableSnapshot = { -readonly [K in keyof KubeEventsMetricsSnapshot]: KubeEventsMetricsSnapshot[K] } & {
   failed: Record<string, number>;
@@ -37,6 +38,11 @@ type MutableSnapshot = { -readonly [K in keyof KubeEventsMetricsSnapshot]: KubeE
  * | `kube_events_dropped_total` | counter (occurrences) | controller |
  * | `kube_events_failed_total` | counter | controller, cause |
  * | `kube_events_publish_duration_seconds` | histogram | controller, outcome |
+ * | `kube_events_writes_flow_info` | gauge (1) | controller, flow_schema_uid, priority_level_uid |
+ *
+ * `kube_events_writes_flow_info` names where API Priority and Fairness put the
+ * controller's last answered Event request, read when the metrics are scraped
+ * (an info metric, as kube-state-metrics has them): none before the first answer.
  *
  * @example
  * constructor(private readonly metrics: KubeEventsMetrics) {}
@@ -47,10 +53,12 @@ export class KubeEventsMetrics implements EventSink {
   readonly metrics$: Observable<KubeEventsMetricUpdate>;
   private readonly updates = new Subject<KubeEventsMetricUpdate>();
   private readonly controllers = new Map<string, MutableSnapshot>();
+  private readonly flowReaders = new Map<string, () => EventWritesFlow | undefined>();
 
   /** Counts in memory, and sends each update to `backend` too when one is given; the module uses {@link create}. */
   constructor(private readonly backend?: KubeEventsMetricsBackend) {
     this.metrics$ = this.updates.asObservable();
+    backend?.readWritesFlows?.(() => this.writesFlows());
   }
 
   /** Metrics registered with prom-client when it can be imported, else kept in memory only. */
@@ -66,10 +74,34 @@ export class KubeEventsMetrics implements EventSink {
   /** Each controller's metrics now, keyed by controller name. */
   snapshot(): Record<string, KubeEventsMetricsSnapshot> {
     const copy: Record<string, KubeEventsMetricsSnapshot> = {};
+    const flows = this.writesFlows();
     for (const [controller, counts] of this.controllers) {
-      copy[controller] = { ...counts, failed: { ...counts.failed }, publishDuration: { ...counts.publishDuration } };
+      const writesFlow = flows.get(controller);
+      copy[controller] = {
+        ...counts,
+        failed: { ...counts.failed },
+        publishDuration: { ...counts.publishDuration },
+        ...(writesFlow && { writesFlow }),
+      };
     }
     return copy;
+  }
+
+  /**
+   * Reads `controller`'s writes flow from `flow` whenever the metrics are
+   * read; the module calls it for each recorder, on its own connection pool.
+   */
+  followWritesFlow(controller: string, flow: () => EventWritesFlow | undefined): void {
+    this.flowReaders.set(controller, flow);
+  }
+
+  private writesFlows(): Map<string, EventWritesFlow> {
+    const flows = new Map<string, EventWritesFlow>();
+    for (const [controller, read] of this.flowReaders) {
+      const flow = read();
+      if (flow) flows.set(controller, flow);
+    }
+    return flows;
   }
 
   /** Counts one outcome. */

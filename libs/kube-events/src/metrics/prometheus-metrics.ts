@@ -1,4 +1,5 @@
-import type { Counter, Histogram, Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EventWritesFlow } from '../api/event-writes-flow.js';
 import { KUBE_EVENTS_METRICS, PUBLISH_DURATION_BUCKETS } from '../kube-events.constants.js';
 import type {
   KubeEventsMetricName,
@@ -19,6 +20,8 @@ const HELP: Record<KubeEventsMetricName, string> = {
   [KUBE_EVENTS_METRICS.failed]:
     'Failed Event writes and invalid events, by cause (timeout, invalid, unreachable, HTTP status code).',
   [KUBE_EVENTS_METRICS.publishDuration]: "Seconds from an Event publish to the API server's answer, by outcome.",
+  [KUBE_EVENTS_METRICS.writesFlow]:
+    "1 for the API Priority and Fairness FlowSchema and priority level (uids) of the controller's last answered Event request.",
 };
 
 /**
@@ -40,11 +43,21 @@ export async function loadPrometheusBackend(
   return new PrometheusBackend(prom, prom.register);
 }
 
+/**
+ * The latest metrics' reader of the writes flows, per registry: a gauge
+ * registered by an earlier application in the process is reused, and reads
+ * the application that registered last.
+ */
+const flowReaders = new WeakMap<Registry, () => ReadonlyMap<string, EventWritesFlow>>();
+
 /** Sends metric updates to prom-client counters and a histogram. */
 class PrometheusBackend implements KubeEventsMetricsBackend {
   private readonly metrics = new Map<KubeEventsMetricName, Counter | Histogram>();
 
-  constructor(prom: PromClient, registry: Registry) {
+  constructor(
+    prom: PromClient,
+    private readonly registry: Registry,
+  ) {
     const counter = (name: KubeEventsMetricName, labelNames: string[]) =>
       (registry.getSingleMetric(name) as Counter | undefined) ??
       new prom.Counter({ name, help: HELP[name], labelNames, registers: [registry] });
@@ -70,6 +83,25 @@ class PrometheusBackend implements KubeEventsMetricsBackend {
           registers: [registry],
         }),
     );
+    const flowInfo = KUBE_EVENTS_METRICS.writesFlow;
+    if (!registry.getSingleMetric(flowInfo)) {
+      new prom.Gauge({
+        name: flowInfo,
+        help: HELP[flowInfo],
+        labelNames: ['controller', 'flow_schema_uid', 'priority_level_uid'],
+        registers: [registry],
+        // Read at scrape time: the flow is the last answer's, not a count.
+        collect(this: Gauge) {
+          this.reset();
+          for (const [controller, flow] of flowReaders.get(registry)?.() ?? [])
+            this.set({ controller, flow_schema_uid: flow.flowSchemaUid, priority_level_uid: flow.priorityLevelUid }, 1);
+        },
+      });
+    }
+  }
+
+  readWritesFlows(read: () => ReadonlyMap<string, EventWritesFlow>): void {
+    flowReaders.set(this.registry, read);
   }
 
   record({ metric, labels, value }: KubeEventsMetricUpdate): void {

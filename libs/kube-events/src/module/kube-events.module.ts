@@ -75,8 +75,16 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
       },
       {
         provide: eventsApiToken,
-        useFactory: (kubeConfig: KubeConfig) => new EventsApi(kubeConfig),
-        inject: [kubeConfigToken],
+        useFactory: (kubeConfig: KubeConfig, options: KubeEventsModuleOptions, metrics: KubeEventsMetrics) => {
+          const eventsApi = new EventsApi(kubeConfig);
+          // The flow is the pool's to know: the metrics read it from here when scraped.
+          if (options.metrics !== false)
+            metrics.followWritesFlow(resolveRecorderOptions(options).reporter.controller, () =>
+              eventsApi.eventWritesFlow(),
+            );
+          return eventsApi;
+        },
+        inject: [kubeConfigToken, KUBE_EVENTS_MODULE_OPTIONS, KubeEventsMetrics],
       },
       {
         provide: permissionsToken,
