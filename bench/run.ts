@@ -1,8 +1,10 @@
 /**
  * `npm run bench`: prints each benchmark's table, with ratios against the
  * baseline measured in the same run. Pass names to run some only:
- * `npm run bench -- scaling heap http storms tracing recovery redaction crafted writes`.
+ * `npm run bench -- scaling heap http storms tracing recovery redaction crafted writes flow`.
+ * `flow` starts a local control plane of its own.
  */
+import { eventWritesFlowBench } from './event-writes-flow.bench.js';
 import { httpOverhead } from './http-overhead.bench.js';
 import { heapPerSeries, seriesScaling } from './series-scaling.bench.js';
 import { recoveryBench } from './recovery.bench.js';
@@ -21,6 +23,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   redaction: redactionCost,
   crafted: craftedRedactionCost,
   writes: writeCpu,
+  flow: eventWritesFlowBench,
 };
 
 const chosen = process.argv.slice(2);
