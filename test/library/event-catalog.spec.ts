@@ -117,6 +117,21 @@ describe('nestjs-kube-events catalog', () => {
     });
   }, 30_000);
 
+  it('says why a module could not be loaded without repeating a credential its error quotes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'catalog-'));
+    const module = join(dir, 'events.mjs');
+    await writeFile(
+      module,
+      "throw new Error('cannot reach https://deployer:s3cr3t-Pa55word@registry.example.com/v2/: ' + 'x'.repeat(20000));\n",
+    );
+    const failed = await run(process.execPath, [COMMAND, 'catalog', module]).catch((error: unknown) => error);
+    const { code, stderr } = failed as { code: number; stderr: string };
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^nestjs-kube-events: cannot reach https:\/\/\[redacted\]@registry\.example\.com/);
+    expect(stderr).not.toContain('s3cr3t-Pa55word');
+    expect(stderr.length).toBeLessThan(2_200);
+  });
+
   it('says what it found when the module exports no catalog', async () => {
     const module = join(SAMPLE, 'dist/config-mirror/config-mirror.messages.js');
     const failed = await run(process.execPath, [COMMAND, 'catalog', module]).catch((error: unknown) => error);

@@ -1,4 +1,4 @@
-import { describeValue } from '../describe-value.js';
+import { describeValue, excerpt } from '../describe-value.js';
 import { MAX_FIELD_LENGTH } from '../kube-events.constants.js';
 import type { EventType, KubeEvent } from '../kube-events.interfaces.js';
 import { INVALID_CATALOG_ENTRY } from '../kube-events.messages.js';
@@ -74,7 +74,7 @@ export function defineEventCatalog<const Entries extends Record<string, EventCat
     checkEntry(name, entry);
     const earlier = byReason.get(entry.reason);
     if (earlier !== undefined)
-      throw new TypeError(INVALID_CATALOG_ENTRY(name, `reason ${entry.reason} is already entry ${earlier}'s`));
+      throw new TypeError(INVALID_CATALOG_ENTRY(name, `reason ${entry.reason} is already entry ${excerpt(earlier)}'s`));
     byReason.set(entry.reason, name);
     const frozen = Object.freeze({ ...entry });
     checked.push([name, frozen]);

@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderEventCatalog } from '../catalog/catalog-markdown.js';
 import { isEventCatalog } from '../catalog/event-catalog.js';
+import { excerpt } from '../describe-value.js';
 
 const USAGE = `Usage: nestjs-kube-events catalog <module> [--export <name>] [--title <text>] [--intro <text>] [--out <file> [--check]]
 
@@ -73,5 +74,6 @@ function said(text: string, code: number): number {
 }
 
 process.exitCode = await main(process.argv.slice(2)).catch((error: unknown) =>
-  said(`nestjs-kube-events: ${error instanceof Error ? error.message : String(error)}`, 1),
+  // An import error quotes the module's own text: bounded and redacted like every message of the library.
+  said(`nestjs-kube-events: ${excerpt(error instanceof Error ? error.message : String(error), 2_048)}`, 1),
 );
