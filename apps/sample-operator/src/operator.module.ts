@@ -8,8 +8,12 @@ import { CONFIG_MIRROR_CONTROLLER } from './config-mirror/config-mirror.constant
 import { HealthController } from './health/health.controller.js';
 import { KubeModule } from './kube/kube.module.js';
 import { LeaderElection } from './leader-election/leader-election.js';
-import { OperatorConfigModule } from './operator-config.module.js';
-import { OPERATOR_OPTIONS, type OperatorOptions, type ResolvedOperatorOptions } from './operator.options.js';
+import {
+  OPERATOR_OPTIONS,
+  OperatorConfigModule,
+  type OperatorOptions,
+  type ResolvedOperatorOptions,
+} from './operator.options.js';
 import { TelemetryModule } from './telemetry/telemetry.module.js';
 
 /**

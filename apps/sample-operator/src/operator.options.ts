@@ -1,103 +1,155 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { MirrorSources, MirrorTargets } from './config-mirror/namespace-rules.js';
-import { operatorEnvironment, type OperatorEnvironment } from './operator.environment.js';
+import { z } from 'zod';
+import { DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS } from './controller/backoff.js';
+import { MIRROR_SOURCES, MIRROR_TARGETS } from './config-mirror/namespace-rules.js';
+import * as election from './leader-election/leader-elector.js';
 
 /** Name of the operator's Lease (and of its Deployment). */
 export const LEASE_NAME = 'configmirror-controller';
-
 /** Injection token of the {@link ResolvedOperatorOptions}. */
 export const OPERATOR_OPTIONS = 'CONFIG_MIRROR:OPERATOR_OPTIONS';
 
-/** How the ConfigMirror operator runs; each field comes from the variable it names (`operator.environment.ts`). */
-export interface ResolvedOperatorOptions {
-  /** The cluster; by default `KubeConfig.loadFromDefault()` ($KUBECONFIG, ~/.kube/config, else in-cluster). */
-  kubeConfig?: KubeConfig;
-  /** `reportingInstance` of the Events and the identity in the Lease: `POD_NAME`, else the host name (and a random suffix with leader election). */
-  instance: string;
-  /** `LEADER_ELECT`: run the controller only while this replica holds the Lease. */
-  leaderElect: boolean;
-  /** The Lease (`POD_NAMESPACE`, else the pod's own namespace, else `default`) and client-go's timings. */
-  leaderElection: LeaderElectionSettings;
-  /** `HEALTH_PROBE_PORT`: serve `/healthz`, `/readyz` and `/status` there (`0`: any free port); no server when unset. */
-  healthProbePort?: number;
-  /** `HEALTH_PROBE_BIND_ADDRESS`: the probes' address; every address when unset (kubelet connects to the pod IP). */
-  healthProbeBindAddress?: string;
-  /** `MIRROR_SOURCES`: where a ConfigMirror may read its source. */
-  mirrorSources: MirrorSources;
-  /** `MIRROR_TARGETS`: where a ConfigMirror may write its copies. */
-  mirrorTargets: MirrorTargets;
-  /** `WORKERS`: ConfigMirrors reconciled at once. */
-  workers: number;
-  /** `RESYNC_PERIOD_MS`: every ConfigMirror is reconciled again this often; `0` turns it off. */
-  resyncPeriodMs: number;
-  /** `RETRY_BASE_DELAY_MS`: the first retry's delay; it doubles per failure. */
-  retryBaseDelayMs: number;
-  /** `RETRY_MAX_DELAY_MS`: the ceiling on the retry delay. */
-  retryMaxDelayMs: number;
-  /** `SHUTDOWN_TIMEOUT_MS`: how long shutting down waits for reconciles in flight. */
-  shutdownTimeoutMs: number;
-  /** `REQUEST_TIMEOUT_MS`: the bound on each request to the API server (watch connects included). */
-  requestTimeoutMs: number;
-  /** `EVENT_PUBLISH_TIMEOUT_MS`: the bound on each Event publish; the library's default when unset. */
-  publishTimeoutMs?: number;
-}
+/** A variable: unset or blank is `fallback`; a value `parse` refuses fails with its name and the value. */
+const variable = <T, F extends T | undefined = undefined>(
+  expected: string,
+  parse: (value: string) => T | undefined,
+  fallback?: F,
+) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, context): T | F => {
+      if (raw === undefined || raw.trim() === '') return fallback as F;
+      const value = parse(raw.trim());
+      if (value === undefined) context.addIssue({ code: 'custom', message: `must be ${expected}, got "${raw}"` });
+      return value as T;
+    });
+const int =
+  (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  (value: string) =>
+    Number.isSafeInteger(Number(value)) && +value >= min && +value <= max ? +value : undefined;
+const atLeast = (min: number) => [`an integer >= ${min}`, int(min)] as const;
+const choice = <T extends string>(values: readonly T[]) =>
+  [values.join(' or '), (v: string) => values.find((x) => x === v)] as const;
+const text = ['text', (value: string) => value] as const;
 
-/** The operator's Lease and client-go's timings (`LeaderElectionConfig`), in ms. */
-export interface LeaderElectionSettings {
-  leaseName: string;
-  namespace: string;
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-}
-
-/** What a caller of `startOperator` sets over the environment's settings. */
-export type OperatorOptions = Partial<Omit<ResolvedOperatorOptions, 'leaderElection'>> & {
-  leaderElection?: Partial<LeaderElectionSettings>;
-};
-
-/** The operator's options: `overrides` over the validated environment (by default, every variable unset). */
-export function resolveOperatorOptions(
-  overrides: OperatorOptions = {},
-  env: OperatorEnvironment = operatorEnvironment.parse({}),
-): ResolvedOperatorOptions {
-  const leaderElect = overrides.leaderElect ?? env.LEADER_ELECT;
-  return {
-    // Two candidates must never share an identity: outside a pod, the host name alone may not be unique.
-    instance: env.POD_NAME ?? (leaderElect ? `${hostname()}-${randomBytes(3).toString('hex')}` : hostname()),
-    healthProbePort: env.HEALTH_PROBE_PORT,
-    healthProbeBindAddress: env.HEALTH_PROBE_BIND_ADDRESS,
-    mirrorSources: env.MIRROR_SOURCES,
-    mirrorTargets: env.MIRROR_TARGETS,
-    workers: env.WORKERS,
-    resyncPeriodMs: env.RESYNC_PERIOD_MS,
-    retryBaseDelayMs: env.RETRY_BASE_DELAY_MS,
-    retryMaxDelayMs: env.RETRY_MAX_DELAY_MS,
-    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
-    publishTimeoutMs: env.EVENT_PUBLISH_TIMEOUT_MS,
-    ...overrides,
-    leaderElect,
-    leaderElection: {
-      leaseName: LEASE_NAME,
-      namespace: env.POD_NAMESPACE ?? inClusterNamespace() ?? 'default',
+/**
+ * The operator's environment, as `@nestjs/config` validates it at start-up
+ * (`validationSchema`): every variable, its default, what it accepts, and
+ * the options it sets (README: Configuration). A bad value stops the start
+ * with `Config validation error: <VARIABLE>: must be …, got "<value>"`.
+ */
+export const operatorEnvironment = z
+  .object({
+    POD_NAME: variable(...text),
+    POD_NAMESPACE: variable(...text),
+    LEADER_ELECT: variable(
+      'true or false',
+      (v) => ({ true: true, 1: true, false: false, 0: false })[v.toLowerCase()],
+      false,
+    ),
+    LEADER_ELECT_LEASE_DURATION_MS: variable(
+      'a whole number of seconds, >= 1000 (the Lease holds seconds)',
+      (value) => [int(1000)(value)].find((ms) => ms !== undefined && ms % 1000 === 0),
+      election.DEFAULT_LEASE_DURATION_MS,
+    ),
+    LEADER_ELECT_RENEW_DEADLINE_MS: variable(...atLeast(1), election.DEFAULT_RENEW_DEADLINE_MS),
+    LEADER_ELECT_RETRY_PERIOD_MS: variable(...atLeast(1), election.DEFAULT_RETRY_PERIOD_MS),
+    HEALTH_PROBE_PORT: variable('an integer >= 0 and <= 65535', int(0, 65_535)),
+    HEALTH_PROBE_BIND_ADDRESS: variable('an IPv4 or IPv6 address', (value) => (isIP(value) ? value : undefined)),
+    MIRROR_SOURCES: variable(...choice(MIRROR_SOURCES), 'own-namespace'),
+    MIRROR_TARGETS: variable(...choice(MIRROR_TARGETS), 'opted-in'),
+    WORKERS: variable(...atLeast(1), 2),
+    RESYNC_PERIOD_MS: variable(...atLeast(0), 300_000),
+    RETRY_BASE_DELAY_MS: variable(...atLeast(1), DEFAULT_BASE_DELAY_MS),
+    RETRY_MAX_DELAY_MS: variable(...atLeast(1), DEFAULT_MAX_DELAY_MS),
+    SHUTDOWN_TIMEOUT_MS: variable(...atLeast(0), 20_000),
+    REQUEST_TIMEOUT_MS: variable(...atLeast(1), 30_000),
+    EVENT_PUBLISH_TIMEOUT_MS: variable(...atLeast(1)),
+  })
+  .superRefine((env, context) => {
+    const timings = {
       leaseDurationMs: env.LEADER_ELECT_LEASE_DURATION_MS,
       renewDeadlineMs: env.LEADER_ELECT_RENEW_DEADLINE_MS,
       retryPeriodMs: env.LEADER_ELECT_RETRY_PERIOD_MS,
-      ...overrides.leaderElection,
+    };
+    const problem = env.LEADER_ELECT && election.leaderElectionTimingProblem(timings);
+    if (problem) context.addIssue({ code: 'custom', path: ['LEADER_ELECT'], message: `leader election: ${problem}` });
+  })
+  // Under one key, an object: @nestjs/config copies the scalars a schema returns into process.env, not objects.
+  .transform((env) => ({
+    operator: {
+      instance: env.POD_NAME,
+      leaderElect: env.LEADER_ELECT,
+      leaderElection: {
+        leaseName: LEASE_NAME,
+        namespace: env.POD_NAMESPACE ?? inClusterNamespace() ?? 'default',
+        leaseDurationMs: env.LEADER_ELECT_LEASE_DURATION_MS,
+        renewDeadlineMs: env.LEADER_ELECT_RENEW_DEADLINE_MS,
+        retryPeriodMs: env.LEADER_ELECT_RETRY_PERIOD_MS,
+      },
+      healthProbePort: env.HEALTH_PROBE_PORT,
+      healthProbeBindAddress: env.HEALTH_PROBE_BIND_ADDRESS,
+      mirrorSources: env.MIRROR_SOURCES,
+      mirrorTargets: env.MIRROR_TARGETS,
+      workers: env.WORKERS,
+      resyncPeriodMs: env.RESYNC_PERIOD_MS,
+      retryBaseDelayMs: env.RETRY_BASE_DELAY_MS,
+      retryMaxDelayMs: env.RETRY_MAX_DELAY_MS,
+      shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+      requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+      publishTimeoutMs: env.EVENT_PUBLISH_TIMEOUT_MS,
     },
-  };
+  }));
+
+type EnvironmentOptions = z.output<typeof operatorEnvironment>['operator'];
+/** How the operator runs: the environment's settings, a KubeConfig, and this replica's `instance`. */
+export type ResolvedOperatorOptions = EnvironmentOptions & { instance: string; kubeConfig?: KubeConfig };
+/** What a caller of `startOperator` sets over the environment's settings. */
+export type OperatorOptions = Partial<Omit<ResolvedOperatorOptions, 'leaderElection'>> & {
+  leaderElection?: Partial<ResolvedOperatorOptions['leaderElection']>;
+};
+
+/** `overrides` over the environment's options (by default, every variable unset). */
+export function resolveOperatorOptions(
+  overrides: OperatorOptions = {},
+  env: EnvironmentOptions = operatorEnvironment.parse({}).operator,
+): ResolvedOperatorOptions {
+  const options = { ...env, ...overrides, leaderElection: { ...env.leaderElection, ...overrides.leaderElection } };
+  // Two candidates must never share an identity: outside a pod, the host name alone may not be unique.
+  const suffix = options.leaderElect ? `-${randomBytes(3).toString('hex')}` : '';
+  return { ...options, instance: options.instance ?? `${hostname()}${suffix}` };
 }
 
-/** The bound on one Lease request: half the renew deadline when that is shorter, so a leader tries twice before it steps down. */
-export function leaseRequestTimeoutMs(
-  options: Pick<ResolvedOperatorOptions, 'requestTimeoutMs' | 'leaderElection'>,
-): number {
-  return Math.max(1, Math.floor(Math.min(options.requestTimeoutMs, options.leaderElection.renewDeadlineMs / 2)));
+/** The configuration: the validated environment (no `.env` file) and `overrides`, injected as `OPERATOR_OPTIONS`. */
+@Global()
+@Module({})
+export class OperatorConfigModule {
+  static forRoot(overrides: OperatorOptions = {}): DynamicModule {
+    const provider = {
+      provide: OPERATOR_OPTIONS,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<{ operator: EnvironmentOptions }, true>) =>
+        resolveOperatorOptions(overrides, config.get('operator', { infer: true })),
+    };
+    return {
+      module: OperatorConfigModule,
+      imports: [ConfigModule.forRoot({ ignoreEnvFile: true, validationSchema: operatorEnvironment })],
+      providers: [provider],
+      exports: [OPERATOR_OPTIONS],
+    };
+  }
 }
+
+/** The bound on one Lease request: half the renew deadline when shorter, so a leader tries twice before it steps down. */
+export const leaseRequestTimeoutMs = (options: Pick<ResolvedOperatorOptions, 'requestTimeoutMs' | 'leaderElection'>) =>
+  Math.max(1, Math.floor(Math.min(options.requestTimeoutMs, options.leaderElection.renewDeadlineMs / 2)));
 
 /** The namespace of the pod this process runs in, from its service account; undefined outside a cluster. */
 function inClusterNamespace(): string | undefined {

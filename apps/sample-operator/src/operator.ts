@@ -19,39 +19,31 @@ export interface RunningOperator {
   /** `reportingInstance` of its Events; with leader election, its identity in the Lease. */
   instance: string;
   /** Leader election, when it is on (`leaderElect`). */
-  leaderElection?: Pick<LeaderElection, 'lease' | 'leader' | 'isLeader' | 'whenLeading' | 'whenLost'>;
-  /** The port of the health probes (`/healthz`, `/readyz`, `/status`), when `healthProbePort` was given. */
+  leaderElection?: Pick<LeaderElection, 'whenLeading' | 'whenLost'>;
+  /** The port of the probes (`/healthz`, `/readyz`, `/status`), when `healthProbePort` was given. */
   healthProbePort?: number;
   /** Resolves once the informers have synced (with leader election, once this replica leads). */
   whenReady(): Promise<void>;
-  /** Who leads, whether the controller runs; `/status` shows it in words and counts. */
-  status(): OperatorStatus;
-  /** Closes the application: stops the watches, drains the reconciles, releases the Lease. A second call waits for the first. */
+  /** The state `/status` shows in words and counts, here with the Lease, the caches and the Events' findings. */
+  status(): {
+    leaderElection: { enabled: boolean; lease?: string; leader?: string; isLeader?: boolean };
+    controller: { running: boolean; synced: boolean; cache: CacheStats };
+    events: KubeEventsHealthState;
+  };
+  /** Closes the application: stops the watches, drains the reconciles, releases the Lease. */
   stop(): Promise<void>;
 }
 
-/** What `RunningOperator.status()` returns, in this process: namespaces and error texts included. */
-export interface OperatorStatus {
-  instance: string;
-  leaderElection:
-    | { enabled: false }
-    | { enabled: true; lease: string; leader: string; isLeader: boolean; state: LeaderElection['state'] };
-  /** Whether the controller runs and has synced, and what its caches hold. */
-  controller: { running: boolean; synced: boolean; cache: CacheStats };
-  /** The Event recorder's health: never a reason to restart or to be not ready. */
-  events: KubeEventsHealthState;
+/** Creates the operator's application: Nest's HTTP adapter for the probes, every log line redacted. */
+export function createOperator(overrides?: OperatorOptions, logger?: LoggerService | LogLevel[] | false) {
+  return NestFactory.create(OperatorModule.forRoot(overrides), {
+    logger: redactingLogger(logger),
+    abortOnError: false,
+    forceCloseConnections: true,
+  });
 }
 
-/** Nest options for {@link startOperator}. */
-export interface StartOperatorOptions {
-  /** Where the operator logs, behind the credential redaction. @default Nest's console logger */
-  logger?: LoggerService | LogLevel[] | false;
-}
-
-/**
- * Serves the probes on the health port when one is set (`HEALTH_PROBE_PORT`,
- * `healthProbePort`), else only initialises the application; resolves with the port.
- */
+/** Listens on the health port when one is set (`HEALTH_PROBE_PORT`), else only initialises; resolves with the port. */
 export async function listenForProbes(app: INestApplication): Promise<number | undefined> {
   const { healthProbePort: port, healthProbeBindAddress: host } = app.get<ResolvedOperatorOptions>(OPERATOR_OPTIONS);
   if (port === undefined) {
@@ -59,7 +51,7 @@ export async function listenForProbes(app: INestApplication): Promise<number | u
     return undefined;
   }
   const server = (await (host === undefined ? app.listen(port) : app.listen(port, host))) as Server;
-  const { port: listening } = server.address() as AddressInfo;
+  const listening = (server.address() as AddressInfo).port;
   new Logger('Operator').log(
     `health probes on ${host ?? 'every address'}, port ${listening} (/healthz, /readyz, /status; no authentication)`,
   );
@@ -68,8 +60,7 @@ export async function listenForProbes(app: INestApplication): Promise<number | u
 
 /**
  * Starts the operator in this process, as `main.ts` does, with `options` over
- * the environment's settings, and returns without waiting for the informers
- * to sync; await `whenReady()` for that.
+ * the environment's, and returns without waiting for the informers to sync.
  *
  * @example
  * const operator = await startOperator({ kubeConfig, retryMaxDelayMs: 2_000 });
@@ -78,39 +69,28 @@ export async function listenForProbes(app: INestApplication): Promise<number | u
  */
 export async function startOperator(
   options: OperatorOptions = {},
-  nest: StartOperatorOptions = {},
+  nest: { logger?: LoggerService | LogLevel[] | false } = {},
 ): Promise<RunningOperator> {
-  const app = await NestFactory.create(OperatorModule.forRoot(options), {
-    logger: redactingLogger(nest.logger),
-    abortOnError: false,
-    forceCloseConnections: true,
-  });
+  const app = await createOperator(options, nest.logger);
   const healthProbePort = await listenForProbes(app).catch(async (error: unknown) => {
     await app.close();
     throw error;
   });
   const controller = app.get(ConfigMirrorController);
   const election = app.get(LeaderElection);
+  const { elector } = election;
   const events = app.get(KubeEventsHealth);
-  const { instance } = app.get<ResolvedOperatorOptions>(OPERATOR_OPTIONS);
   let stopping: Promise<void> | undefined;
   return {
     app,
     controller,
-    instance,
-    ...(election.enabled ? { leaderElection: election } : {}),
+    instance: app.get<ResolvedOperatorOptions>(OPERATOR_OPTIONS).instance,
+    ...(elector ? { leaderElection: election } : {}),
     ...(healthProbePort !== undefined ? { healthProbePort } : {}),
     whenReady: () => controller.whenReady(),
     status: () => ({
-      instance,
-      leaderElection: election.enabled
-        ? {
-            enabled: true,
-            lease: election.lease,
-            leader: election.leader,
-            isLeader: election.isLeader,
-            state: election.state,
-          }
+      leaderElection: elector
+        ? { enabled: true, lease: elector.describe(), leader: elector.leader, isLeader: elector.isLeader }
         : { enabled: false },
       controller: { running: controller.isRunning, synced: controller.isReady, cache: controller.cacheStats() },
       events: events.state(),

@@ -8,11 +8,12 @@ import type { LeaderElectorState } from '../leader-election/leader-elector.js';
 import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
 import { AddressedByIpGuard } from './addressed-by-ip.guard.js';
 
+/** How long past its lease duration a leader that has not renewed still counts as alive (client-go's healthz adaptor uses 20 s). */
+const LIVENESS_TOLERANCE_MS = 20_000;
+
 /**
- * What `/status` answers, to anyone who reaches the health port: the pod's
- * name, the Lease holder, and the controller's and the Events' state in
- * words and counts (`deploy/network-policy.yaml` says so). Namespaces,
- * addresses and error texts stay in `RunningOperator.status()` and the log.
+ * What `/status` answers, to anyone who reaches the health port: the pod's name, the Lease holder, and the
+ * controller's and the Events' state in words and counts. Namespaces, addresses and error texts stay in the log.
  */
 export interface PublicOperatorStatus {
   instance: string;
@@ -23,10 +24,8 @@ export interface PublicOperatorStatus {
 }
 
 /**
- * The operator's probes, on its health port, every replica alike (the
- * leader and its followers). Neither probe depends on Events: they only
- * report on the copies, and an API server outage must not restart or
- * unready an operator otherwise healthy. `/status` shows them.
+ * The probes, on every replica (the leader and its followers). Neither depends on Events, which only report on
+ * the copies: an API server outage must not restart an operator otherwise healthy, nor take it out of service.
  */
 @Controller()
 export class HealthController {
@@ -39,34 +38,32 @@ export class HealthController {
     @Inject(OPERATOR_OPTIONS) private readonly options: ResolvedOperatorOptions,
   ) {}
 
-  /** Liveness: the elector's health (client-go's healthz adaptor); 503 tells kubelet to restart the pod. */
+  /** Liveness: the elector's `check` (client-go's healthz adaptor): stuck, or a leader that stopped renewing. */
   @Get(['healthz', 'livez'])
   @HealthCheck()
   live() {
-    return this.health.check([() => this.electionCheck(this.election.liveness())]);
+    return this.health.check([() => this.electionCheck(this.election.elector?.check(LIVENESS_TOLERANCE_MS))]);
   }
 
-  /** Readiness: not while stopping, nor once the Lease is lost. */
+  /** Readiness: a follower is ready (it stands by); a replica stopping, or that lost the Lease, is not. */
   @Get('readyz')
   @HealthCheck()
   ready() {
-    return this.health.check([() => this.electionCheck(this.election.readiness())]);
+    const lost = this.election.elector?.state === 'lost';
+    return this.health.check([
+      () => this.electionCheck(this.election.closing ? 'stopping' : lost ? 'lost the leader lease' : undefined),
+    ]);
   }
 
   /** Who leads, whether the controller runs, and the Event recorder's health (never a reason for 503). */
   @Get('status')
   @UseGuards(AddressedByIpGuard)
   status(): PublicOperatorStatus {
-    const { election } = this;
+    const { elector } = this.election;
     return {
       instance: this.options.instance,
-      leaderElection: election.enabled
-        ? {
-            enabled: true,
-            leader: election.leader,
-            isLeader: election.isLeader,
-            state: election.state as LeaderElectorState,
-          }
+      leaderElection: elector
+        ? { enabled: true, leader: elector.leader, isLeader: elector.isLeader, state: elector.state }
         : { enabled: false },
       controller: { running: this.controller.isRunning, synced: this.controller.isReady },
       events: this.kubeEvents.isHealthy('events').events as PublicOperatorStatus['events'],
@@ -75,6 +72,7 @@ export class HealthController {
 
   private electionCheck(problem: string | undefined) {
     const check = this.indicators.check('leaderElection');
-    return problem ? check.down({ state: this.election.state, problem }) : check.up({ state: this.election.state });
+    const state = this.election.elector?.state ?? 'off';
+    return problem ? check.down({ state, problem }) : check.up({ state });
   }
 }

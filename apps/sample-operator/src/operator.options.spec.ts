@@ -1,7 +1,11 @@
 import { Test } from '@nestjs/testing';
-import { OperatorConfigModule } from './operator-config.module.js';
-import { operatorEnvironment } from './operator.environment.js';
-import { OPERATOR_OPTIONS, resolveOperatorOptions, type ResolvedOperatorOptions } from './operator.options.js';
+import {
+  OPERATOR_OPTIONS,
+  OperatorConfigModule,
+  operatorEnvironment,
+  resolveOperatorOptions,
+  type ResolvedOperatorOptions,
+} from './operator.options.js';
 
 /** The options the operator starts with in `env`, through @nestjs/config as the application reads them. */
 async function optionsIn(env: Record<string, string>): Promise<ResolvedOperatorOptions> {
@@ -122,11 +126,11 @@ describe('the operator environment', () => {
   });
 
   test('a blank variable is unset; LEADER_ELECT takes true/false/1/0; timings are only checked with leader election', () => {
-    const parse = (env: Record<string, string>) => operatorEnvironment.parse(env);
-    expect(parse({ WORKERS: ' ', LEADER_ELECT: '' })).toMatchObject({ WORKERS: 2, LEADER_ELECT: false });
-    expect(parse({ LEADER_ELECT: 'TRUE' }).LEADER_ELECT).toBe(true);
-    expect(parse({ LEADER_ELECT: '1' }).LEADER_ELECT).toBe(true);
-    expect(parse({ LEADER_ELECT: '0' }).LEADER_ELECT).toBe(false);
+    const parse = (env: Record<string, string>) => operatorEnvironment.parse(env).operator;
+    expect(parse({ WORKERS: ' ', LEADER_ELECT: '' })).toMatchObject({ workers: 2, leaderElect: false });
+    expect(parse({ LEADER_ELECT: 'TRUE' }).leaderElect).toBe(true);
+    expect(parse({ LEADER_ELECT: '1' }).leaderElect).toBe(true);
+    expect(parse({ LEADER_ELECT: '0' }).leaderElect).toBe(false);
     expect(() => parse({ LEADER_ELECT: 'false', LEADER_ELECT_RENEW_DEADLINE_MS: '20000' })).not.toThrow();
   });
 
@@ -140,7 +144,7 @@ describe('the operator environment', () => {
   });
 
   test('options given in code go over the environment, the Lease settings one by one', async () => {
-    const env = operatorEnvironment.parse({ WORKERS: '4', POD_NAMESPACE: 'ops', POD_NAME: 'pod-a' });
+    const env = operatorEnvironment.parse({ WORKERS: '4', POD_NAMESPACE: 'ops', POD_NAME: 'pod-a' }).operator;
     const options = resolveOperatorOptions({ instance: 'script', leaderElection: { leaseName: 'other' } }, env);
     expect(options).toMatchObject({ instance: 'script', workers: 4 });
     expect(options.leaderElection).toMatchObject({ leaseName: 'other', namespace: 'ops', leaseDurationMs: 15_000 });
