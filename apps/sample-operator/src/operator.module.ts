@@ -17,15 +17,13 @@ import {
 import { TelemetryModule } from './telemetry/telemetry.module.js';
 
 /**
- * The whole operator: its options from the environment, one KubeConfig for
- * every client, an Event recorder reporting as
- * `mirror.kube-events.dev/configmirror-controller` (instance: the pod name),
- * the ConfigMirror controller, the leader election that runs it, and the
- * health probes.
+ * The whole operator: its options, one KubeConfig for every client, an Event recorder reporting as
+ * `mirror.kube-events.dev/configmirror-controller` (instance: the pod name), the ConfigMirror controller, the
+ * leader election that runs it, and the probes.
  */
 @Module({})
 export class OperatorModule {
-  /** @param overrides set over the environment's settings (for an operator started in a test or a script). */
+  /** @param overrides over the environment's settings (an operator started by a test or a script). */
   static forRoot(overrides: OperatorOptions = {}): DynamicModule {
     return {
       module: OperatorModule,

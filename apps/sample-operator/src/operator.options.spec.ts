@@ -135,18 +135,19 @@ describe('the operator environment', () => {
   });
 
   test('without POD_NAME, a candidate gets the host name and a random suffix: two processes on one host differ', () => {
-    const a = resolveOperatorOptions({ leaderElect: true });
-    const b = resolveOperatorOptions({ leaderElect: true });
+    const a = resolveOperatorOptions({}, { LEADER_ELECT: 'true' });
+    const b = resolveOperatorOptions({}, { LEADER_ELECT: 'true' });
     expect(a.instance).toMatch(/-[0-9a-f]{6}$/);
     expect(a.instance).not.toBe(b.instance);
     // Without leader election the host name alone.
     expect(resolveOperatorOptions().instance).not.toMatch(/-[0-9a-f]{6}$/);
   });
 
-  test('options given in code go over the environment, the Lease settings one by one', async () => {
-    const env = operatorEnvironment.parse({ WORKERS: '4', POD_NAMESPACE: 'ops', POD_NAME: 'pod-a' }).operator;
-    const options = resolveOperatorOptions({ instance: 'script', leaderElection: { leaseName: 'other' } }, env);
-    expect(options).toMatchObject({ instance: 'script', workers: 4 });
-    expect(options.leaderElection).toMatchObject({ leaseName: 'other', namespace: 'ops', leaseDurationMs: 15_000 });
+  test('options given in code go over the environment', () => {
+    const options = resolveOperatorOptions(
+      { instance: 'script', workers: 1 },
+      { WORKERS: '4', POD_NAME: 'pod-a', RESYNC_PERIOD_MS: '0' },
+    );
+    expect(options).toMatchObject({ instance: 'script', workers: 1, resyncPeriodMs: 0 });
   });
 });

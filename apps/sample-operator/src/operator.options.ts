@@ -15,25 +15,22 @@ export const LEASE_NAME = 'configmirror-controller';
 /** Injection token of the {@link ResolvedOperatorOptions}. */
 export const OPERATOR_OPTIONS = 'CONFIG_MIRROR:OPERATOR_OPTIONS';
 
-/** A variable: unset or blank is `fallback`; a value `parse` refuses fails with its name and the value. */
-const variable = <T, F extends T | undefined = undefined>(
-  expected: string,
-  parse: (value: string) => T | undefined,
-  fallback?: F,
-) =>
+/** A variable read by `parse`: unset or blank is `fallback`; a value it refuses fails, naming the variable. */
+const variable = <T, F extends T | undefined = undefined>(expected: string, parse: Parse<T>, fallback?: F) =>
   z
     .string()
     .optional()
     .transform((raw, context): T | F => {
-      if (raw === undefined || raw.trim() === '') return fallback as F;
-      const value = parse(raw.trim());
-      if (value === undefined) context.addIssue({ code: 'custom', message: `must be ${expected}, got "${raw}"` });
+      const value = raw?.trim() ? parse(raw.trim()) : fallback;
+      if (value === undefined && raw?.trim())
+        context.addIssue({ code: 'custom', message: `must be ${expected}, got "${raw}"` });
       return value as T;
     });
+type Parse<T> = (value: string) => T | undefined;
 const int =
-  (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  (value: string) =>
-    Number.isSafeInteger(Number(value)) && +value >= min && +value <= max ? +value : undefined;
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parse<number> =>
+  (v) =>
+    Number.isSafeInteger(+v) && +v >= min && +v <= max ? +v : undefined;
 const atLeast = (min: number) => [`an integer >= ${min}`, int(min)] as const;
 const choice = <T extends string>(values: readonly T[]) =>
   [values.join(' or '), (v: string) => values.find((x) => x === v)] as const;
@@ -74,18 +71,20 @@ export const operatorEnvironment = z
     EVENT_PUBLISH_TIMEOUT_MS: variable(...atLeast(1)),
   })
   .superRefine((env, context) => {
-    const timings = {
-      leaseDurationMs: env.LEADER_ELECT_LEASE_DURATION_MS,
-      renewDeadlineMs: env.LEADER_ELECT_RENEW_DEADLINE_MS,
-      retryPeriodMs: env.LEADER_ELECT_RETRY_PERIOD_MS,
-    };
-    const problem = env.LEADER_ELECT && election.leaderElectionTimingProblem(timings);
+    const [leaseDurationMs, renewDeadlineMs, retryPeriodMs] = [
+      env.LEADER_ELECT_LEASE_DURATION_MS,
+      env.LEADER_ELECT_RENEW_DEADLINE_MS,
+      env.LEADER_ELECT_RETRY_PERIOD_MS,
+    ];
+    const problem =
+      env.LEADER_ELECT && election.leaderElectionTimingProblem({ leaseDurationMs, renewDeadlineMs, retryPeriodMs });
     if (problem) context.addIssue({ code: 'custom', path: ['LEADER_ELECT'], message: `leader election: ${problem}` });
   })
   // Under one key, an object: @nestjs/config copies the scalars a schema returns into process.env, not objects.
   .transform((env) => ({
     operator: {
-      instance: env.POD_NAME,
+      // Two candidates must never share an identity: outside a pod, the host name alone may not be unique.
+      instance: env.POD_NAME ?? `${hostname()}${env.LEADER_ELECT ? `-${randomBytes(3).toString('hex')}` : ''}`,
       leaderElect: env.LEADER_ELECT,
       leaderElection: {
         leaseName: LEASE_NAME,
@@ -105,27 +104,20 @@ export const operatorEnvironment = z
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       publishTimeoutMs: env.EVENT_PUBLISH_TIMEOUT_MS,
+      kubeConfig: undefined as KubeConfig | undefined,
     },
   }));
 
-type EnvironmentOptions = z.output<typeof operatorEnvironment>['operator'];
-/** How the operator runs: the environment's settings, a KubeConfig, and this replica's `instance`. */
-export type ResolvedOperatorOptions = EnvironmentOptions & { instance: string; kubeConfig?: KubeConfig };
-/** What a caller of `startOperator` sets over the environment's settings. */
-export type OperatorOptions = Partial<Omit<ResolvedOperatorOptions, 'leaderElection'>> & {
-  leaderElection?: Partial<ResolvedOperatorOptions['leaderElection']>;
-};
+/** How the operator runs: its environment's settings, and the cluster (`KUBECONFIG`'s unless given). */
+export type ResolvedOperatorOptions = z.output<typeof operatorEnvironment>['operator'];
+/** What a test or a script sets over the environment's settings. */
+export type OperatorOptions = Partial<ResolvedOperatorOptions>;
 
-/** `overrides` over the environment's options (by default, every variable unset). */
-export function resolveOperatorOptions(
-  overrides: OperatorOptions = {},
-  env: EnvironmentOptions = operatorEnvironment.parse({}).operator,
-): ResolvedOperatorOptions {
-  const options = { ...env, ...overrides, leaderElection: { ...env.leaderElection, ...overrides.leaderElection } };
-  // Two candidates must never share an identity: outside a pod, the host name alone may not be unique.
-  const suffix = options.leaderElect ? `-${randomBytes(3).toString('hex')}` : '';
-  return { ...options, instance: options.instance ?? `${hostname()}${suffix}` };
-}
+/** `overrides` over the options of `env` (by default, every variable unset). */
+export const resolveOperatorOptions = (overrides: OperatorOptions = {}, env: Record<string, string> = {}) => ({
+  ...operatorEnvironment.parse(env).operator,
+  ...overrides,
+});
 
 /** The configuration: the validated environment (no `.env` file) and `overrides`, injected as `OPERATOR_OPTIONS`. */
 @Global()
@@ -135,8 +127,10 @@ export class OperatorConfigModule {
     const provider = {
       provide: OPERATOR_OPTIONS,
       inject: [ConfigService],
-      useFactory: (config: ConfigService<{ operator: EnvironmentOptions }, true>) =>
-        resolveOperatorOptions(overrides, config.get('operator', { infer: true })),
+      useFactory: (config: ConfigService<{ operator: ResolvedOperatorOptions }, true>) => ({
+        ...config.get('operator', { infer: true }),
+        ...overrides,
+      }),
     };
     return {
       module: OperatorConfigModule,

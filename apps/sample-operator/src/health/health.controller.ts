@@ -1,4 +1,6 @@
-import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import { Controller, Get, Inject, MisdirectedException, Req } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import type { KubeEventsHealthSummary } from 'nestjs-kube-events';
 import { KubeEventsHealthIndicator } from 'nestjs-kube-events/terminus';
@@ -6,15 +8,11 @@ import { ConfigMirrorController } from '../config-mirror/config-mirror.controlle
 import { LeaderElection } from '../leader-election/leader-election.js';
 import type { LeaderElectorState } from '../leader-election/leader-elector.js';
 import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
-import { AddressedByIpGuard } from './addressed-by-ip.guard.js';
 
 /** How long past its lease duration a leader that has not renewed still counts as alive (client-go's healthz adaptor uses 20 s). */
 const LIVENESS_TOLERANCE_MS = 20_000;
 
-/**
- * What `/status` answers, to anyone who reaches the health port: the pod's name, the Lease holder, and the
- * controller's and the Events' state in words and counts. Namespaces, addresses and error texts stay in the log.
- */
+/** What `/status` answers, to anyone who reaches the port: names of pods, and the rest in words and counts. */
 export interface PublicOperatorStatus {
   instance: string;
   leaderElection: { enabled: false } | { enabled: true; leader: string; isLeader: boolean; state: LeaderElectorState };
@@ -50,15 +48,20 @@ export class HealthController {
   @HealthCheck()
   ready() {
     const lost = this.election.elector?.state === 'lost';
-    return this.health.check([
-      () => this.electionCheck(this.election.closing ? 'stopping' : lost ? 'lost the leader lease' : undefined),
-    ]);
+    const problem = this.election.closing ? 'stopping' : lost ? 'lost the leader lease' : undefined;
+    return this.health.check([() => this.electionCheck(problem)]);
   }
 
-  /** Who leads, whether the controller runs, and the Event recorder's health (never a reason for 503). */
+  /**
+   * Who leads, whether the controller runs, and the Event recorder's health (never a reason for 503). Only to a
+   * request addressed to an IP address or `localhost`, as kubelet's and `kubectl port-forward`'s are: a web page
+   * whose name was rebound to the pod's address gets 421.
+   */
   @Get('status')
-  @UseGuards(AddressedByIpGuard)
-  status(): PublicOperatorStatus {
+  status(@Req() request: IncomingMessage): PublicOperatorStatus {
+    const host = request.headers.host ?? '';
+    const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
+    if (name && !isIP(name) && name.toLowerCase() !== 'localhost') throw new MisdirectedException();
     const { elector } = this.election;
     return {
       instance: this.options.instance,
@@ -71,8 +74,9 @@ export class HealthController {
   }
 
   private electionCheck(problem: string | undefined) {
-    const check = this.indicators.check('leaderElection');
     const state = this.election.elector?.state ?? 'off';
-    return problem ? check.down({ state, problem }) : check.up({ state });
+    return problem
+      ? this.indicators.check('leaderElection').down({ state, problem })
+      : this.indicators.check('leaderElection').up({ state });
   }
 }
