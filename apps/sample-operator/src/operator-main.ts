@@ -19,5 +19,8 @@ const running = app;
 void running
   .get(LeaderElection)
   .whenLost()
-  .then(() => running.close())
+  .then((reason) => {
+    new Logger('main').error(`leader election lost (${reason}): exiting`);
+    return running.close();
+  })
   .finally(() => process.exit(1));
