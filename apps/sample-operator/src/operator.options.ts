@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
@@ -15,26 +15,25 @@ export const LEASE_NAME = 'configmirror-controller';
 /** Injection token of the {@link ResolvedOperatorOptions}. */
 export const OPERATOR_OPTIONS = 'CONFIG_MIRROR:OPERATOR_OPTIONS';
 
+type Parse<T> = (value: string) => T | undefined;
 /** A variable read by `parse`: unset or blank is `fallback`; a value it refuses fails, naming the variable. */
 const variable = <T, F extends T | undefined = undefined>(expected: string, parse: Parse<T>, fallback?: F) =>
   z
     .string()
     .optional()
-    .transform((raw, context): T | F => {
-      const value = raw?.trim() ? parse(raw.trim()) : fallback;
-      if (value === undefined && raw?.trim())
+    .transform((raw = '', context): T | F => {
+      const value = raw.trim() ? parse(raw.trim()) : fallback;
+      if (value === undefined && raw.trim())
         context.addIssue({ code: 'custom', message: `must be ${expected}, got "${raw}"` });
       return value as T;
     });
-type Parse<T> = (value: string) => T | undefined;
 const int =
   (min: number, max = Number.MAX_SAFE_INTEGER): Parse<number> =>
   (v) =>
     Number.isSafeInteger(+v) && +v >= min && +v <= max ? +v : undefined;
 const atLeast = (min: number) => [`an integer >= ${min}`, int(min)] as const;
-const choice = <T extends string>(values: readonly T[]) =>
+const oneOf = <T extends string>(values: readonly T[]) =>
   [values.join(' or '), (v: string) => values.find((x) => x === v)] as const;
-const text = ['text', (value: string) => value] as const;
 
 /**
  * The operator's environment, as `@nestjs/config` validates it at start-up
@@ -44,8 +43,8 @@ const text = ['text', (value: string) => value] as const;
  */
 export const operatorEnvironment = z
   .object({
-    POD_NAME: variable(...text),
-    POD_NAMESPACE: variable(...text),
+    POD_NAME: variable('a name', String),
+    POD_NAMESPACE: variable('a namespace', String),
     LEADER_ELECT: variable(
       'true or false',
       (v) => ({ true: true, 1: true, false: false, 0: false })[v.toLowerCase()],
@@ -60,8 +59,8 @@ export const operatorEnvironment = z
     LEADER_ELECT_RETRY_PERIOD_MS: variable(...atLeast(1), election.DEFAULT_RETRY_PERIOD_MS),
     HEALTH_PROBE_PORT: variable('an integer >= 0 and <= 65535', int(0, 65_535)),
     HEALTH_PROBE_BIND_ADDRESS: variable('an IPv4 or IPv6 address', (value) => (isIP(value) ? value : undefined)),
-    MIRROR_SOURCES: variable(...choice(MIRROR_SOURCES), 'own-namespace'),
-    MIRROR_TARGETS: variable(...choice(MIRROR_TARGETS), 'opted-in'),
+    MIRROR_SOURCES: variable(...oneOf(MIRROR_SOURCES), 'own-namespace'),
+    MIRROR_TARGETS: variable(...oneOf(MIRROR_TARGETS), 'opted-in'),
     WORKERS: variable(...atLeast(1), 2),
     RESYNC_PERIOD_MS: variable(...atLeast(0), 300_000),
     RETRY_BASE_DELAY_MS: variable(...atLeast(1), DEFAULT_BASE_DELAY_MS),
@@ -71,13 +70,13 @@ export const operatorEnvironment = z
     EVENT_PUBLISH_TIMEOUT_MS: variable(...atLeast(1)),
   })
   .superRefine((env, context) => {
-    const [leaseDurationMs, renewDeadlineMs, retryPeriodMs] = [
-      env.LEADER_ELECT_LEASE_DURATION_MS,
-      env.LEADER_ELECT_RENEW_DEADLINE_MS,
-      env.LEADER_ELECT_RETRY_PERIOD_MS,
-    ];
+    const timings = {
+      leaseDurationMs: env.LEADER_ELECT_LEASE_DURATION_MS,
+      renewDeadlineMs: env.LEADER_ELECT_RENEW_DEADLINE_MS,
+    };
     const problem =
-      env.LEADER_ELECT && election.leaderElectionTimingProblem({ leaseDurationMs, renewDeadlineMs, retryPeriodMs });
+      env.LEADER_ELECT &&
+      election.leaderElectionTimingProblem({ ...timings, retryPeriodMs: env.LEADER_ELECT_RETRY_PERIOD_MS });
     if (problem) context.addIssue({ code: 'custom', path: ['LEADER_ELECT'], message: `leader election: ${problem}` });
   })
   // Under one key, an object: @nestjs/config copies the scalars a schema returns into process.env, not objects.
@@ -147,9 +146,6 @@ export const leaseRequestTimeoutMs = (options: Pick<ResolvedOperatorOptions, 're
 
 /** The namespace of the pod this process runs in, from its service account; undefined outside a cluster. */
 function inClusterNamespace(): string | undefined {
-  try {
-    return readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
+  const file = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined;
 }

@@ -6,20 +6,13 @@ import type { KubeEventsHealthSummary } from 'nestjs-kube-events';
 import { KubeEventsHealthIndicator } from 'nestjs-kube-events/terminus';
 import { ConfigMirrorController } from '../config-mirror/config-mirror.controller.js';
 import { LeaderElection } from '../leader-election/leader-election.js';
-import type { LeaderElectorState } from '../leader-election/leader-elector.js';
 import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
 
 /** How long past its lease duration a leader that has not renewed still counts as alive (client-go's healthz adaptor uses 20 s). */
 const LIVENESS_TOLERANCE_MS = 20_000;
 
 /** What `/status` answers, to anyone who reaches the port: names of pods, and the rest in words and counts. */
-export interface PublicOperatorStatus {
-  instance: string;
-  leaderElection: { enabled: false } | { enabled: true; leader: string; isLeader: boolean; state: LeaderElectorState };
-  controller: { running: boolean; synced: boolean };
-  /** `KubeEventsHealthIndicator`'s answer: `up` while Events can be written. */
-  events: KubeEventsHealthSummary & { status: 'up' | 'down' };
-}
+export type PublicOperatorStatus = ReturnType<HealthController['status']>;
 
 /**
  * The probes, on every replica (the leader and its followers). Neither depends on Events, which only report on
@@ -58,7 +51,7 @@ export class HealthController {
    * whose name was rebound to the pod's address gets 421.
    */
   @Get('status')
-  status(@Req() request: IncomingMessage): PublicOperatorStatus {
+  status(@Req() request: IncomingMessage) {
     const host = request.headers.host ?? '';
     const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
     if (name && !isIP(name) && name.toLowerCase() !== 'localhost') throw new MisdirectedException();
@@ -66,17 +59,16 @@ export class HealthController {
     return {
       instance: this.options.instance,
       leaderElection: elector
-        ? { enabled: true, leader: elector.leader, isLeader: elector.isLeader, state: elector.state }
-        : { enabled: false },
+        ? { enabled: true as const, leader: elector.leader, isLeader: elector.isLeader, state: elector.state }
+        : { enabled: false as const },
       controller: { running: this.controller.isRunning, synced: this.controller.isReady },
-      events: this.kubeEvents.isHealthy('events').events as PublicOperatorStatus['events'],
+      // KubeEventsHealthIndicator's answer: `up` while Events can be written, and why not in words and counts.
+      events: this.kubeEvents.isHealthy('events').events as KubeEventsHealthSummary & { status: 'up' | 'down' },
     };
   }
 
   private electionCheck(problem: string | undefined) {
-    const state = this.election.elector?.state ?? 'off';
-    return problem
-      ? this.indicators.check('leaderElection').down({ state, problem })
-      : this.indicators.check('leaderElection').up({ state });
+    const [check, state] = [this.indicators.check('leaderElection'), this.election.elector?.state ?? 'off'];
+    return problem ? check.down({ state, problem }) : check.up({ state });
   }
 }
