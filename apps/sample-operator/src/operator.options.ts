@@ -70,13 +70,12 @@ export const operatorEnvironment = z
     EVENT_PUBLISH_TIMEOUT_MS: variable(...atLeast(1)),
   })
   .superRefine((env, context) => {
-    const timings = {
+    if (!env.LEADER_ELECT) return;
+    const problem = election.leaderElectionTimingProblem({
       leaseDurationMs: env.LEADER_ELECT_LEASE_DURATION_MS,
       renewDeadlineMs: env.LEADER_ELECT_RENEW_DEADLINE_MS,
-    };
-    const problem =
-      env.LEADER_ELECT &&
-      election.leaderElectionTimingProblem({ ...timings, retryPeriodMs: env.LEADER_ELECT_RETRY_PERIOD_MS });
+      retryPeriodMs: env.LEADER_ELECT_RETRY_PERIOD_MS,
+    });
     if (problem) context.addIssue({ code: 'custom', path: ['LEADER_ELECT'], message: `leader election: ${problem}` });
   })
   // Under one key, an object: @nestjs/config copies the scalars a schema returns into process.env, not objects.
@@ -103,12 +102,11 @@ export const operatorEnvironment = z
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       publishTimeoutMs: env.EVENT_PUBLISH_TIMEOUT_MS,
-      kubeConfig: undefined as KubeConfig | undefined,
     },
   }));
 
 /** How the operator runs: its environment's settings, and the cluster (`KUBECONFIG`'s unless given). */
-export type ResolvedOperatorOptions = z.output<typeof operatorEnvironment>['operator'];
+export type ResolvedOperatorOptions = z.output<typeof operatorEnvironment>['operator'] & { kubeConfig?: KubeConfig };
 /** What a test or a script sets over the environment's settings. */
 export type OperatorOptions = Partial<ResolvedOperatorOptions>;
 

@@ -25,8 +25,7 @@ import { LeaseLock } from './lease-lock.js';
 @Injectable()
 export class LeaderElection implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   readonly elector: LeaderElector | undefined;
-  /** Set as the application begins to shut down: no controller starts from then on, and the replica is not ready. */
-  closing = false;
+  private shuttingDown = false;
   private readonly leading: Promise<void>;
   private readonly lost: Promise<string>;
 
@@ -76,6 +75,11 @@ export class LeaderElection implements OnApplicationBootstrap, OnModuleDestroy, 
     );
   }
 
+  /** Whether the application is shutting down: no controller starts from then on, and the replica is not ready. */
+  get closing(): boolean {
+    return this.shuttingDown;
+  }
+
   /** Resolves when this replica acquires the Lease and starts the controller. */
   whenLeading(): Promise<void> {
     return this.leading;
@@ -91,7 +95,7 @@ export class LeaderElection implements OnApplicationBootstrap, OnModuleDestroy, 
   }
 
   onModuleDestroy(): void {
-    this.closing = true;
+    this.shuttingDown = true;
   }
 
   async onApplicationShutdown(): Promise<void> {
