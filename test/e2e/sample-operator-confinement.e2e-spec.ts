@@ -23,7 +23,7 @@ import {
   RbacAuthorizationV1Api,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import { startOperator, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
+import { startOperator, type RunningOperator } from './support/operator-in-process.js';
 import type { ConfigMirror } from '../../apps/sample-operator/src/config-mirror/config-mirror.types.js';
 import {
   COPIES_CLUSTER_ROLE,

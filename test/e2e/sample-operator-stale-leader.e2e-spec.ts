@@ -30,7 +30,7 @@ import {
 } from '../../apps/sample-operator/src/config-mirror/config-mirror.constants.js';
 import { ConfigMirrorStatusWriter } from '../../apps/sample-operator/src/config-mirror/config-mirror.status-writer.js';
 import type { ConfigMirror } from '../../apps/sample-operator/src/config-mirror/config-mirror.types.js';
-import { startOperator, type RunningOperator } from '../../apps/sample-operator/src/operator.js';
+import { startOperator, type RunningOperator } from './support/operator-in-process.js';
 import { type ControlPlane, sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { HoldingProxy } from './support/holding-proxy.js';
 import { type Scratch, apiRefusal, randomSuffix, scratchPerTest } from './support/library-fixtures.js';

@@ -37,11 +37,7 @@ import {
   Watch,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import {
-  startOperator,
-  type PublicOperatorStatus,
-  type RunningOperator,
-} from '../../apps/sample-operator/src/operator.js';
+import { startOperator, type PublicOperatorStatus, type RunningOperator } from './support/operator-in-process.js';
 import type {
   ConfigMirror,
   ConfigMirrorCondition,

@@ -40,7 +40,9 @@ import {
   startControlPlane,
 } from '../../../tools/control-plane/control-plane.js';
 // The built operator (`npm run demo` builds first).
-import { startOperator, type RunningOperator } from '../dist/operator.js';
+import type { INestApplication } from '@nestjs/common';
+import { ConfigMirrorController } from '../dist/config-mirror/config-mirror.controller.js';
+import { createOperator, listenForProbes } from '../dist/operator.js';
 import type { ConfigMirror } from '../dist/config-mirror/config-mirror.types.js';
 import { LEASE_NAME } from '../dist/operator.options.js';
 import {
@@ -106,7 +108,7 @@ function step(title: string): void {
 
 const interrupted = new AbortController();
 let cp: ControlPlane | undefined;
-let operator: RunningOperator | undefined;
+let operator: INestApplication | undefined;
 /** The operator replicas of the failover step, each a process of its own. */
 const replicas = new Map<string, ChildProcess>();
 let operatorLog: WriteStream | undefined;
@@ -120,7 +122,7 @@ function cleanUp(): Promise<void> {
     const wasInterrupted = interrupted.signal.aborted;
     if (operator) {
       say('stopping the operator…');
-      await operator.stop().catch((error: unknown) => say(`(the operator did not stop cleanly: ${message(error)})`));
+      await operator.close().catch((error: unknown) => say(`(the operator did not stop cleanly: ${message(error)})`));
       operator = undefined;
     }
     for (const [name, child] of replicas) {
@@ -361,12 +363,13 @@ async function main(): Promise<void> {
       ),
     );
   }
-  operator = await startOperator(
+  operator = await createOperator(
     { kubeConfig: operatorKubeConfig, instance: 'demo', retryMaxDelayMs: RETRY_MAX_DELAY_MS, shutdownTimeoutMs: 5_000 },
-    { logger: operatorLogger(operatorLog) },
+    operatorLogger(operatorLog),
   );
+  await listenForProbes(operator);
   await Promise.race([
-    operator.whenReady(),
+    operator.get(ConfigMirrorController).whenReady(),
     sleep(30_000, undefined, { signal: interrupted.signal }).then(() => {
       throw new Error(`the operator's informers did not sync within 30 s; see ${relative(REPO_ROOT, LOG_PATH)}`);
     }),
@@ -568,7 +571,7 @@ async function main(): Promise<void> {
 
   // 8. Two replicas, and the leader dies
   step('Two replicas with leader election: the leader is killed, the same Event keeps counting');
-  await operator.stop();
+  await operator.close();
   operator = undefined;
   const kubeconfigPath = cp?.kubeconfigPath ?? (await userKubeconfigPath());
   const leases = kubeConfig.makeApiClient(CoordinationV1Api);

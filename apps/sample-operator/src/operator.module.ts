@@ -1,39 +1,52 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeEventsModule } from 'nestjs-kube-events';
+import { KubeEventsHealthIndicator } from 'nestjs-kube-events/terminus';
 import { ConfigMirrorModule } from './config-mirror/config-mirror.module.js';
 import { CONFIG_MIRROR_CONTROLLER } from './config-mirror/config-mirror.constants.js';
+import { HealthController } from './health/health.controller.js';
 import { KubeModule } from './kube/kube.module.js';
-import { OperatorShutdown } from './operator-shutdown.js';
-import { resolveOperatorOptions, type OperatorOptions } from './operator.options.js';
+import { LeaderElection } from './leader-election/leader-election.js';
+import {
+  OPERATOR_OPTIONS,
+  OperatorConfigModule,
+  type OperatorOptions,
+  type ResolvedOperatorOptions,
+} from './operator.options.js';
+import { TelemetryModule } from './telemetry/telemetry.module.js';
 
 /**
- * The whole operator: one KubeConfig for every client, an Event recorder
- * reporting as `mirror.kube-events.dev/configmirror-controller` (instance: the
- * pod name), and the ConfigMirror controller.
+ * The whole operator: its options, one KubeConfig for every client, an Event recorder reporting as
+ * `mirror.kube-events.dev/configmirror-controller` (instance: the pod name), the ConfigMirror controller, the
+ * leader election that runs it, and the probes.
  */
 @Module({})
 export class OperatorModule {
-  static forRoot(options: OperatorOptions = {}): DynamicModule {
-    const resolved = resolveOperatorOptions(options);
+  /** @param overrides over the environment's settings (an operator started by a test or a script). */
+  static forRoot(overrides: OperatorOptions = {}): DynamicModule {
     return {
       module: OperatorModule,
       imports: [
-        KubeModule.forRoot(resolved.kubeConfig, resolved.requestTimeoutMs),
+        OperatorConfigModule.forRoot(overrides),
+        KubeModule,
         KubeEventsModule.forRootAsync({
           isGlobal: true,
-          inject: [KubeConfig],
-          useFactory: (kubeConfig: KubeConfig) => ({
-            reporter: { controller: CONFIG_MIRROR_CONTROLLER, instance: resolved.instance },
+          inject: [KubeConfig, OPERATOR_OPTIONS],
+          useFactory: (kubeConfig: KubeConfig, options: ResolvedOperatorOptions) => ({
+            reporter: { controller: CONFIG_MIRROR_CONTROLLER, instance: options.instance },
             kubeConfig,
             // A new leader, or the operator after a restart, continues the failure series left on the server.
             resumeSeries: true,
-            ...(resolved.publishTimeoutMs !== undefined ? { timeout: resolved.publishTimeoutMs } : {}),
+            ...(options.publishTimeoutMs !== undefined ? { timeout: options.publishTimeoutMs } : {}),
           }),
         }),
-        ConfigMirrorModule.forRoot(resolved),
+        ConfigMirrorModule,
+        TerminusModule,
+        TelemetryModule,
       ],
-      providers: [OperatorShutdown],
+      controllers: [HealthController],
+      providers: [LeaderElection, KubeEventsHealthIndicator],
     };
   }
 }

@@ -68,7 +68,7 @@ describe('ConfigMirrorController: when it runs', () => {
       {} as ConfigMirrorReconciler,
       {} as ConfigMirrorStatusWriter,
       {} as EventRecorder,
-      resolveOperatorOptions({ instance: 'test', resyncPeriodMs: 0, shutdownTimeoutMs: 50, ...options }, {}),
+      resolveOperatorOptions({ instance: 'test', resyncPeriodMs: 0, shutdownTimeoutMs: 50, ...options }),
     );
   }
 

@@ -416,7 +416,7 @@ describe('LeaderElector', () => {
     jump = LEASE + 20_000;
     expect(a.elector.check(20_000)).toBeUndefined();
     jump += 1;
-    expect(a.elector.check(20_000)).toBe('leader election: lease test/lease not renewed for 35001 ms');
+    expect(a.elector.check(20_000)).toBe('lease not renewed for 35001 ms');
     const b = candidate('b', { clock: stuck });
     b.elector.start();
     await settle();
@@ -431,7 +431,7 @@ describe('LeaderElector', () => {
     expect(a.elector.state).toBe('candidate');
     expect(a.elector.check(20_000)).toBeUndefined();
     await advance(1);
-    expect(a.elector.check(20_000)).toBe('leader election: no attempt on lease test/lease has completed for 35001 ms');
+    expect(a.elector.check(20_000)).toBe('no attempt on the lease has completed for 35001 ms');
     // Stopping waits for the attempt in flight within the renew deadline, then gives up on it.
     const stopping = a.elector.stop();
     await advance(RENEW);

@@ -168,17 +168,18 @@ export class LeaderElector {
    * lease duration plus `toleranceMs`, which its renew deadline should have
    * prevented; and, for a candidate or a leader alike, when no attempt to
    * acquire or renew has settled for that long (each request is bounded, so
-   * a stuck elector means something a restart fixes).
+   * a stuck elector means something a restart fixes). In words and counts:
+   * a probe's answer names no Lease.
    */
   check(toleranceMs: number): string | undefined {
     if (this.currentState !== 'leading' && this.currentState !== 'candidate') return undefined;
     const now = this.clock.now();
     const limit = this.leaseDurationMs + toleranceMs;
     if (this.currentState === 'leading' && now - this.observedTime > limit) {
-      return `leader election: lease ${this.describe()} not renewed for ${now - this.observedTime} ms`;
+      return `lease not renewed for ${now - this.observedTime} ms`;
     }
     if (now - this.lastSettled > limit) {
-      return `leader election: no attempt on lease ${this.describe()} has completed for ${now - this.lastSettled} ms`;
+      return `no attempt on the lease has completed for ${now - this.lastSettled} ms`;
     }
     return undefined;
   }
