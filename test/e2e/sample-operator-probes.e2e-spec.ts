@@ -12,6 +12,7 @@ const PORT_LINE = /health probes on 127\.0\.0\.1, port (\d+) /;
 interface Answer {
   status: number;
   body: Record<string, unknown>;
+  headers: Record<string, unknown>;
 }
 
 /** GET `path` on the probes' port, with `host` as the Host header. */
@@ -22,7 +23,12 @@ function get(port: number, path: string, host = `127.0.0.1:${port}`): Promise<An
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
       response.on('end', () =>
-        resolve({ status: response.statusCode!, text, body: JSON.parse(text) as Record<string, unknown> }),
+        resolve({
+          status: response.statusCode!,
+          text,
+          body: JSON.parse(text) as Record<string, unknown>,
+          headers: response.headers,
+        }),
       );
     });
     req.on('error', reject);
@@ -90,11 +96,12 @@ describe('sample operator process: the probes through terminus', () => {
       leaderElection: { leader: 'probes-a', isLeader: false, state: 'candidate' },
       controller: { running: false },
     });
-    // No namespace, no Lease name, no address in what anyone on the port reads.
+    // No namespace, no Lease name, no address, no framework in what anyone on the port reads.
     for (const port of [leaderPort, standbyPort])
       for (const path of ['/healthz', '/readyz', '/status']) {
-        const { text } = await get(port, path);
+        const { text, headers } = await get(port, path);
         expect({ path, text }).toEqual({ path, text: expect.not.stringContaining(suite.namespace) });
+        expect({ path, poweredBy: headers['x-powered-by'] }).toEqual({ path, poweredBy: undefined });
         expect({ path, text }).toEqual({ path, text: expect.not.stringContaining('configmirror-controller') });
       }
 

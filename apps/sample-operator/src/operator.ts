@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger, type INestApplication, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { OperatorModule } from './operator.module.js';
 import { OPERATOR_OPTIONS, type OperatorOptions, type ResolvedOperatorOptions } from './operator.options.js';
 import { redactingLogger } from './redaction/redacting-logger.js';
@@ -12,15 +13,18 @@ import { redactingLogger } from './redaction/redacting-logger.js';
  * Nest's HTTP adapter serves the probes, and every log line, Nest's
  * included, passes the credential redaction.
  */
-export function createOperator(
+export async function createOperator(
   overrides?: OperatorOptions,
   logger?: LoggerService | LogLevel[] | false,
 ): Promise<INestApplication> {
-  return NestFactory.create(OperatorModule.forRoot(overrides), {
+  const app = await NestFactory.create<NestExpressApplication>(OperatorModule.forRoot(overrides), {
     logger: redactingLogger(logger),
     abortOnError: false,
     forceCloseConnections: true,
   });
+  // The probes' port is read without authentication: it names no framework either.
+  app.disable('x-powered-by');
+  return app;
 }
 
 /** Listens on the health port when one is set (`HEALTH_PROBE_PORT`), else only initialises; resolves with the port. */
