@@ -73,6 +73,11 @@ class AuthenticatorFailed extends Error {
 export interface PooledAuthenticationOptions {
   /** How long an exec credential plugin may run. @default EXEC_PLUGIN_TIMEOUT_MS */
   readonly execPluginTimeoutMs?: number;
+  /**
+   * Whether requests may go over HTTP/2 when the server offers it (ALPN,
+   * over TLS, and not through a proxy). @default false
+   */
+  readonly allowHttp2?: boolean;
 }
 
 /**
@@ -108,6 +113,7 @@ export class PooledAuthentication {
   private pooled: { material: Material; dispatcher: Dispatcher | undefined } | undefined;
   private tls: { readAt: number; sources: Material; options: TlsOptions } | undefined;
   private readonly plugins: ExecPluginRuns;
+  private readonly allowHttp2: boolean;
   /** The authentication running now, which requests sent meanwhile share. */
   private running: Promise<Authenticated> | undefined;
   /**
@@ -124,6 +130,7 @@ export class PooledAuthentication {
     refuseContradictoryTls(pinned.getCurrentCluster());
     warnIfTlsEnvironmentIgnored(pinned.getCurrentCluster());
     this.plugins = new ExecPluginRuns(options.execPluginTimeoutMs);
+    this.allowHttp2 = options.allowHttp2 ?? false;
     const createDispatcher: DispatcherFactory['createDispatcher'] = (cluster, options) =>
       this.dispatcherFor(cluster, options);
     const applyHTTPSOptions: TlsMaterialReader['applyHTTPSOptions'] = (options) =>
@@ -276,7 +283,7 @@ export class PooledAuthentication {
     const pool = { connections: POOL_CONNECTIONS, allowH2: false };
     const proxy = cluster ? proxyFromEnvironment(cluster.server) : undefined;
     if (proxy) return new ProxyAgent({ uri: proxy, requestTls: planned.connect, ...pool });
-    return new Agent({ connect: planned.connect, ...pool });
+    return new Agent({ connect: planned.connect, ...pool, allowH2: this.allowHttp2 });
   }
 }
 
