@@ -4,8 +4,14 @@
  * connections) is counted: forked with a {@link SideTask} as its one
  * argument, it makes {@link SideTask.warmUp} writes, then
  * {@link SideTask.writes} measured ones, and sends a {@link SideResult}.
+ * With `WRITE_CPU_PROFILE=<dir>`, it writes a CPU profile of the measured
+ * writes alone there (`<side>.<writes>x<concurrency>.cpuprofile`), for
+ * Chrome DevTools or `speedscope`.
  */
 import { subscribe } from 'node:diagnostics_channel';
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder } from 'nestjs-kube-events';
@@ -36,13 +42,17 @@ export interface SideResult {
   readonly micros: number;
   /** ALPN protocols of the TLS connections made, `http/1.1` when none was negotiated. */
   readonly protocols: string[];
+  /** Connections made, warm-up included. */
+  readonly connections: number;
 }
 
 const task = JSON.parse(process.argv[2]) as SideTask;
 const protocols = new Set<string>();
+let connections = 0;
 subscribe('undici:client:connected', (message) => {
   const { socket } = message as { socket: TLSSocket };
   protocols.add(socket.alpnProtocol || 'http/1.1');
+  connections++;
 });
 
 const kubeConfig = new KubeConfig();
@@ -90,11 +100,24 @@ async function writeAll(objects: KubernetesObject[]): Promise<void> {
 
 await writeAll(objectsOf('warm', task.warmUp));
 const measured = objectsOf('measured', task.writes);
+const profileDir = process.env.WRITE_CPU_PROFILE;
+const profiler = profileDir ? new Session() : undefined;
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
 settledHeap();
 const before = process.cpuUsage();
 await writeAll(measured);
 const { user, system } = process.cpuUsage(before);
+if (profiler) {
+  const { profile } = await profiler.post('Profiler.stop');
+  const name = `${task.side.replace(' ', '-')}.${task.writes}x${task.concurrency}.cpuprofile`;
+  await writeFile(join(profileDir!, name), JSON.stringify(profile));
+}
 await close();
-process.send!({ micros: (user + system) / task.writes, protocols: [...protocols] } satisfies SideResult, () =>
-  process.exit(0),
+process.send!(
+  { micros: (user + system) / task.writes, protocols: [...protocols], connections } satisfies SideResult,
+  () => process.exit(0),
 );

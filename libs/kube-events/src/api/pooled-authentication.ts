@@ -75,7 +75,10 @@ export interface PooledAuthenticationOptions {
   readonly execPluginTimeoutMs?: number;
   /**
    * Whether requests may go over HTTP/2 when the server offers it (ALPN,
-   * over TLS, and not through a proxy). @default false
+   * over TLS, and not through a proxy), still {@link POOL_CONNECTIONS} at
+   * a time. Measured against kube-apiserver, it costs more CPU per write
+   * than HTTP/1.1 (`npm run bench -- writes --server real`, which compares
+   * the two). @default false
    */
   readonly allowHttp2?: boolean;
 }
@@ -201,6 +204,14 @@ export class PooledAuthentication {
     return authenticationHung(this.context.kubeConfig.getCurrentUser(), reason.timeoutMs);
   }
 
+  /**
+   * How many requests it sends at once, one per connection of the pool:
+   * past it, a request waits in the pool for a connection to be free.
+   */
+  get requestsAtOnce(): number {
+    return POOL_CONNECTIONS;
+  }
+
   /** Closes the pool's connections once the requests on them have finished, and stops a credential plugin still running. */
   async close(): Promise<void> {
     this.plugins.stop();
@@ -278,8 +289,12 @@ export class PooledAuthentication {
     // Through the kubeconfig's proxy, client-node's own dispatcher (kept like ours).
     if (planned.type !== 'agent')
       return (this.context.kubeConfig as unknown as DispatcherFactory).createDispatcher(cluster, options);
-    // HTTP/1.1 keep-alive: Node's HTTP/2 builds a stream object per request, and measured a third
-    // more CPU per write for writes one at a time, as controllers send them (see the README).
+    // HTTP/1.1 keep-alive, although undici offers HTTP/2 by default. Against kube-apiserver over TLS
+    // (`npm run bench -- writes --server real`, docs/measurements.md), HTTP/2 cost the recorder
+    // 1.3× the CPU per write of HTTP/1.1 for writes one at a time, as a reconcile loop sends them, and
+    // 1.3× for 50 publishes at once, 8 on the wire: Node builds a stream object
+    // per request, which only many streams in flight on one session amortise (the same with 50 on the
+    // wire). Through a proxy, always HTTP/1.1.
     const pool = { connections: POOL_CONNECTIONS, allowH2: false };
     const proxy = cluster ? proxyFromEnvironment(cluster.server) : undefined;
     if (proxy) return new ProxyAgent({ uri: proxy, requestTls: planned.connect, ...pool });
