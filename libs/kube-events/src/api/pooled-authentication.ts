@@ -291,10 +291,10 @@ export class PooledAuthentication {
       return (this.context.kubeConfig as unknown as DispatcherFactory).createDispatcher(cluster, options);
     // HTTP/1.1 keep-alive, although undici offers HTTP/2 by default. Against kube-apiserver over TLS
     // (`npm run bench -- writes --server real`, docs/measurements.md), HTTP/2 cost the recorder
-    // 1.3× the CPU per write of HTTP/1.1 for writes one at a time, as a reconcile loop sends them, and
-    // 1.3× for 50 publishes at once, 8 on the wire: Node builds a stream object
-    // per request, which only many streams in flight on one session amortise (the same with 50 on the
-    // wire). Through a proxy, always HTTP/1.1.
+    // 1.27–1.53× the CPU per write of HTTP/1.1 for writes one at a time, as a reconcile loop sends
+    // them, and 1.10–1.33× for 50 publishes at once (8 on the wire): Node builds a stream object per
+    // request, which only many streams in flight on one session pay back, and with 50 on the wire it
+    // came only to what HTTP/1.1 costs. The same through a proxy from the environment.
     const pool = { connections: POOL_CONNECTIONS, allowH2: false };
     const proxy = cluster ? proxyFromEnvironment(cluster.server) : undefined;
     if (proxy) return new ProxyAgent({ uri: proxy, requestTls: planned.connect, ...pool });
