@@ -9,6 +9,7 @@
  * Chrome DevTools or `speedscope`.
  */
 import { subscribe } from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
@@ -63,12 +64,14 @@ let write: (object: KubernetesObject) => Promise<void>;
 let close: () => Promise<void>;
 if (task.side.startsWith('bare')) {
   const cluster = kubeConfig.getCurrentCluster()!;
+  const token = kubeConfig.getCurrentUser()?.token;
+  if (!token) throw new Error('the bare client authenticates with a bearer token: the kubeconfig has none');
   const bare = new BareClient({
     origin: new URL(cluster.server).origin,
-    token: kubeConfig.getCurrentUser()!.token!,
+    token,
     connections: POOL_CONNECTIONS,
     allowH2: h2,
-    ca: cluster.caData && Buffer.from(cluster.caData, 'base64'),
+    ca: cluster.caData ? Buffer.from(cluster.caData, 'base64') : cluster.caFile && readFileSync(cluster.caFile),
   });
   write = (object) => bare.create(object);
   close = () => bare.close();
