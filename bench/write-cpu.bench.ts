@@ -1,8 +1,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
-import { Pool } from 'undici';
+import { EventRecorder } from 'nestjs-kube-events';
 import { POOL_CONNECTIONS } from '../libs/kube-events/src/api/pooled-authentication.js';
+import { BareClient, failed, reporter } from './bare-client.js';
 import type { ServerAnswer, ServerQuestion } from './fake-api-server-process.js';
 import { median, printTable, ratio, settledHeap } from './measure.js';
 
@@ -24,13 +24,6 @@ import { median, printTable, ratio, settledHeap } from './measure.js';
 const WRITES = 2_000;
 const CONCURRENCY = 50;
 const ROUNDS = 7;
-const reporter = { controller: 'bench.example.com/widget-controller', instance: 'bench-0' };
-const failed = {
-  type: 'Warning',
-  reason: 'ReconcileFailed',
-  action: 'Reconcile',
-  note: 'source ConfigMap default/app not found',
-} as const satisfies KubeEvent;
 const BARE = 'bare';
 const LIBRARY = 'library';
 
@@ -107,91 +100,6 @@ const objectsOf = (namespace: string, prefix: string): KubernetesObject[] =>
     metadata: { name: `${prefix}-${i}`, namespace, uid: `uid-${namespace}-${prefix}-${i}`, resourceVersion: '1' },
   }));
 
-const microTime = () => `${new Date().toISOString().slice(0, -1)}000Z`;
-
-/**
- * The same writes by hand: a body built with `JSON.stringify` of a plain
- * object, a name chosen by the client, `Pool.request` over keep-alive
- * connections, the answer parsed, its `resourceVersion` kept for the next
- * patch's precondition.
- */
-class BareClient {
-  private readonly pool: Pool;
-  private readonly headers: Record<string, string>;
-  private sequence = 0;
-  /** Per Event name, its resourceVersion as last answered. */
-  private readonly versions = new Map<string, string>();
-  /** Per object uid, its Event's name and series count. */
-  private readonly events = new Map<string, { name: string; count: number }>();
-
-  constructor(url: string) {
-    this.pool = new Pool(url, { connections: POOL_CONNECTIONS });
-    this.headers = { authorization: 'Bearer fake-token', accept: 'application/json' };
-  }
-
-  async create(object: KubernetesObject): Promise<void> {
-    const { name, namespace, uid, resourceVersion } = object.metadata!;
-    const eventName = `${name}.${(Date.now() * 1e6 + this.sequence++).toString(16)}`;
-    const eventTime = microTime();
-    const body = JSON.stringify({
-      apiVersion: 'events.k8s.io/v1',
-      kind: 'Event',
-      metadata: { name: eventName, namespace },
-      eventTime,
-      type: failed.type,
-      reason: failed.reason,
-      action: failed.action,
-      note: failed.note,
-      regarding: { apiVersion: object.apiVersion, kind: object.kind, name, namespace, uid, resourceVersion },
-      reportingController: reporter.controller,
-      reportingInstance: reporter.instance,
-    });
-    const answer = await this.send('POST', `/apis/events.k8s.io/v1/namespaces/${namespace}/events`, body, 201);
-    this.versions.set(eventName, answer.metadata.resourceVersion);
-    this.events.set(uid!, { name: eventName, count: 1 });
-  }
-
-  async patch(object: KubernetesObject): Promise<void> {
-    const { namespace, uid } = object.metadata!;
-    const event = this.events.get(uid!)!;
-    const count = event.count + 1;
-    const body = JSON.stringify({
-      metadata: { resourceVersion: this.versions.get(event.name) },
-      series: { count, lastObservedTime: microTime() },
-    });
-    const answer = await this.send(
-      'PATCH',
-      `/apis/events.k8s.io/v1/namespaces/${namespace}/events/${event.name}`,
-      body,
-      200,
-    );
-    this.versions.set(event.name, answer.metadata.resourceVersion);
-    event.count = count;
-  }
-
-  close(): Promise<void> {
-    return this.pool.close();
-  }
-
-  private async send(
-    method: 'POST' | 'PATCH',
-    path: string,
-    body: string,
-    expected: number,
-  ): Promise<{ metadata: { resourceVersion: string } }> {
-    const contentType = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
-    const response = await this.pool.request({
-      method,
-      path,
-      body,
-      headers: { ...this.headers, 'content-type': contentType },
-    });
-    const answer = (await response.body.json()) as { metadata: { resourceVersion: string } };
-    if (response.statusCode !== expected) throw new Error(`${method} ${path}: ${response.statusCode}`);
-    return answer;
-  }
-}
-
 interface Side {
   readonly name: string;
   readonly namespace: string;
@@ -232,7 +140,7 @@ function newRecorder(kubeConfig: KubeConfig): EventRecorder {
 
 /** (a) creates: in each round, a new Event for each of {@link WRITES} objects not seen before. */
 async function creates(server: ServerProcess, kubeConfig: KubeConfig): Promise<Map<string, number>> {
-  const bare = new BareClient(server.url);
+  const bare = new BareClient({ origin: server.url, token: 'fake-token', connections: POOL_CONNECTIONS });
   const recorder = newRecorder(kubeConfig);
   const createdBy = (name: string, namespace: string, create: (object: KubernetesObject) => Promise<void>) => ({
     name,
@@ -261,7 +169,7 @@ async function creates(server: ServerProcess, kubeConfig: KubeConfig): Promise<M
 
 /** (b) series patches: in each round, one more occurrence of each of {@link WRITES} Events that exist. */
 async function patches(server: ServerProcess, kubeConfig: KubeConfig): Promise<Map<string, number>> {
-  const bare = new BareClient(server.url);
+  const bare = new BareClient({ origin: server.url, token: 'fake-token', connections: POOL_CONNECTIONS });
   const recorder = newRecorder(kubeConfig);
   await server.ask('reset');
   const patchedBy = (name: string, namespace: string, write: (object: KubernetesObject) => Promise<void>) => {

@@ -109,6 +109,13 @@ export interface EventsWriter {
   /** Lets go of what it holds (connections), once the recorder is done. */
   close?(): Promise<void>;
   /**
+   * How many writes it carries at once: a recorder sends no more at a
+   * time, and holds the others in its own queue, where a rate lowered
+   * meanwhile (the server said it is overloaded) holds them too. Unset, a
+   * recorder sends 8 at a time.
+   */
+  readonly writesAtOnce?: number;
+  /**
    * Whether the recorder's own review confirms that it may not `verb`
    * Events in `namespace`, so that a 403 there is final: one it does not
    * confirm (a server still starting, whose authorizer has not synced its
@@ -226,6 +233,11 @@ export class EventsApi implements EventsWriter {
       // "ok" is not JSON: an unreadable 2xx is a ready server too.
       return !(error instanceof PublishApiError && (error.statusCode === undefined || error.statusCode >= 500));
     }
+  }
+
+  /** How many writes it carries at once: one per keep-alive connection of its pool. */
+  get writesAtOnce(): number {
+    return this.authentication.requestsAtOnce;
   }
 
   /** Where API Priority and Fairness put the last Event request the server answered; `undefined` before one, or on a server without it. */

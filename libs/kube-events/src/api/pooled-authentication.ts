@@ -73,6 +73,14 @@ class AuthenticatorFailed extends Error {
 export interface PooledAuthenticationOptions {
   /** How long an exec credential plugin may run. @default EXEC_PLUGIN_TIMEOUT_MS */
   readonly execPluginTimeoutMs?: number;
+  /**
+   * Whether requests may go over HTTP/2 when the server offers it (ALPN,
+   * over TLS, and not through a proxy), still {@link POOL_CONNECTIONS} at
+   * a time. Measured against kube-apiserver, it costs more CPU per write
+   * than HTTP/1.1 (`npm run bench -- writes --server real`, which compares
+   * the two). @default false
+   */
+  readonly allowHttp2?: boolean;
 }
 
 /**
@@ -108,6 +116,7 @@ export class PooledAuthentication {
   private pooled: { material: Material; dispatcher: Dispatcher | undefined } | undefined;
   private tls: { readAt: number; sources: Material; options: TlsOptions } | undefined;
   private readonly plugins: ExecPluginRuns;
+  private readonly allowHttp2: boolean;
   /** The authentication running now, which requests sent meanwhile share. */
   private running: Promise<Authenticated> | undefined;
   /**
@@ -124,6 +133,7 @@ export class PooledAuthentication {
     refuseContradictoryTls(pinned.getCurrentCluster());
     warnIfTlsEnvironmentIgnored(pinned.getCurrentCluster());
     this.plugins = new ExecPluginRuns(options.execPluginTimeoutMs);
+    this.allowHttp2 = options.allowHttp2 ?? false;
     const createDispatcher: DispatcherFactory['createDispatcher'] = (cluster, options) =>
       this.dispatcherFor(cluster, options);
     const applyHTTPSOptions: TlsMaterialReader['applyHTTPSOptions'] = (options) =>
@@ -192,6 +202,14 @@ export class PooledAuthentication {
     if (run) return timedOutWaitingFor(run, reason);
     if (this.running === shared) this.running = undefined;
     return authenticationHung(this.context.kubeConfig.getCurrentUser(), reason.timeoutMs);
+  }
+
+  /**
+   * How many requests it sends at once, one per connection of the pool:
+   * past it, a request waits in the pool for a connection to be free.
+   */
+  get requestsAtOnce(): number {
+    return POOL_CONNECTIONS;
   }
 
   /** Closes the pool's connections once the requests on them have finished, and stops a credential plugin still running. */
@@ -271,12 +289,16 @@ export class PooledAuthentication {
     // Through the kubeconfig's proxy, client-node's own dispatcher (kept like ours).
     if (planned.type !== 'agent')
       return (this.context.kubeConfig as unknown as DispatcherFactory).createDispatcher(cluster, options);
-    // HTTP/1.1 keep-alive: Node's HTTP/2 builds a stream object per request, and measured a third
-    // more CPU per write for writes one at a time, as controllers send them (see the README).
+    // HTTP/1.1 keep-alive, although undici offers HTTP/2 by default. Against kube-apiserver over TLS
+    // (`npm run bench -- writes --server real`, docs/measurements.md), HTTP/2 cost the recorder
+    // 1.27–1.53× the CPU per write of HTTP/1.1 for writes one at a time, as a reconcile loop sends
+    // them, and 1.10–1.33× for 50 publishes at once (8 on the wire): Node builds a stream object per
+    // request, which only many streams in flight on one session pay back, and with 50 on the wire it
+    // came only to what HTTP/1.1 costs. The same through a proxy from the environment.
     const pool = { connections: POOL_CONNECTIONS, allowH2: false };
     const proxy = cluster ? proxyFromEnvironment(cluster.server) : undefined;
     if (proxy) return new ProxyAgent({ uri: proxy, requestTls: planned.connect, ...pool });
-    return new Agent({ connect: planned.connect, ...pool });
+    return new Agent({ connect: planned.connect, ...pool, allowH2: this.allowHttp2 });
   }
 }
 

@@ -1,0 +1,117 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeEvent } from 'nestjs-kube-events';
+import { Pool } from 'undici';
+
+/** Who the Events are from, the same for the bare client and the recorder. */
+export const reporter = { controller: 'bench.example.com/widget-controller', instance: 'bench-0' };
+
+/** The Event every write reports. */
+export const failed = {
+  type: 'Warning',
+  reason: 'ReconcileFailed',
+  action: 'Reconcile',
+  note: 'source ConfigMap default/app not found',
+} as const satisfies KubeEvent;
+
+const microTime = () => `${new Date().toISOString().slice(0, -1)}000Z`;
+
+/** How the bare client reaches the server. */
+export interface BareClientOptions {
+  /** `http(s)://host:port`. */
+  readonly origin: string;
+  /** The bearer token. */
+  readonly token: string;
+  /** Keep-alive connections, at most. */
+  readonly connections: number;
+  /** Whether HTTP/2 is offered (ALPN, over TLS only); undici's default is to offer it. */
+  readonly allowH2?: boolean;
+  /** The server's CA, PEM. */
+  readonly ca?: string | Buffer;
+}
+
+/**
+ * The recorder's writes by hand: a body built with `JSON.stringify` of a
+ * plain object, a name chosen by the client, `Pool.request` over keep-alive
+ * connections, the answer parsed, its `resourceVersion` kept for the next
+ * patch's precondition.
+ */
+export class BareClient {
+  private readonly pool: Pool;
+  private readonly headers: Record<string, string>;
+  private sequence = 0;
+  /** Per Event name, its resourceVersion as last answered. */
+  private readonly versions = new Map<string, string>();
+  /** Per object uid, its Event's name and series count. */
+  private readonly events = new Map<string, { name: string; count: number }>();
+
+  constructor({ origin, token, connections, allowH2, ca }: BareClientOptions) {
+    this.pool = new Pool(origin, {
+      connections,
+      ...(allowH2 !== undefined && { allowH2 }),
+      ...(ca !== undefined && { connect: { ca } }),
+    });
+    this.headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  }
+
+  async create(object: KubernetesObject): Promise<void> {
+    const { name, namespace, uid, resourceVersion } = object.metadata!;
+    const eventName = `${name}.${(Date.now() * 1e6 + this.sequence++).toString(16)}`;
+    const eventTime = microTime();
+    const body = JSON.stringify({
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: eventName, namespace },
+      eventTime,
+      type: failed.type,
+      reason: failed.reason,
+      action: failed.action,
+      note: failed.note,
+      regarding: { apiVersion: object.apiVersion, kind: object.kind, name, namespace, uid, resourceVersion },
+      reportingController: reporter.controller,
+      reportingInstance: reporter.instance,
+    });
+    const answer = await this.send('POST', `/apis/events.k8s.io/v1/namespaces/${namespace}/events`, body, 201);
+    this.versions.set(eventName, answer.metadata.resourceVersion);
+    this.events.set(uid!, { name: eventName, count: 1 });
+  }
+
+  async patch(object: KubernetesObject): Promise<void> {
+    const { namespace, uid } = object.metadata!;
+    const event = this.events.get(uid!)!;
+    const count = event.count + 1;
+    const body = JSON.stringify({
+      metadata: { resourceVersion: this.versions.get(event.name) },
+      series: { count, lastObservedTime: microTime() },
+    });
+    const answer = await this.send(
+      'PATCH',
+      `/apis/events.k8s.io/v1/namespaces/${namespace}/events/${event.name}`,
+      body,
+      200,
+    );
+    this.versions.set(event.name, answer.metadata.resourceVersion);
+    event.count = count;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private async send(
+    method: 'POST' | 'PATCH',
+    path: string,
+    body: string,
+    expected: number,
+  ): Promise<{ metadata: { resourceVersion: string } }> {
+    const contentType = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
+    const response = await this.pool.request({
+      method,
+      path,
+      body,
+      headers: { ...this.headers, 'content-type': contentType },
+    });
+    const answer = (await response.body.json()) as { metadata: { resourceVersion: string } };
+    if (response.statusCode !== expected) throw new Error(`${method} ${path}: ${response.statusCode}`);
+    return answer;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * One side of `npm run bench -- writes --server real`, in a process of its
+ * own, so that nothing another side did (its heap, its JIT, its
+ * connections) is counted: forked with a {@link SideTask} as its one
+ * argument, it makes {@link SideTask.warmUp} writes, then
+ * {@link SideTask.writes} measured ones, and sends a {@link SideResult}.
+ * With `WRITE_CPU_PROFILE=<dir>`, it writes a CPU profile of the measured
+ * writes alone there (`<side>.<writes>x<concurrency>.cpuprofile`), for
+ * Chrome DevTools or `speedscope`.
+ */
+import { subscribe } from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { EventRecorder } from 'nestjs-kube-events';
+import { EventsApi } from '../libs/kube-events/src/api/events-api.js';
+import { POOL_CONNECTIONS } from '../libs/kube-events/src/api/pooled-authentication.js';
+import { BareClient, failed, reporter } from './bare-client.js';
+import { settledHeap } from './measure.js';
+
+/** Who writes: the recorder or a bare undici Pool, and whether HTTP/2 is offered. */
+export type SideName = 'bare h1' | 'bare h2' | 'library h1' | 'library h2';
+
+/** What one process measures. */
+export interface SideTask {
+  readonly side: SideName;
+  readonly kubeconfigPath: string;
+  /** An existing namespace, this side's alone. */
+  readonly namespace: string;
+  /** Writes before the measured ones, left out. */
+  readonly warmUp: number;
+  /** Measured writes: creates of Events about objects not seen before. */
+  readonly writes: number;
+  /** Writes awaited at once: 1 sends them one at a time. */
+  readonly concurrency: number;
+}
+
+/** What it measured: CPU of the whole process (every thread) per measured write, and the protocols its connections spoke. */
+export interface SideResult {
+  readonly micros: number;
+  /** ALPN protocols of the TLS connections made, `http/1.1` when none was negotiated. */
+  readonly protocols: string[];
+  /** Connections made, warm-up included. */
+  readonly connections: number;
+}
+
+const task = JSON.parse(process.argv[2]) as SideTask;
+const protocols = new Set<string>();
+let connections = 0;
+subscribe('undici:client:connected', (message) => {
+  const { socket } = message as { socket: TLSSocket };
+  protocols.add(socket.alpnProtocol || 'http/1.1');
+  connections++;
+});
+
+const kubeConfig = new KubeConfig();
+kubeConfig.loadFromFile(task.kubeconfigPath);
+const h2 = task.side.endsWith('h2');
+
+let write: (object: KubernetesObject) => Promise<void>;
+let close: () => Promise<void>;
+if (task.side.startsWith('bare')) {
+  const cluster = kubeConfig.getCurrentCluster()!;
+  const token = kubeConfig.getCurrentUser()?.token;
+  if (!token) throw new Error('the bare client authenticates with a bearer token: the kubeconfig has none');
+  const bare = new BareClient({
+    origin: new URL(cluster.server).origin,
+    token,
+    connections: POOL_CONNECTIONS,
+    allowH2: h2,
+    ca: cluster.caData ? Buffer.from(cluster.caData, 'base64') : cluster.caFile && readFileSync(cluster.caFile),
+  });
+  write = (object) => bare.create(object);
+  close = () => bare.close();
+} else {
+  // Budgets that never fold or delay a write: each publish is its own request, as by hand.
+  const recorder = new EventRecorder(
+    { reporter, kubeConfig, writeControl: { objectBurst: 1e9, qps: 1e9, burst: 1e9 } },
+    new EventsApi(kubeConfig, { allowHttp2: h2 }),
+  );
+  write = (object) => recorder.publish(object, failed);
+  close = () => recorder.onApplicationShutdown();
+}
+
+const objectsOf = (prefix: string, count: number): KubernetesObject[] =>
+  Array.from({ length: count }, (_, i) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `${prefix}-${i}`, namespace: task.namespace, uid: `uid-${prefix}-${i}`, resourceVersion: '1' },
+  }));
+
+/** Writes each object, {@link SideTask.concurrency} at a time, each worker awaiting its own. */
+async function writeAll(objects: KubernetesObject[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < objects.length) await write(objects[next++]);
+  };
+  await Promise.all(Array.from({ length: task.concurrency }, worker));
+}
+
+await writeAll(objectsOf('warm', task.warmUp));
+const measured = objectsOf('measured', task.writes);
+const profileDir = process.env.WRITE_CPU_PROFILE;
+const profiler = profileDir ? new Session() : undefined;
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
+settledHeap();
+const before = process.cpuUsage();
+await writeAll(measured);
+const { user, system } = process.cpuUsage(before);
+if (profiler) {
+  const { profile } = await profiler.post('Profiler.stop');
+  const name = `${task.side.replace(' ', '-')}.${task.writes}x${task.concurrency}.cpuprofile`;
+  await writeFile(join(profileDir!, name), JSON.stringify(profile));
+}
+await close();
+process.send!(
+  { micros: (user + system) / task.writes, protocols: [...protocols], connections } satisfies SideResult,
+  () => process.exit(0),
+);

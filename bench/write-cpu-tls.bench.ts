@@ -1,0 +1,134 @@
+import { fork } from 'node:child_process';
+import { CoreV1Api, EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { startControlPlane } from '../tools/control-plane/control-plane.js';
+import { median, printTable, ratio } from './measure.js';
+import type { SideName, SideResult, SideTask } from './write-cpu-side.js';
+
+/**
+ * CPU per write of `EventRecorder.publish()` against a real kube-apiserver
+ * over TLS (the local control plane, `tools/control-plane`, or the cluster
+ * of `KUBE_EVENTS_E2E_KUBECONFIG`), beside a bare undici Pool sending the
+ * same creates, each over HTTP/1.1 and over HTTP/2: (a) {@link WRITES}
+ * creates, {@link CONCURRENCY} awaited at once, (b) {@link SEQUENTIAL}
+ * creates one at a time, as a controller's reconcile loop sends them.
+ * Each side runs in a fresh process (`write-cpu-side.ts`), so that only its
+ * own CPU is counted (`process.cpuUsage()`: every thread, garbage
+ * collection included), after a warm-up of its own; rounds rotate which
+ * side goes first. After each, the Events are counted on the server, then
+ * deleted, so that every round writes to an equally empty namespace.
+ */
+
+const WRITES = 2_000;
+const CONCURRENCY = 50;
+const SEQUENTIAL = 1_000;
+const WARM_UP = 200;
+const ROUNDS = Number(process.env.WRITE_CPU_ROUNDS ?? 3);
+const SIDES: readonly SideName[] = ['bare h2', 'bare h1', 'library h1', 'library h2'];
+
+/** Runs one side in a fresh process. */
+function runSide(task: SideTask): Promise<SideResult> {
+  const child = fork(new URL('./write-cpu-side.ts', import.meta.url), [JSON.stringify(task)], {
+    execArgv: ['--expose-gc', '--import', '@swc-node/register/esm-register'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    let result: SideResult | undefined;
+    child.once('message', (message: SideResult) => (result = message));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      result ? resolve(result) : reject(new Error(`${task.side}: its process exited with ${code} and no result`)),
+    );
+  });
+}
+
+const namespaceOf = (side: SideName) => `bench-${side.replace(' ', '-')}`;
+
+/** Counts the Events the side wrote, then deletes them. */
+async function expectAndClear(kubeConfig: KubeConfig, namespace: string, expected: number): Promise<void> {
+  const events = kubeConfig.makeApiClient(EventsV1Api);
+  const { items } = await events.listNamespacedEvent({ namespace });
+  if (items.length !== expected)
+    throw new Error(`${namespace}: the server holds ${items.length} Events, not ${expected}`);
+  await events.deleteCollectionNamespacedEvent({ namespace });
+}
+
+/** Rounds of every side, rotating which goes first; the median µs of CPU per write of each. */
+async function measure(
+  kubeConfig: KubeConfig,
+  kubeconfigPath: string,
+  writes: number,
+  concurrency: number,
+): Promise<Map<SideName, number>> {
+  const measured = new Map<SideName, number[]>(SIDES.map((side) => [side, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = SIDES.map((_, i) => SIDES[(i + round) % SIDES.length]);
+    for (const side of order) {
+      const namespace = namespaceOf(side);
+      const { micros, protocols } = await runSide({
+        side,
+        kubeconfigPath,
+        namespace,
+        warmUp: WARM_UP,
+        writes,
+        concurrency,
+      });
+      const expected = side.endsWith('h2') ? 'h2' : 'http/1.1';
+      if (protocols.length !== 1 || protocols[0] !== expected)
+        throw new Error(`${side}: its connections spoke ${protocols.join(', ') || 'nothing'}, not ${expected}`);
+      await expectAndClear(kubeConfig, namespace, WARM_UP + writes);
+      measured.get(side)!.push(micros);
+    }
+  }
+  return new Map([...measured].map(([side, values]) => [side, median(values)]));
+}
+
+export async function writeCpuOverTls(): Promise<void> {
+  const controlPlane = await startControlPlane();
+  try {
+    const kubeConfig = controlPlane.kubeConfig();
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    for (const side of SIDES) {
+      const name = namespaceOf(side);
+      await core.createNamespace({ body: { metadata: { name } } }).catch(() => undefined);
+      await kubeConfig.makeApiClient(EventsV1Api).deleteCollectionNamespacedEvent({ namespace: name });
+    }
+    const rows: string[][] = [];
+    for (const [label, writes, concurrency] of [
+      [`${WRITES} creates, ${CONCURRENCY} at a time`, WRITES, CONCURRENCY],
+      [`${SEQUENTIAL} creates, one at a time`, SEQUENTIAL, 1],
+    ] as const) {
+      const medians = await measure(kubeConfig, controlPlane.kubeconfigPath, writes, concurrency);
+      const [bareH2, bareH1, libraryH1, libraryH2] = SIDES.map((side) => medians.get(side)!);
+      rows.push([
+        label,
+        bareH2.toFixed(0),
+        bareH1.toFixed(0),
+        libraryH1.toFixed(0),
+        libraryH2.toFixed(0),
+        ratio(libraryH1, bareH2),
+        ratio(libraryH2, bareH2),
+        ratio(libraryH1, bareH1),
+        ratio(libraryH2, bareH1),
+      ]);
+    }
+    printTable(
+      `CPU per write against kube-apiserver over TLS (${controlPlane.server}), EventRecorder.publish() vs a bare undici Pool ` +
+        `sending the same creates, each over HTTP/1.1 (h1) and HTTP/2 (h2); µs of process CPU per write, ` +
+        `each side in a fresh process after ${WARM_UP} writes of warm-up; median of ${ROUNDS} rotated rounds`,
+      [
+        'writes',
+        'bare h2',
+        'bare h1',
+        'library h1',
+        'library h2',
+        'library h1 / bare h2',
+        'library h2 / bare h2',
+        'library h1 / bare h1',
+        'library h2 / bare h1',
+      ],
+      rows,
+    );
+  } finally {
+    await controlPlane.stop();
+  }
+}
