@@ -1,0 +1,27 @@
+// The recorder on a fake clock, with requests on real sockets: a test waits, in real time, until the recorder waits
+// on its clock (a backoff, a budget, a deadline), then moves the clock. Nothing here waits for time to pass.
+import type { FakeClock } from 'nestjs-kube-events/testing';
+
+const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Resolves, with the milliseconds until it is due, once `clock` has a timer due within `withinMs`: what the
+ * recorder waits for now. Rejects, saying so, when none is set within `realLimitMs` of real time.
+ */
+export async function timerWithin(clock: FakeClock, withinMs: number, realLimitMs = 10_000): Promise<number> {
+  const giveUpAt = performance.now() + realLimitMs;
+  for (;;) {
+    const due = clock.msUntilNextTimer();
+    if (due !== undefined && due <= withinMs) return due;
+    if (performance.now() > giveUpAt)
+      throw new Error(`no timer due within ${withinMs} ms was set (next: ${due ?? 'none'}) in ${realLimitMs} ms`);
+    await nextTurn();
+  }
+}
+
+/** Moves `clock` to the next timer once one is set due within `withinMs`, and fires it; returns how far it moved. */
+export async function advanceToTimer(clock: FakeClock, withinMs: number): Promise<number> {
+  const due = await timerWithin(clock, withinMs);
+  await clock.advance(due);
+  return due;
+}
