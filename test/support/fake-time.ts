@@ -25,3 +25,18 @@ export async function advanceToTimer(clock: FakeClock, withinMs: number): Promis
   await clock.advance(due);
   return due;
 }
+
+/**
+ * Waits for `work` while moving each of `clocks` `stepMs` at a time, letting real I/O run between steps: for what
+ * ends only once the recorder's own time has passed, as a shutdown that retries what is queued until its timeout.
+ */
+export async function whileAdvancing<T>(clocks: readonly FakeClock[], work: Promise<T>, stepMs = 100): Promise<T> {
+  let settled = false;
+  const watched = work.finally(() => (settled = true));
+  watched.catch(() => undefined);
+  while (!settled) {
+    await nextTurn();
+    if (!settled) for (const clock of clocks) await clock.advance(stepMs);
+  }
+  return watched;
+}
