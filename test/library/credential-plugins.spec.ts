@@ -20,8 +20,10 @@ import {
 } from 'nestjs-kube-events';
 import { EventsApi } from '../../libs/kube-events/src/api/events-api.js';
 import { LogEventSink } from '../../libs/kube-events/src/sinks/log-event.sink.js';
+import { FakeClock } from '../../libs/kube-events/src/testing/fake-clock.js';
 import { lastProbe } from '../support/eventually.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { whileAdvancing } from '../support/fake-time.js';
 import { captureLogLines } from '../support/logged-lines.js';
 import { configMap, syncFailed } from '../support/objects.js';
 
@@ -84,6 +86,8 @@ describe('exec credential plugins', () => {
   let fixedFile: string;
   let plugin: string;
   const recorders: EventRecorder[] = [];
+  /** The fake clocks of the recorders that have one: moved while they shut down, which retries until their timeout. */
+  const clocks: FakeClock[] = [];
   let outcomes: PublishOutcome[];
   let logged: string[];
 
@@ -102,8 +106,9 @@ describe('exec credential plugins', () => {
         interactiveMode: 'Never',
       },
     });
-  const recorderWith = (kubeConfig: KubeConfig, timeout: number, api?: EventsApi) => {
-    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig, timeout }, api);
+  const recorderWith = (kubeConfig: KubeConfig, timeout: number, api?: EventsApi, clock?: FakeClock) => {
+    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig, timeout, clock }, api);
+    if (clock) clocks.push(clock);
     const sink = new LogEventSink();
     recorder.outcomes$.subscribe((outcome) => {
       outcomes.push(outcome);
@@ -145,7 +150,10 @@ describe('exec credential plugins', () => {
     logged = captureLogLines();
   });
   afterEach(async () => {
-    await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
+    await whileAdvancing(
+      clocks.splice(0),
+      Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown())),
+    );
     for (const pid of [...(await runs()), ...(await pidsIn(childrenFile))])
       if (isRunning(pid)) process.kill(pid, 'SIGKILL');
     await server.close();
@@ -192,7 +200,7 @@ describe('exec credential plugins', () => {
   });
 
   it('reports a failing plugin as a credential failure, without its output, and keeps the occurrence queued', async () => {
-    const recorder = recorderWith(kubeConfigWith('fail'), 5_000);
+    const recorder = recorderWith(kubeConfigWith('fail'), 5_000, undefined, new FakeClock());
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -216,19 +224,19 @@ describe('exec credential plugins', () => {
   });
 
   it('tries failing credentials again on a doubling backoff for the whole recorder, not once per write', async () => {
-    const recorder = recorderWith(kubeConfigWith('fail'), 1_000);
-    const started = Date.now();
+    const clock = new FakeClock();
+    const recorder = recorderWith(kubeConfigWith('fail'), 1_000, undefined, clock);
 
     // 40 objects, each published every 100 ms for 2.5 s: each series retries on its own backoff meanwhile.
     const errors: unknown[] = [];
-    while (Date.now() - started < 2_500) {
+    while (clock.now() < 2_500) {
       const round = await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
           recorder.publish(configMap(`object-${i}`), syncFailed).catch((e: unknown) => e),
         ),
       );
       errors.push(...round);
-      await sleep(100);
+      await clock.advance(100);
     }
 
     // Each told at once of the credentials' failure, but for a publish that waited for a run that outlasted its timeout.
@@ -265,7 +273,7 @@ describe('exec credential plugins', () => {
   });
 
   it('says a plugin printed no credential, without quoting what it printed', async () => {
-    const recorder = recorderWith(kubeConfigWith('garbage'), 5_000);
+    const recorder = recorderWith(kubeConfigWith('garbage'), 5_000, undefined, new FakeClock());
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -276,7 +284,9 @@ describe('exec credential plugins', () => {
 
   it('stops a plugin that runs past its timeout, and says it timed out', async () => {
     const kubeConfig = kubeConfigWith('hang');
-    const recorder = recorderWith(kubeConfig, 5_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 1_000 }));
+    // The plugin's own timeout is real time, what this test is about; the recorder's is on a clock that stands still.
+    const api = new EventsApi(kubeConfig, { execPluginTimeoutMs: 1_000 });
+    const recorder = recorderWith(kubeConfig, 5_000, api, new FakeClock());
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -398,7 +408,12 @@ describe('exec credential plugins', () => {
   });
 
   it('says a plugin that is not there could not be started', async () => {
-    const recorder = recorderWith(kubeConfigWith('token', join(dir, 'no-such-plugin')), 5_000);
+    const recorder = recorderWith(
+      kubeConfigWith('token', join(dir, 'no-such-plugin')),
+      5_000,
+      undefined,
+      new FakeClock(),
+    );
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -414,7 +429,7 @@ describe('exec credential plugins', () => {
       token: undefined,
       authProvider: { name: 'tokenFile', config: { tokenFile } },
     });
-    const recorder = recorderWith(kubeConfig, 5_000);
+    const recorder = recorderWith(kubeConfig, 5_000, undefined, new FakeClock());
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
