@@ -20,7 +20,7 @@ import {
 } from 'nestjs-kube-events';
 import { EventsApi } from '../../libs/kube-events/src/api/events-api.js';
 import { LogEventSink } from '../../libs/kube-events/src/sinks/log-event.sink.js';
-import { FakeClock } from '../../libs/kube-events/src/testing/fake-clock.js';
+import { FakeClock } from 'nestjs-kube-events/testing';
 import { lastProbe } from '../support/eventually.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { whileAdvancing } from '../support/fake-time.js';
