@@ -40,3 +40,22 @@ export async function whileAdvancing<T>(clocks: readonly FakeClock[], work: Prom
   }
   return watched;
 }
+
+/**
+ * Moves `clock` `stepMs` at a time, letting real I/O run after each step, until `seen()` holds or `limitMs` have
+ * passed; returns the clock's time when it first held, or undefined. A request sent on a step may be seen a step or
+ * two later: the time returned is never earlier than when it was sent.
+ */
+export async function advanceUntilSeen(
+  clock: FakeClock,
+  seen: () => boolean,
+  { stepMs, limitMs }: { stepMs: number; limitMs: number },
+): Promise<number | undefined> {
+  const until = clock.now() + limitMs;
+  while (clock.now() < until) {
+    await clock.advance(stepMs);
+    for (let turn = 0; turn < 20 && !seen(); turn++) await nextTurn();
+    if (seen()) return clock.now();
+  }
+  return undefined;
+}
