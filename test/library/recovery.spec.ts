@@ -202,9 +202,9 @@ describe('recovery from faults', () => {
       // How far ahead the recorder sets each timer of one to two seconds: the retries' (its deadlines are 5 s away).
       const retryDelays: number[] = [];
       const setTimer = clock.setTimer.bind(clock);
-      jest.spyOn(clock, 'setTimer').mockImplementation((ms: number, fire: () => void, holdsProcess?: boolean) => {
+      jest.spyOn(clock, 'setTimer').mockImplementation((ms: number, fire: () => void) => {
         if (ms >= 1_000 && ms < 2_000) retryDelays.push(ms);
-        return setTimer(ms, fire, holdsProcess);
+        return setTimer(ms, fire);
       });
       const recorder = recorderWith({ timeout: 5_000, clock });
       const names = Array.from({ length: 12 }, (_, i) => `throttled-${i}`);
