@@ -59,3 +59,19 @@ export async function advanceUntilSeen(
   }
   return undefined;
 }
+
+/**
+ * Waits for `work`, moving `clock` to each timer due within `withinMs` as soon as one is set (a backoff, say), and
+ * never further: a longer timer (a request's deadline) does not pass while a request is on a real socket.
+ */
+export async function firingTimersWithin<T>(clock: FakeClock, withinMs: number, work: Promise<T>): Promise<T> {
+  let settled = false;
+  const watched = work.finally(() => (settled = true));
+  watched.catch(() => undefined);
+  while (!settled) {
+    const due = clock.msUntilNextTimer();
+    if (due !== undefined && due <= withinMs) await clock.advance(due);
+    else await nextTurn();
+  }
+  return watched;
+}
