@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -162,13 +161,18 @@ describe('exec credential plugins', () => {
   });
 
   it('starts a hanging plugin once for every write waiting for it, retries included, and stops it at shutdown', async () => {
-    const recorder = recorderWith(kubeConfigWith('hang'), 300);
+    const clock = new FakeClock();
+    const recorder = recorderWith(kubeConfigWith('hang'), 300, undefined, clock);
 
-    const results = await Promise.all(
+    const publishing = Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         recorder.publish(configMap(`object-${i}`), syncFailed).catch((e: unknown) => e),
       ),
     );
+    // The plugin is a process: it starts in real time, then every write waits for it until the recorder's timeout.
+    const pids = await lastProbe(runs, (found) => found.length > 0);
+    await clock.advance(300);
+    const results = await publishing;
     for (const result of results) expect(result).toBeInstanceOf(PublishTimeoutError);
     // Each write's timeout names what it waited for: no request was sent.
     const timedOut = outcomes.filter((outcome) => outcome.kind === 'failed');
@@ -180,17 +184,19 @@ describe('exec credential plugins', () => {
       );
     }
     // The queued writes retry on their backoff (200 ms, doubling) meanwhile; new publishes come in too.
-    await sleep(1_500);
-    await Promise.all(
+    await clock.advance(1_500);
+    const late = Promise.all(
       Array.from({ length: 10 }, (_, i) => recorder.publish(configMap(`late-${i}`), syncFailed).catch(() => undefined)),
     );
+    await clock.advance(300);
+    await late;
 
-    const pids = await lastProbe(runs, (found) => found.length > 0);
+    expect(await runs()).toEqual(pids);
     expect(pids).toHaveLength(1);
     expect(isRunning(pids[0])).toBe(true);
     expect(server.requests).toHaveLength(0);
 
-    await recorder.onApplicationShutdown();
+    await whileAdvancing([clock], recorder.onApplicationShutdown());
     expect(
       await lastProbe(
         () => isRunning(pids[0]),
