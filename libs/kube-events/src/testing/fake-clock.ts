@@ -48,7 +48,10 @@ export class FakeClock implements KubeEventsClock {
   private timers: FakeTimer[] = [];
   private timersSet = 0;
 
-  /** @param startMs what {@link now} returns until the clock is advanced */
+  /**
+   * A clock that reads `startMs` until it is advanced.
+   * @param startMs what {@link now} returns until the clock is advanced
+   */
   constructor(startMs = 0) {
     this.time = startMs;
   }
