@@ -136,7 +136,7 @@ describe('replicas that share one Event', () => {
     const early = await failRepeatedly(owner, 5);
     // The move: for a while both reconcile the object, then the old owner lets go.
     const overlapping = (await Promise.all([failRepeatedly(owner, 20), failRepeatedly(next, 20)])).flat();
-    await sleep(10);
+    await sleep(10); // real time between the shards' turns, as a handover has; no window or budget is near
     const late = await failRepeatedly(next, 5);
 
     expect([...early, ...overlapping, ...late].filter((result) => result !== 'resolved')).toEqual([]);

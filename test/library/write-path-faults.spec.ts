@@ -39,7 +39,7 @@ describe('write path under faults', () => {
     while (!probe()) {
       if (Date.now() > deadline)
         throw new Error(`no ${what} after ${timeoutMs} ms; requests: ${JSON.stringify(server.log(), null, 1)}`);
-      await sleep(20);
+      await sleep(20); // polling what arrives over real sockets
     }
   };
 
