@@ -9,8 +9,10 @@ import { rootCertificates } from 'node:tls';
 import { jest } from '@jest/globals';
 import { EventsV1Api, KubeConfig } from '@kubernetes/client-node';
 import { EventRecorder, PublishTimeoutError, PublishUnreachableError } from 'nestjs-kube-events';
+import { FakeClock } from 'nestjs-kube-events/testing';
 import { FakeApiServer, TLS_CERTIFICATE } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { firingTimersWithin } from '../support/fake-time.js';
 import { moveWallClock } from '../support/wall-clock.js';
 
 /** A client-go exec credential plugin: prints the token in `file`, valid for `validMs`. */
@@ -37,8 +39,8 @@ describe('connections to the API server', () => {
   let server: FakeApiServer;
   let dir: string;
   const recorders: EventRecorder[] = [];
-  const recorderFor = (kubeConfig: KubeConfig, timeout = 2_000) => {
-    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig, timeout });
+  const recorderFor = (kubeConfig: KubeConfig, timeout = 2_000, clock?: FakeClock) => {
+    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig, timeout, clock });
     recorders.push(recorder);
     return recorder;
   };
@@ -214,8 +216,9 @@ describe('connections to the API server', () => {
   it('times out a write waiting for a connection that hung requests hold, and writes it once they are let go', async () => {
     server = await FakeApiServer.start({ tls: true, token: 'static-token' });
     for (let i = 0; i < 8; i++) server.hangNext('POST');
-    const recorder = recorderFor(server.kubeConfig(), 500);
-    const results = await Promise.all(
+    const clock = new FakeClock();
+    const recorder = recorderFor(server.kubeConfig(), 500, clock);
+    const publishing = Promise.all(
       Array.from({ length: 9 }, (_, i) =>
         recorder.publish(configMap(`held-${i}`), syncFailed).then(
           () => 'resolved',
@@ -223,11 +226,15 @@ describe('connections to the API server', () => {
         ),
       ),
     );
+    await server.waitForRequests(8, 'POST');
+    await clock.advance(500);
+    const results = await publishing;
     // The ninth waited in the pool's queue behind the eight hung ones: its deadline held all the same (it would
     // otherwise have been sent, and answered, once the hung ones were aborted).
     for (const result of results) expect(result).toMatchObject({ name: PublishTimeoutError.name, queued: true });
 
-    await recorder.flush();
+    // flush() writes them once their backoffs have passed; over TLS on a loaded machine that takes what it takes.
+    await firingTimersWithin(clock, 300, recorder.flush());
     expect(
       server
         .events()

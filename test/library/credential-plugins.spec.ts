@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -20,8 +19,10 @@ import {
 } from 'nestjs-kube-events';
 import { EventsApi } from '../../libs/kube-events/src/api/events-api.js';
 import { LogEventSink } from '../../libs/kube-events/src/sinks/log-event.sink.js';
+import { FakeClock } from 'nestjs-kube-events/testing';
 import { lastProbe } from '../support/eventually.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { whileAdvancing } from '../support/fake-time.js';
 import { captureLogLines } from '../support/logged-lines.js';
 import { configMap, syncFailed } from '../support/objects.js';
 
@@ -84,6 +85,8 @@ describe('exec credential plugins', () => {
   let fixedFile: string;
   let plugin: string;
   const recorders: EventRecorder[] = [];
+  /** The fake clocks of the recorders that have one: moved while they shut down, which retries until their timeout. */
+  const clocks: FakeClock[] = [];
   let outcomes: PublishOutcome[];
   let logged: string[];
 
@@ -102,8 +105,9 @@ describe('exec credential plugins', () => {
         interactiveMode: 'Never',
       },
     });
-  const recorderWith = (kubeConfig: KubeConfig, timeout: number, api?: EventsApi) => {
-    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig, timeout }, api);
+  const recorderWith = (kubeConfig: KubeConfig, timeout: number, api?: EventsApi, clock?: FakeClock) => {
+    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, kubeConfig, timeout, clock }, api);
+    if (clock) clocks.push(clock);
     const sink = new LogEventSink();
     recorder.outcomes$.subscribe((outcome) => {
       outcomes.push(outcome);
@@ -145,7 +149,10 @@ describe('exec credential plugins', () => {
     logged = captureLogLines();
   });
   afterEach(async () => {
-    await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
+    await whileAdvancing(
+      clocks.splice(0),
+      Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown())),
+    );
     for (const pid of [...(await runs()), ...(await pidsIn(childrenFile))])
       if (isRunning(pid)) process.kill(pid, 'SIGKILL');
     await server.close();
@@ -154,13 +161,18 @@ describe('exec credential plugins', () => {
   });
 
   it('starts a hanging plugin once for every write waiting for it, retries included, and stops it at shutdown', async () => {
-    const recorder = recorderWith(kubeConfigWith('hang'), 300);
+    const clock = new FakeClock();
+    const recorder = recorderWith(kubeConfigWith('hang'), 300, undefined, clock);
 
-    const results = await Promise.all(
+    const publishing = Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         recorder.publish(configMap(`object-${i}`), syncFailed).catch((e: unknown) => e),
       ),
     );
+    // The plugin is a process: it starts in real time, then every write waits for it until the recorder's timeout.
+    const pids = await lastProbe(runs, (found) => found.length > 0);
+    await clock.advance(300);
+    const results = await publishing;
     for (const result of results) expect(result).toBeInstanceOf(PublishTimeoutError);
     // Each write's timeout names what it waited for: no request was sent.
     const timedOut = outcomes.filter((outcome) => outcome.kind === 'failed');
@@ -172,17 +184,19 @@ describe('exec credential plugins', () => {
       );
     }
     // The queued writes retry on their backoff (200 ms, doubling) meanwhile; new publishes come in too.
-    await sleep(1_500);
-    await Promise.all(
+    await clock.advance(1_500);
+    const late = Promise.all(
       Array.from({ length: 10 }, (_, i) => recorder.publish(configMap(`late-${i}`), syncFailed).catch(() => undefined)),
     );
+    await clock.advance(300);
+    await late;
 
-    const pids = await lastProbe(runs, (found) => found.length > 0);
+    expect(await runs()).toEqual(pids);
     expect(pids).toHaveLength(1);
     expect(isRunning(pids[0])).toBe(true);
     expect(server.requests).toHaveLength(0);
 
-    await recorder.onApplicationShutdown();
+    await whileAdvancing([clock], recorder.onApplicationShutdown());
     expect(
       await lastProbe(
         () => isRunning(pids[0]),
@@ -192,7 +206,7 @@ describe('exec credential plugins', () => {
   });
 
   it('reports a failing plugin as a credential failure, without its output, and keeps the occurrence queued', async () => {
-    const recorder = recorderWith(kubeConfigWith('fail'), 5_000);
+    const recorder = recorderWith(kubeConfigWith('fail'), 5_000, undefined, new FakeClock());
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -216,19 +230,19 @@ describe('exec credential plugins', () => {
   });
 
   it('tries failing credentials again on a doubling backoff for the whole recorder, not once per write', async () => {
-    const recorder = recorderWith(kubeConfigWith('fail'), 1_000);
-    const started = Date.now();
+    const clock = new FakeClock();
+    const recorder = recorderWith(kubeConfigWith('fail'), 1_000, undefined, clock);
 
     // 40 objects, each published every 100 ms for 2.5 s: each series retries on its own backoff meanwhile.
     const errors: unknown[] = [];
-    while (Date.now() - started < 2_500) {
+    while (clock.now() < 2_500) {
       const round = await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
           recorder.publish(configMap(`object-${i}`), syncFailed).catch((e: unknown) => e),
         ),
       );
       errors.push(...round);
-      await sleep(100);
+      await clock.advance(100);
     }
 
     // Each told at once of the credentials' failure, but for a publish that waited for a run that outlasted its timeout.
@@ -265,7 +279,7 @@ describe('exec credential plugins', () => {
   });
 
   it('says a plugin printed no credential, without quoting what it printed', async () => {
-    const recorder = recorderWith(kubeConfigWith('garbage'), 5_000);
+    const recorder = recorderWith(kubeConfigWith('garbage'), 5_000, undefined, new FakeClock());
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -276,7 +290,9 @@ describe('exec credential plugins', () => {
 
   it('stops a plugin that runs past its timeout, and says it timed out', async () => {
     const kubeConfig = kubeConfigWith('hang');
-    const recorder = recorderWith(kubeConfig, 5_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 1_000 }));
+    // The plugin's own timeout is real time, what this test is about; the recorder's is on a clock that stands still.
+    const api = new EventsApi(kubeConfig, { execPluginTimeoutMs: 1_000 });
+    const recorder = recorderWith(kubeConfig, 5_000, api, new FakeClock());
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -398,7 +414,12 @@ describe('exec credential plugins', () => {
   });
 
   it('says a plugin that is not there could not be started', async () => {
-    const recorder = recorderWith(kubeConfigWith('token', join(dir, 'no-such-plugin')), 5_000);
+    const recorder = recorderWith(
+      kubeConfigWith('token', join(dir, 'no-such-plugin')),
+      5_000,
+      undefined,
+      new FakeClock(),
+    );
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -414,7 +435,7 @@ describe('exec credential plugins', () => {
       token: undefined,
       authProvider: { name: 'tokenFile', config: { tokenFile } },
     });
-    const recorder = recorderWith(kubeConfig, 5_000);
+    const recorder = recorderWith(kubeConfig, 5_000, undefined, new FakeClock());
 
     const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 

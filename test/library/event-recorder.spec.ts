@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   EventRecorder,
@@ -7,9 +6,11 @@ import {
   PublishTimeoutError,
   type KubeEvent,
 } from 'nestjs-kube-events';
+import { FakeClock } from 'nestjs-kube-events/testing';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { configMap } from '../support/objects.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
+import { advanceToTimer } from '../support/fake-time.js';
 
 const CONTROLLER = 'example.com/widget-controller';
 const EVENTS = '/apis/events.k8s.io/v1/namespaces';
@@ -122,15 +123,17 @@ describe('EventRecorder against an API server', () => {
   });
 
   it('does not make publishes of different series wait on each other', async () => {
-    const recorder = recorderWith({ timeout: 1_000 });
+    const clock = new FakeClock();
+    const recorder = recorderWith({ timeout: 1_000, clock });
     server.hangNext(
       (request) => request.method === 'POST' && (request.body as StoredEvent).regarding?.name === 'stuck',
     );
     const stuck = recorder.publish(configMap('stuck', NS_A), failed);
-    const started = Date.now();
+    // Written while the recorder's clock stands still: it waited for no timeout of the stuck one.
     await recorder.publish(configMap('other', NS_A), failed);
-    expect(Date.now() - started).toBeLessThan(500);
-    await expect(stuck).rejects.toBeInstanceOf(PublishTimeoutError);
+    const timedOut = expect(stuck).rejects.toBeInstanceOf(PublishTimeoutError);
+    await clock.advance(1_000);
+    await timedOut;
   });
 
   it('creates a new Event when the note changes', async () => {
@@ -191,11 +194,14 @@ describe('EventRecorder against an API server', () => {
   });
 
   it('creates a new Event once the series window has passed', async () => {
-    const recorder = recorderWith({ seriesWindow: 50 });
+    const clock = new FakeClock();
+    const recorder = recorderWith({ seriesWindow: 50, clock });
     await recorder.publish(configMap('app-config', NS_A), failed);
-    await sleep(80);
+    await clock.advance(50);
     await recorder.publish(configMap('app-config', NS_A), failed);
-    expect(server.seriesWrites()).toEqual(['POST', 'POST']);
+    await clock.advance(51);
+    await recorder.publish(configMap('app-config', NS_A), failed);
+    expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'POST']);
   });
 
   it('keeps failure series apart from publish() series', async () => {
@@ -210,19 +216,23 @@ describe('EventRecorder against an API server', () => {
     expect(server.seriesWrites()).toEqual(['POST', 'POST', 'PATCH 2', 'PATCH 2', 'POST']);
   });
 
-  it('rejects with PublishTimeoutError near the timeout, aborts the request, and keeps the occurrence queued', async () => {
-    const recorder = recorderWith({ timeout: 300 });
+  it('rejects with PublishTimeoutError at the timeout, aborts the request, and keeps the occurrence queued', async () => {
+    const clock = new FakeClock();
+    const recorder = recorderWith({ timeout: 300, clock });
     server.hangNext('POST');
-    const started = Date.now();
-    const error = await recorder.publish(configMap('app-config', NS_A), failed).catch((e: unknown) => e);
-    const elapsed = Date.now() - started;
+    let error: unknown;
+    const publishing = recorder.publish(configMap('app-config', NS_A), failed).catch((e: unknown) => (error = e));
+    await server.waitForRequests(1, 'POST');
+    await clock.advance(299);
+    expect(error).toBeUndefined();
+    await clock.advance(1);
+    await publishing;
     expect(error).toBeInstanceOf(PublishTimeoutError);
     expect(error).toMatchObject({ timeoutMs: 300, queued: true, message: expect.stringContaining('stays queued') });
-    expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(1_500);
     await server.waitForAborted();
 
-    // The queued occurrence is created by a retry under the same name; the next publish patches it.
+    // The queued occurrence is created by a retry under the same name, after its backoff; the next publish patches it.
+    await advanceToTimer(clock, 300);
     await server.waitForRequests(2, 'POST');
     await recorder.publish(configMap('app-config', NS_A), failed);
     expect(server.seriesWrites()).toEqual(['POST', 'POST', 'PATCH 2']);
@@ -250,14 +260,16 @@ describe('EventRecorder against an API server', () => {
   });
 
   it('retries a hung write at once when a publish came while it hung, carrying both', async () => {
-    const recorder = recorderWith({ timeout: 300 });
+    const clock = new FakeClock();
+    const recorder = recorderWith({ timeout: 300, clock });
     await recorder.publish(configMap('app-config', NS_A), failed);
     server.hangNext('PATCH');
     const hung = recorder.publish(configMap('app-config', NS_A), failed);
     await server.waitForRequests(2);
     // Half-way through the hung write's timeout: the retry that carries it has the rest of its own to land.
-    await sleep(150);
+    await clock.advance(150);
     const waiting = recorder.publish(configMap('app-config', NS_A), failed);
+    await clock.advance(150);
     await expect(hung).rejects.toMatchObject({ name: 'PublishTimeoutError', queued: true });
     // The aborted patch goes again at once, with the same precondition, counting the publish that waited.
     await waiting;
@@ -278,11 +290,15 @@ describe('EventRecorder against an API server', () => {
     expect(server.writes()[3].path).toBe(`${EVENTS}/ns-a/events/${server.events()[1].metadata.name}`);
   });
 
-  it('retries a write answered 500 and resolves once it is written', async () => {
-    const recorder = recorderWith();
+  it('retries a write answered 500 after its backoff and resolves once it is written', async () => {
+    const clock = new FakeClock();
+    const recorder = recorderWith({ clock });
     await recorder.publish(configMap('app-config', NS_A), failed);
     server.failNext(500, 'PATCH', 'InternalError');
-    await recorder.publish(configMap('app-config', NS_A), failed);
+    const retried = recorder.publish(configMap('app-config', NS_A), failed);
+    // The first retry's backoff: 200 ms, and up to half of it more.
+    expect(await advanceToTimer(clock, 300)).toBeGreaterThanOrEqual(200);
+    await retried;
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 2']);
     expect(server.events()[0].series?.count).toBe(2);
   });

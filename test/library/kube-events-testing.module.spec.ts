@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { Injectable, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
@@ -19,7 +18,7 @@ import {
   type PublishOutcome,
 } from 'nestjs-kube-events';
 import { KubeEventsHealthIndicator } from 'nestjs-kube-events/terminus';
-import { FakeEventRecorder, KubeEventsTestingModule } from 'nestjs-kube-events/testing';
+import { FakeClock, FakeEventRecorder, KubeEventsTestingModule } from 'nestjs-kube-events/testing';
 import { muteLogger } from '../support/logged-lines.js';
 
 const widget = (name = 'w1'): KubernetesObject => ({
@@ -242,9 +241,14 @@ describe('KubeEventsTestingModule', () => {
 
 describe('FakeEventRecorder without Nest', () => {
   it('works as a plain object', async () => {
-    const recorder = new FakeEventRecorder({ reporter: { controller: 'example.com/widgets' }, seriesWindow: 50 });
+    const clock = new FakeClock();
+    const recorder = new FakeEventRecorder({
+      reporter: { controller: 'example.com/widgets' },
+      seriesWindow: 50,
+      clock,
+    });
     await recorder.publish(widget(), { type: 'Normal', reason: 'Synced', action: 'Sync' });
-    await sleep(60);
+    await clock.advance(51);
     await recorder.publish(widget(), { type: 'Normal', reason: 'Synced', action: 'Sync' });
     expect(recorder.events.map((event) => event.count)).toEqual([1, 1]);
   });

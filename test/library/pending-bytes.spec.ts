@@ -56,7 +56,7 @@ describe('what waits during an outage, bounded in bytes', () => {
     await server.listenAgain();
     let probe: Settled | undefined;
     for (let tries = 0; probe !== 'resolved' && tries < 50; tries++) {
-      await sleep(100);
+      await sleep(100); // real time: the server listens again on a real socket, and the probe interval passes
       probe = await settle(recorder.publish(configMap('after'), syncFailed));
     }
     expect(probe).toBe('resolved');

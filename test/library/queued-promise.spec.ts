@@ -10,8 +10,10 @@ import {
   type KubeEventsModuleOptions,
   type PublishOutcome,
 } from 'nestjs-kube-events';
+import { FakeClock } from 'nestjs-kube-events/testing';
 import { eventually } from '../support/eventually.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
+import { advanceUntilSeen } from '../support/fake-time.js';
 import { captureLogLines } from '../support/logged-lines.js';
 import { configMap, syncFailed } from '../support/objects.js';
 
@@ -69,10 +71,15 @@ describe('an occurrence told it stays queued', () => {
   });
 
   it('is dropped, said and counted, when its write keeps failing past the series window', async () => {
-    const recorder = await start({ seriesWindow: 1_000 });
-    await toldQueued(recorder);
+    const clock = new FakeClock();
+    const recorder = await start({ seriesWindow: 1_000, clock });
+    server.outage(60_000, { status: 503, match: 'POST' });
+    const told = recorder.publish(configMap(), syncFailed).catch((error: unknown) => error);
 
-    await eventually('the drop', () => drops().length > 0, { timeoutMs: 10_000 });
+    // The recorder's time passes while each retry is answered 503: the occurrence is given up past the window.
+    const droppedAt = await advanceUntilSeen(clock, () => drops().length > 0, { stepMs: 50, limitMs: 10_000 });
+    expect(await told).toMatchObject({ queued: true });
+    expect(droppedAt).toBeGreaterThan(1_000);
     expect(drops()).toEqual([expect.stringContaining('their write kept failing for longer than the series window')]);
     expect(outcomes.filter((outcome) => outcome.kind === 'dropped')).toEqual([
       expect.objectContaining({ count: 1, dropCause: 'expired' }),

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { jest } from '@jest/globals';
 import {
   PublishError,
   PublishTimeoutError,
@@ -6,10 +7,12 @@ import {
   type EventRecorder,
   type PublishOutcome,
 } from 'nestjs-kube-events';
+import { FakeClock } from 'nestjs-kube-events/testing';
 import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { settle } from '../support/settled.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
+import { advanceUntilSeen } from '../support/fake-time.js';
 
 /**
  * How the recorder comes back from a fault the moment the server does: a
@@ -145,15 +148,20 @@ describe('recovery from faults', () => {
       ['slow, applied after the timeout', (s: FakeApiServer) => s.delayNext(500, 'PATCH', { applyIfAborted: true })],
     ])('(%s) delays nothing: the next publish retries at once, carrying both', async (_, fault) => {
       const timeout = 300;
-      const recorder = recorderWith({ timeout });
+      const clock = new FakeClock();
+      const recorder = recorderWith({ timeout, clock });
       expect(await settle(recorder.publish(object('a'), failed))).toBe('resolved');
       fault(server);
-      const timedOut = await settle(recorder.publish(object('a'), failed));
+      const timingOut = settle(recorder.publish(object('a'), failed));
+      await server.waitForRequests(1, 'PATCH');
+      await clock.advance(timeout);
+      const timedOut = await timingOut;
       expect(timedOut).toBeInstanceOf(PublishTimeoutError);
       expect(timedOut).toMatchObject({ queued: true });
-      // The write is aborted a moment after the publish gave up: the fault is over then.
+      // Real time: the aborted request's socket closes a moment after the publish gave up, and the fault is over then.
       await sleep(50);
 
+      // Written with the recorder's clock standing still: it waited for no backoff.
       const next = await settle(recorder.publish(object('a'), failed));
 
       expect(next).toBe('resolved');
@@ -161,7 +169,7 @@ describe('recovery from faults', () => {
       const patches = server.requestsFor('PATCH');
       expect(patches[1] && patchCount(patches[1])).toBe(3);
       await recorder.flush();
-      await sleep(300); // the slow write, if any, lands meanwhile; it must not change the count
+      await sleep(300); // real time: the slow write, if any, lands meanwhile; it must not change the count
       expect(countOf('a')).toBe(3);
       expect(eventsAbout('a')).toHaveLength(1);
       const history = server.countHistory('default', eventsAbout('a')[0].metadata.name);
@@ -171,40 +179,57 @@ describe('recovery from faults', () => {
 
   describe('server errors and throttling', () => {
     it('keeps the backoff of a 5xx: a new publish does not cut it short', async () => {
-      const recorder = recorderWith({ timeout: 3_000 });
+      const clock = new FakeClock();
+      const recorder = recorderWith({ timeout: 3_000, clock });
       expect(await settle(recorder.publish(object('a'), failed))).toBe('resolved');
       server.failNext(500, 'PATCH');
       const first = settle(recorder.publish(object('a'), failed));
       await server.waitForRequests(1, (request) => request.method === 'PATCH' && request.status === 500);
       const second = settle(recorder.publish(object('a'), failed));
 
+      // The retry goes once its backoff (200 ms and up to half of it more) has passed on the recorder's clock.
+      const retriedAt = await advanceUntilSeen(clock, () => server.requestsFor('PATCH').length === 2, {
+        stepMs: 10,
+        limitMs: 310,
+      });
+      expect(retriedAt).toBeGreaterThanOrEqual(200);
       expect(await Promise.all([first, second])).toEqual(['resolved', 'resolved']);
-      const [failedPatch, retry] = server.requestsFor('PATCH');
-      expect(retry.receivedAt.getTime() - failedPatch.receivedAt.getTime()).toBeGreaterThanOrEqual(190);
       expect(countOf('a')).toBe(3);
     });
 
     it('spreads the retries of series told to wait the same Retry-After above it, not all in one millisecond', async () => {
-      const recorder = recorderWith({ timeout: 5_000 });
+      const clock = new FakeClock();
+      // How far ahead the recorder sets each timer of one to two seconds: the retries' (its deadlines are 5 s away).
+      const retryDelays: number[] = [];
+      const setTimer = clock.setTimer.bind(clock);
+      jest.spyOn(clock, 'setTimer').mockImplementation((ms: number, fire: () => void) => {
+        if (ms >= 1_000 && ms < 2_000) retryDelays.push(ms);
+        return setTimer(ms, fire);
+      });
+      const recorder = recorderWith({ timeout: 5_000, clock });
       const names = Array.from({ length: 12 }, (_, i) => `throttled-${i}`);
       server.failNextTimes(names.length, 429, 'POST', { retryAfterSeconds: 1 });
 
-      const results = await Promise.all(names.map((name) => settle(recorder.publish(object(name), failed))));
+      const publishes = Promise.all(names.map((name) => settle(recorder.publish(object(name), failed))));
+      // The first 429s lower the recorder-wide rate: the creates after them go out a little later, and are refused too.
+      await server.waitForRequests(1, (request) => request.status === 429);
+      const retried = (request: RecordedRequest) => request.method === 'POST' && request.status === 201;
+      const firstRetryAt = await advanceUntilSeen(clock, () => server.requestsFor(retried).length > 0, {
+        stepMs: 10,
+        limitMs: 1_600,
+      });
+      await advanceUntilSeen(clock, () => server.requestsFor(retried).length === names.length, {
+        stepMs: 10,
+        limitMs: 2_500,
+      });
+      const results = await publishes;
 
       expect(results.every((result) => result === 'resolved')).toBe(true);
-      const creates = server.requestsFor('POST');
-      const refusedAt = new Map(
-        creates
-          .filter((r) => r.status === 429)
-          .map((r) => [(r.body as { regarding: { name: string } }).regarding.name, r]),
-      );
-      const retries = creates.filter((request) => request.status === 201);
-      for (const retry of retries) {
-        const refused = refusedAt.get((retry.body as { regarding: { name: string } }).regarding.name)!;
-        expect(retry.receivedAt.getTime() - refused.receivedAt.getTime()).toBeGreaterThanOrEqual(950);
-      }
-      const times = retries.map((request) => request.receivedAt.getTime());
-      expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(50);
+      // None before the Retry-After, and not all after the same wait: spread over more than 50 ms above it.
+      expect(firstRetryAt).toBeGreaterThanOrEqual(1_000);
+      expect(retryDelays).toHaveLength(names.length);
+      expect(Math.min(...retryDelays)).toBeGreaterThanOrEqual(1_000);
+      expect(Math.max(...retryDelays) - Math.min(...retryDelays)).toBeGreaterThan(50);
     });
   });
 

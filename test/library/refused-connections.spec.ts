@@ -87,6 +87,7 @@ describe('publishes while the API server refuses connections', () => {
     // A publish a probe interval after the last attempt tries the server itself, and resolves.
     const afterwards: Settled[] = [];
     while (afterwards.at(-1) !== 'resolved' && afterwards.length < 50) {
+      // Real time: the server listens again on a real socket; the 1,000-publish rounds above rely on the real timeout.
       if (afterwards.length) await sleep(100);
       afterwards.push(await settle(recorder.publish(configMap('queued'), syncFailed)));
     }

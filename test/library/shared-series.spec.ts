@@ -2,12 +2,15 @@
 // replicas) leave one Event whose count is every occurrence that resolved; their contention is retried with
 // jitter within the timeout, never rejected while the server answers (SPEC §5, "Writes are idempotent").
 import { setTimeout as sleep } from 'node:timers/promises';
+import { jest } from '@jest/globals';
 import { SERIES_ENDED_ANNOTATION, type EventRecorder } from 'nestjs-kube-events';
+import { FakeClock } from 'nestjs-kube-events/testing';
 import { eventually } from '../support/eventually.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
 import { settle, type Settled } from '../support/settled.js';
+import { moveWallClock } from '../support/wall-clock.js';
 
 const REPLICAS = 3;
 const PUBLISHES_PER_REPLICA = 60;
@@ -21,6 +24,7 @@ describe('replicas that share one Event', () => {
     server = await FakeApiServer.start();
   });
   afterEach(async () => {
+    jest.useRealTimers();
     await shutDown();
     await server.close();
   });
@@ -81,13 +85,17 @@ describe('replicas that share one Event', () => {
 
   it("starts an Event of its own when the one under the series' name counted nothing within the window", async () => {
     const window = 1_000;
+    const clock = new FakeClock();
     const recorder = recorderWith({
       reporter: { controller: 'widgets', instance: 'widgets-a' },
       resumeSeries: true,
       seriesWindow: window,
+      clock,
     });
     expect(await settle(recorder.publish(object, syncFailed))).toBe('resolved');
-    await sleep(window + 200);
+    // The window passes for the recorder (its clock) and for the Event on the server (the wall clock it was written at).
+    await clock.advance(window + 200);
+    moveWallClock(window + 200);
 
     expect(await settle(recorder.publish(object, syncFailed))).toBe('resolved');
 
@@ -128,7 +136,7 @@ describe('replicas that share one Event', () => {
     const early = await failRepeatedly(owner, 5);
     // The move: for a while both reconcile the object, then the old owner lets go.
     const overlapping = (await Promise.all([failRepeatedly(owner, 20), failRepeatedly(next, 20)])).flat();
-    await sleep(10);
+    await sleep(10); // real time between the shards' turns, as a handover has; no window or budget is near
     const late = await failRepeatedly(next, 5);
 
     expect([...early, ...overlapping, ...late].filter((result) => result !== 'resolved')).toEqual([]);

@@ -44,7 +44,7 @@ async function inSpan(name: string, work: () => Promise<unknown>): Promise<Span>
 class FailingReconciler {
   @PublishesFailures()
   async reconcile(object: KubernetesObject): Promise<void> {
-    await sleep(5);
+    await sleep(5); // the reconcile's own work, in its span: real time, not the recorder's
     throw new Error(`source of ${object.metadata?.name} is missing`);
   }
 }

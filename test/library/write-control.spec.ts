@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { EventRecorder, type EventsWriter, type PublishOutcome } from 'nestjs-kube-events';
+import { FakeClock } from 'nestjs-kube-events/testing';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
+import { advanceToTimer, whileAdvancing } from '../support/fake-time.js';
 import { flush } from '../support/flush.js';
 import { muteLogger } from '../support/logged-lines.js';
 import { configMap, reconcileFailed } from '../support/objects.js';
@@ -22,15 +24,19 @@ describe('write control', () => {
   });
 
   it('folds what exceeds an object’s budget into one write, sent after the maximum delay', async () => {
-    const recorder = recorderWith({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 150 } });
+    const clock = new FakeClock();
+    const recorder = recorderWith({
+      writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 150 },
+      clock,
+    });
     for (let i = 0; i < 2; i++) await recorder.publish(configMap('a'), reconcileFailed);
     // Two writes within the burst; the other three wait for one write, and resolve with it.
     const waiting = Array.from({ length: 3 }, () => recorder.publish(configMap('a'), reconcileFailed));
+    await clock.advance(149);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2']);
+    await clock.advance(1);
     await Promise.all(waiting);
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 2', 'PATCH 5']);
-    const [, , folded] = server.writes();
-    expect(folded.receivedAt.getTime() - server.writes()[1].receivedAt.getTime()).toBeGreaterThanOrEqual(100);
   });
 
   it('keeps writing other objects while one object’s budget is spent', async () => {
@@ -103,13 +109,20 @@ describe('write control', () => {
   });
 
   it('retries a folded write that failed, so the count stays exact', async () => {
-    const recorder = recorderWith({ writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 50 } });
+    const clock = new FakeClock();
+    const recorder = recorderWith({
+      writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 50 },
+      clock,
+    });
     await recorder.publish(configMap('a'), reconcileFailed);
     server.failNext(503, 'PATCH', 'ServiceUnavailable');
-    await Promise.all([
+    const folded = Promise.all([
       recorder.publish(configMap('a'), reconcileFailed),
       recorder.publish(configMap('a'), reconcileFailed),
     ]);
+    await advanceToTimer(clock, 50); // the maximum delay
+    await advanceToTimer(clock, 300); // the 503's backoff
+    await folded;
     expect(server.seriesWrites()).toEqual(['POST', 'PATCH 3', 'PATCH 3']);
     expect(countOf('a')).toBe(3);
   });
@@ -192,17 +205,18 @@ describe('write control', () => {
       read: async (namespace, name) => state(name),
       patchSeries: async (namespace, name, patch) => state(name, patch.count),
     };
+    const clock = new FakeClock();
     const recorder = new EventRecorder(
-      { reporter: { controller: 'widgets' }, writeControl: { qps: 100, burst: 1 } },
+      { reporter: { controller: 'widgets' }, writeControl: { qps: 100, burst: 1 }, clock },
       writer,
     );
-    const timers = jest.spyOn(globalThis, 'setTimeout');
-    const started = performance.now();
+    const timers = jest.spyOn(clock, 'setTimer');
     const waiting = Array.from({ length: 2_000 }, (_, i) =>
       recorder.publish(configMap(`wait-${i}`), reconcileFailed).catch(() => undefined),
     );
-    await sleep(300);
-    const elapsedSeconds = (performance.now() - started) / 1_000;
+    await clock.advance(300);
+    const elapsedSeconds = 0.3;
+    // Every timer the recorder set meanwhile, all on its own clock.
     const armed = timers.mock.calls.length;
     timers.mockRestore();
     // At most the burst and one write per token; and about one timer per write, where a timer per series would be 2,000 per write.
@@ -219,21 +233,21 @@ describe('write control', () => {
     waitMs: number,
   ): Promise<{ sentAt: number[]; elapsedMs: number }> {
     const sentAt: number[] = [];
+    const clock = new FakeClock();
     const writer: EventsWriter = {
       create: async (namespace, body) => {
-        sentAt.push(performance.now());
+        sentAt.push(clock.now());
         return { name: body.metadata!.name!, namespace, resourceVersion: '1', count: 1 };
       },
       read: async (namespace, name) => ({ name, namespace, resourceVersion: '1', count: 1 }),
       patchSeries: async (namespace, name, patch) => ({ name, namespace, resourceVersion: '1', count: patch.count }),
     };
-    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, writeControl }, writer);
-    const started = performance.now();
+    const recorder = new EventRecorder({ reporter: { controller: 'widgets' }, writeControl, clock }, writer);
     const waiting = Array.from({ length: 500 }, (_, i) =>
       recorder.publish(configMap(`batch-${i}`), reconcileFailed).catch(() => undefined),
     );
-    await sleep(waitMs);
-    const elapsedMs = performance.now() - started;
+    await clock.advance(waitMs);
+    const elapsedMs = waitMs;
     const sent = [...sentAt];
     await recorder.flush();
     await Promise.all(waiting);
@@ -273,9 +287,12 @@ describe('write control', () => {
 
   it('bounds flush() by the timeout when the server does not answer, dropping what is left', async () => {
     muteLogger('warn');
+    const clock = new FakeClock();
+    const timeout = 200;
     const recorder = recorderWith({
-      timeout: 200,
+      timeout,
       writeControl: { objectBurst: 1, objectRefillMs: 3_600_000, maxDelay: 60_000 },
+      clock,
     });
     await recorder.publish(configMap('a'), reconcileFailed);
     for (let i = 0; i < 6; i++)
@@ -283,9 +300,10 @@ describe('write control', () => {
     const outcomes: PublishOutcome[] = [];
     recorder.outcomes$.subscribe((outcome) => outcomes.push(outcome));
     for (let i = 0; i < 10; i++) server.hangNext();
-    const started = Date.now();
-    await recorder.flush();
-    expect(Date.now() - started).toBeLessThan(1_000);
+    const started = clock.now();
+    // The server never answers: the recorder's clock alone ends what flush() waits for.
+    await whileAdvancing([clock], recorder.flush(), 10);
+    expect(clock.now() - started).toBeLessThanOrEqual(2 * timeout + 10);
     const dropped = outcomes
       .filter((outcome) => outcome.kind === 'dropped')
       .reduce((sum, outcome) => sum + outcome.count, 0);
@@ -370,6 +388,7 @@ describe('write control', () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
     for (let i = 0; i < 5; i++) {
       void recorder.publishFailure(configMap('flapping'), reconcileFailed).catch(() => undefined);
+      // Real time, not the recorder's: a write let through would reach the server over its socket meanwhile.
       await sleep(20);
       recorder.forgetFailures(configMap('flapping'));
     }

@@ -212,7 +212,7 @@ function playFault(server: FakeApiServer, expired: StoredEvent[], fault: Fault, 
 /** Until every request the server delays has been handled: a late write lands before the counts are read. */
 async function lateWritesLanded(server: FakeApiServer): Promise<void> {
   while (server.requests.some((request) => request.delayedMs !== undefined && request.status === undefined))
-    await sleep(20);
+    await sleep(20); // the fake server's delays run in real time, on real sockets
 }
 
 async function check(commands: readonly Command[], shard: Shard): Promise<void> {

@@ -1,8 +1,11 @@
 import { PublishApiError, PublishError, PublishTimeoutError, type PublishOutcome } from 'nestjs-kube-events';
+import { FakeClock } from 'nestjs-kube-events/testing';
+import { filter, firstValueFrom } from 'rxjs';
 import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { settle, type Settled } from '../support/settled.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
+import { advanceUntilSeen } from '../support/fake-time.js';
 import { flush } from '../support/flush.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -36,7 +39,7 @@ describe('write path under faults', () => {
     while (!probe()) {
       if (Date.now() > deadline)
         throw new Error(`no ${what} after ${timeoutMs} ms; requests: ${JSON.stringify(server.log(), null, 1)}`);
-      await sleep(20);
+      await sleep(20); // polling what arrives over real sockets
     }
   };
 
@@ -170,12 +173,24 @@ describe('write path under faults', () => {
 
   it('5. 429 with Retry-After: 1: the next write of the series waits for it, and the publish resolves', async () => {
     const name = 'throttled';
-    const { results } = await publishThrottled(name, { timeout: 3_000, retryAfterSeconds: 1 });
+    const clock = new FakeClock();
+    const recorder = recorderWith({ timeout: 3_000, clock });
+    const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
+    server.failNext(429, 'PATCH', { retryAfterSeconds: 1 });
+    const throttled = settle(recorder.publish(object(name), failed));
+    await server.waitForRequests(1, (request) => request.method === 'PATCH' && request.status === 429);
+
+    // Retried once the second has passed on the recorder's clock, and no sooner (the jitter adds up to half of it).
+    const retriedAt = await advanceUntilSeen(clock, () => server.requestsFor('PATCH').length === 2, {
+      stepMs: 50,
+      limitMs: 1_550,
+    });
+    expect(retriedAt).toBeGreaterThanOrEqual(1_000);
+    results.push(await throttled);
 
     expect(results).toEqual(['resolved', 'resolved']);
     const patches = server.requestsFor('PATCH');
     expect(patches.map((request) => request.status)).toEqual([429, 200]);
-    expect(patches[1].receivedAt.getTime() - patches[0].receivedAt.getTime()).toBeGreaterThanOrEqual(950);
     expectOneEvent(name, 2);
   });
 
@@ -263,12 +278,24 @@ describe('write path under faults', () => {
 
   it('9. a Retry-After longer than the timeout: the publish times out queued, the retry waits for it, the occurrence lands', async () => {
     const name = 'throttled-long';
-    const { results } = await publishThrottled(name, { timeout: 500, retryAfterSeconds: 2 });
+    const clock = new FakeClock();
+    const recorder = recorderWith({ timeout: 500, clock });
+    const results: Settled[] = [await settle(recorder.publish(object(name), failed))];
+    server.failNext(429, 'PATCH', { retryAfterSeconds: 2 });
+    const refused = firstValueFrom(recorder.outcomes$.pipe(filter((outcome) => outcome.kind === 'failed')));
+    const throttled = settle(recorder.publish(object(name), failed));
+    // The recorder has the 429 (its publish then times out with it as the cause), then its timeout passes.
+    await refused;
+    await clock.advance(500);
+    results.push(await throttled);
 
     expect(results[1]).toBeInstanceOf(PublishTimeoutError);
     expect(results[1]).toMatchObject({ queued: true, cause: expect.objectContaining({ statusCode: 429 }) });
-    const patches = await server.waitForRequests(2, 'PATCH', 5_000);
-    expect(patches[1].receivedAt.getTime() - patches[0].receivedAt.getTime()).toBeGreaterThanOrEqual(1_950);
+    const retriedAt = await advanceUntilSeen(clock, () => server.requestsFor('PATCH').length === 2, {
+      stepMs: 50,
+      limitMs: 2_600,
+    });
+    expect(retriedAt).toBeGreaterThanOrEqual(2_000);
     await until(
       () => server.seriesCount('default', eventsAbout(name)[0]?.metadata.name ?? '') === 2,
       'the throttled occurrence on the server',

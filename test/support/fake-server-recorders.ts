@@ -1,13 +1,17 @@
 import { EventRecorder, type KubeEventsModuleOptions } from 'nestjs-kube-events';
+import { FakeClock } from 'nestjs-kube-events/testing';
 import type { FakeApiServer } from './fake-api-server/index.js';
+import { whileAdvancing } from './fake-time.js';
 
 /**
  * Recorders of one spec, each writing to the fake API server the spec
  * started (reporter `widgets`, unless `defaults` say otherwise), and shut
- * down together after each test.
+ * down together after each test: on a {@link FakeClock}, the clock is moved
+ * meanwhile, as a shutdown waits for the recorder's time (backoffs, its timeout).
  */
 export function recordersOf(server: () => FakeApiServer, defaults: Partial<KubeEventsModuleOptions> = {}) {
   const recorders: EventRecorder[] = [];
+  const clocks = new Set<FakeClock>();
   return {
     /** A recorder writing to the fake API server, with these options. */
     recorderWith(options: Partial<KubeEventsModuleOptions> = {}): EventRecorder {
@@ -18,11 +22,15 @@ export function recordersOf(server: () => FakeApiServer, defaults: Partial<KubeE
         ...options,
       });
       recorders.push(recorder);
+      const { clock } = { ...defaults, ...options };
+      if (clock instanceof FakeClock) clocks.add(clock);
       return recorder;
     },
     /** Shuts down every recorder made since the last call: what they still hold is written, their connections close. */
     async shutDown(): Promise<void> {
-      await Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
+      const shutdowns = Promise.all(recorders.splice(0).map((recorder) => recorder.onApplicationShutdown()));
+      await whileAdvancing([...clocks], shutdowns);
+      clocks.clear();
     },
   };
 }

@@ -122,6 +122,38 @@ export interface WriteControlOptions {
 
 export type ResolvedWriteControl = Required<WriteControlOptions>;
 
+/** A timer set by a {@link KubeEventsClock}; a Node.js `Timeout` is one. */
+export interface KubeEventsTimer {
+  /** The process waits for the timer to fire. */
+  ref(): unknown;
+  /** The process no longer waits for the timer: it may exit before it fires. */
+  unref(): unknown;
+}
+
+/**
+ * The recorder's time: series windows, write budgets (`maxDelay`,
+ * `objectRefillMs`, `qps`), retry backoffs, publish deadlines (`timeout`)
+ * and request timeouts all read {@link now} and wait through it. The real
+ * one (monotonic `performance.now()` and Node.js timers) is the default; a
+ * test gives `FakeClock` from `nestjs-kube-events/testing` to move time
+ * itself. Event times (`eventTime`, `lastObservedTime`) and Event names
+ * read the wall clock, not this one.
+ */
+export interface KubeEventsClock {
+  /** Monotonic milliseconds: a step of the wall clock moves no window, budget or timer. */
+  now(): number;
+  /**
+   * Calls `fire` once `ms` have passed. The process need not wait for it
+   * unless `holdsProcess`. A timer may fire early (the real one caps how
+   * far off it is set): whoever set it reads {@link now} and sets it again.
+   */
+  setTimer(ms: number, fire: () => void, holdsProcess?: boolean): KubeEventsTimer;
+  /** Stops a timer set with {@link setTimer}; does nothing for one that fired, or none. */
+  clearTimer(timer: KubeEventsTimer | undefined): void;
+  /** Settles once `ms` have passed; the process waits for it. */
+  sleep(ms: number): Promise<void>;
+}
+
 /** Options of one recorder, given to `KubeEventsModule.forRoot` or returned by `forRootAsync`'s factory. */
 export interface KubeEventsModuleOptions {
   /** Who publishes; required. */
@@ -267,6 +299,13 @@ export interface KubeEventsModuleOptions {
    * @default 'warn'
    */
   permissionCheck?: 'warn' | 'fail' | 'off';
+  /**
+   * The recorder's time (see {@link KubeEventsClock}). A test gives
+   * `FakeClock` from `nestjs-kube-events/testing` to pass a window, a
+   * budget's `maxDelay`, a backoff or a `timeout` without waiting for it.
+   * @default the real clock: `performance.now()` and Node.js timers
+   */
+  clock?: KubeEventsClock;
 }
 
 /** Where the trace context of a publish goes on its Event. */
@@ -303,6 +342,8 @@ export interface ResolvedRecorderOptions {
   combineSimilarEvents: number | false;
   /** What every note goes through before it is cut and written: `redactNotes` resolved. */
   redactNote: (note: string) => string;
+  /** The recorder's time: the one given, or the real one. */
+  clock: KubeEventsClock;
 }
 
 /** A class given to `forRootAsync({ useClass })` that makes the recorder's options. */

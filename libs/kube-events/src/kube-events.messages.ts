@@ -67,6 +67,8 @@ export const NOT_A_BOOLEAN = (field: string, value: unknown) =>
   `${field} must be true or false, got ${describeValue(value)}.`;
 export const NOT_A_POSITIVE_INTEGER = (field: string, value: unknown) =>
   `${field} must be a positive integer, got ${describeValue(value)}.`;
+export const NOT_A_CLOCK = (value: unknown) =>
+  `clock must be a KubeEventsClock (now, setTimer, clearTimer and sleep), as FakeClock from nestjs-kube-events/testing is, got ${describeValue(value)}.`;
 export const NOT_A_KUBE_CONFIG = (value: unknown) =>
   `kubeConfig must be a KubeConfig from @kubernetes/client-node (loaded, with a current context), got ${describeValue(value)}.`;
 export const NOT_A_RECORDER_NAME = (value: unknown) =>

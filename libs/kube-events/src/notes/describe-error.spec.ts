@@ -461,7 +461,7 @@ describe('describeError', () => {
     it('reads a fetch aborted by its signal', async () => {
       const controller = new AbortController();
       const pending = thrownBy(() => fetch(`http://127.0.0.1:${port}/`, { signal: controller.signal }));
-      await sleep(20);
+      await sleep(20); // a real socket: the request reaches the server before it is aborted
       controller.abort();
       const error = await pending;
 

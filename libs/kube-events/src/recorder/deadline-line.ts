@@ -1,5 +1,5 @@
 import { InsertionOrder, type Linked } from './insertion-order.js';
-import type { WriteClock } from './write-clock.js';
+import type { KubeEventsClock, KubeEventsTimer } from '../kube-events.interfaces.js';
 
 /** An item of a {@link DeadlineLine}: when it is due, and its links in the line. */
 export interface Due<T> extends Linked<T> {
@@ -17,10 +17,10 @@ export interface Due<T> extends Linked<T> {
  */
 export class DeadlineLine<T extends Due<T>> {
   private readonly line = new InsertionOrder<T>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: KubeEventsTimer | undefined;
 
   constructor(
-    private readonly clock: WriteClock,
+    private readonly clock: KubeEventsClock,
     /** Called for each item whose deadline passed, once it left the line. */
     private readonly expired: (item: T) => void,
   ) {}
@@ -41,7 +41,7 @@ export class DeadlineLine<T extends Due<T>> {
     const first = this.line.first;
     if (!first) return;
     if (this.timer) this.timer.ref();
-    else this.timer = this.clock.after(first.deadline - this.clock.now(), () => this.expire(), true);
+    else this.timer = this.clock.setTimer(first.deadline - this.clock.now(), () => this.expire(), true);
   }
 
   private expire(): void {

@@ -7,7 +7,7 @@ import type { Occurrence } from './occurrence.js';
 import type { RecorderOutcomes } from './recorder-outcomes.js';
 import { mayHaveApplied } from './retry-backoff.js';
 import type { Batch } from './series.js';
-import type { WriteClock } from './write-clock.js';
+import type { KubeEventsClock } from '../kube-events.interfaces.js';
 
 /** Gives up occurrences that will not be written: each is counted, logged, reported and its waiters told. */
 export class DroppedOccurrences {
@@ -15,7 +15,7 @@ export class DroppedOccurrences {
 
   constructor(
     private readonly outcomes: RecorderOutcomes,
-    private readonly clock: WriteClock,
+    private readonly clock: KubeEventsClock,
   ) {}
 
   /** Gives up a batch, last failed with `lastError`. */

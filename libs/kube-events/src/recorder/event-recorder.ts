@@ -7,6 +7,7 @@ import { validatePublish } from '../event-rules/event-validation.js';
 import { PublishTimeoutError } from '../errors.js';
 import type {
   KubeEvent,
+  KubeEventsClock,
   KubeEventsModuleOptions,
   Reporter,
   ResolvedRecorderOptions,
@@ -29,7 +30,6 @@ import { SeriesWriter } from './series-writer.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
 import { WriteAnswers } from './write-answers.js';
 import { WriteBudget } from './write-budget.js';
-import { WriteClock } from './write-clock.js';
 import { WriteDispatcher } from './write-dispatcher.js';
 import { WriteLoop } from './write-loop.js';
 import { WriteMarks } from './write-marks.js';
@@ -107,8 +107,8 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private readonly writer: SeriesWriter;
   /** Takes each occurrence into its series' queue, and its write to the server. */
   private readonly writes: WriteDispatcher;
-  /** The one clock of series windows, budgets and timers. */
-  private readonly clock = new WriteClock();
+  /** The one clock of series windows, budgets and timers: `options.clock`, else the real one. */
+  private readonly clock: KubeEventsClock;
   /** Unset without OpenTelemetry, or with `traceContext` and `writeSpans` off. */
   private readonly tracing: RecorderTracing | undefined;
   /** The one shutdown, once begun. */
@@ -123,6 +123,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    */
   constructor(options: KubeEventsModuleOptions, eventsApi?: EventsWriter) {
     this.options = resolveRecorderOptions(options);
+    this.clock = this.options.clock;
     this.reporter = Object.freeze({ ...this.options.reporter });
     this.outcomes = new RecorderOutcomes(this.reporter);
     this.outcomes$ = this.outcomes.outcomes$;
@@ -308,31 +309,27 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     }
   }
 
+  /**
+   * Takes a publish in: `resource` and `event` become the copies
+   * `validatePublish` checked (the note redacted and cut), which is all the
+   * recorder reads of them from here on; refused, the publish fails at once.
+   */
   private record(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
     const publishedAt = this.clock.now();
-    let occurrence: Occurrence;
     try {
-      const validated = validatePublish(resource, event, this.options.redactNote);
-      occurrence = {
-        resource: validated.resource,
-        event: validated.event,
-        failure,
-        publishedAt,
-        trace: this.tracing?.capture(),
-      };
+      ({ resource, event } = validatePublish(resource, event, this.options.redactNote));
     } catch (error) {
-      this.outcomes.report(
-        'failed',
-        refusedOccurrence(resource, event, failure, publishedAt, this.options.redactNote),
-        {
-          count: 1,
-          error,
-          now: publishedAt,
-        },
-      );
-      const refused = Promise.reject(error);
-      return { scheduled: refused, written: refused };
+      const refused = refusedOccurrence(resource, event, failure, publishedAt, this.options.redactNote);
+      this.outcomes.report('failed', refused, { count: 1, error, now: publishedAt });
+      const rejected = Promise.reject(error);
+      return { scheduled: rejected, written: rejected };
     }
+    return this.publishOccurrence({ resource, event, failure, publishedAt, trace: this.tracing?.capture() });
+  }
+
+  /** Counts a valid occurrence in its series and hands it to the write dispatcher. */
+  private publishOccurrence(occurrence: Occurrence): ScheduledPublish {
+    const { failure, publishedAt } = occurrence;
     const combined = this.similar?.combine(occurrence);
     if (combined) this.outcomes.report('combined', occurrence, { count: 1, now: publishedAt });
     occurrence = combined ?? occurrence;

@@ -1,10 +1,15 @@
+import { jest } from '@jest/globals';
 import { AwaitedPublish } from './awaited-publish.js';
 import { PublishDeadlines } from './publish-deadlines.js';
-import { WriteClock } from './write-clock.js';
+import { systemClock } from './write-clock.js';
 
-const clock = new WriteClock();
+const clock = systemClock;
 
 describe('PublishDeadlines', () => {
+  // The real clock on Jest's fake timers: its deadlines pass when the test says.
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   it('rejects what is still waiting at its deadline, in order, and lets go of what settled at once', async () => {
     const timedOut: AwaitedPublish[] = [];
     const deadlines = new PublishDeadlines(clock, (awaited) => {
@@ -22,6 +27,9 @@ describe('PublishDeadlines', () => {
     expect(first.next).toBe(third);
     expect(third.previous).toBe(first);
 
+    await jest.advanceTimersByTimeAsync(29);
+    expect(timedOut).toEqual([first]);
+    await jest.advanceTimersByTimeAsync(1);
     await expect(first.promise).rejects.toThrow('timed out');
     await expect(third.promise).rejects.toThrow('timed out');
     await expect(second.promise).resolves.toBeUndefined();

@@ -1,6 +1,6 @@
 import type { AwaitedPublish, SettleWatcher } from './awaited-publish.js';
 import { DeadlineLine } from './deadline-line.js';
-import type { WriteClock } from './write-clock.js';
+import type { KubeEventsClock } from '../kube-events.interfaces.js';
 
 /**
  * Ends the wait of every publish at its deadline, with one timer for all of
@@ -13,7 +13,7 @@ import type { WriteClock } from './write-clock.js';
 export class PublishDeadlines implements SettleWatcher {
   private readonly line: DeadlineLine<AwaitedPublish>;
 
-  constructor(clock: WriteClock, timedOut: (awaited: AwaitedPublish) => void) {
+  constructor(clock: KubeEventsClock, timedOut: (awaited: AwaitedPublish) => void) {
     this.line = new DeadlineLine(clock, (awaited) => {
       awaited.watcher = undefined;
       timedOut(awaited);

@@ -1,5 +1,6 @@
 import { resolveRecorderOptions } from './recorder-options.js';
 import type { KubeEventsModuleOptions } from '../kube-events.interfaces.js';
+import { systemClock } from './write-clock.js';
 
 const resolve = (options: unknown) => resolveRecorderOptions(options as KubeEventsModuleOptions);
 
@@ -25,7 +26,25 @@ describe('resolveRecorderOptions', () => {
       writeSpans: true,
       redactNote: expect.any(Function),
       combineSimilarEvents: 10,
+      clock: systemClock,
     });
+  });
+
+  it('takes a clock with now, setTimer, clearTimer and sleep, keeps it when resolved again, and names the field otherwise', () => {
+    const clock = {
+      now: () => 0,
+      setTimer: systemClock.setTimer,
+      clearTimer: () => undefined,
+      sleep: systemClock.sleep,
+    };
+    const resolved = resolve({ reporter: { controller: 'widgets' }, clock });
+    expect(resolved.clock).toBe(clock);
+    expect(resolve(resolved).clock).toBe(clock);
+    for (const bad of [Date, { now: () => 0 }, 'fake', null]) {
+      expect(() => resolve({ reporter: { controller: 'widgets' }, clock: bad })).toThrow(
+        /invalid option clock: clock must be a KubeEventsClock \(now, setTimer, clearTimer and sleep\)/,
+      );
+    }
   });
 
   it('takes a limit of similar events of at least 2, or false', () => {

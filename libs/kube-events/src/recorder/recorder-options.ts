@@ -10,6 +10,7 @@ import {
 } from '../kube-events.constants.js';
 import type {
   ClusterScopedEventNamespace,
+  KubeEventsClock,
   KubeEventsModuleOptions,
   ResolvedRecorderOptions,
   ResolvedTracingOptions,
@@ -21,6 +22,7 @@ import {
   INSTANCE_NOT_A_STRING,
   INVALID_OPTIONS,
   NOT_A_BOOLEAN,
+  NOT_A_CLOCK,
   NOT_A_CLUSTER_SCOPED_NAMESPACE,
   NOT_A_KUBE_CONFIG,
   NOT_A_NOTE_REDACTOR,
@@ -37,6 +39,7 @@ import {
 import { RememberedRedactions } from '../event-rules/remembered-redactions.js';
 import { CLUSTER_SCOPED_EVENT_NAMESPACES } from '../api/event-body.js';
 import { isDnsSubdomain, isQualifiedName } from '../qualified-name.js';
+import { isClock, systemClock } from './write-clock.js';
 
 const unchanged = (note: string): string => note;
 
@@ -139,7 +142,15 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     writeSpans: flag('writeSpans', given.writeSpans ?? true),
     combineSimilarEvents: similarEventsLimit(given.combineSimilarEvents, fail),
     redactNote: noteRedactor(given.redactNotes ?? resolvedRedactor(given), fail),
+    clock: recorderClock(given.clock, fail),
   };
+}
+
+/** `clock`: the one given, or the real one. */
+function recorderClock(value: unknown, fail: (field: string, problem: string) => never): KubeEventsClock {
+  if (value === undefined) return systemClock;
+  if (!isClock(value)) fail('clock', NOT_A_CLOCK(value));
+  return value;
 }
 
 /** `clusterScopedNamespace`: one of the namespaces the API server takes for Events about cluster-scoped objects. */

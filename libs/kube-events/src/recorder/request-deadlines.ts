@@ -1,6 +1,6 @@
 import { PublishTimeoutError } from '../errors.js';
 import { DeadlineLine } from './deadline-line.js';
-import type { WriteClock } from './write-clock.js';
+import type { KubeEventsClock } from '../kube-events.interfaces.js';
 
 /** A request on its way, until it settles or its deadline passes. */
 interface BoundedRequest {
@@ -20,7 +20,7 @@ export class RequestDeadlines {
   private readonly line: DeadlineLine<BoundedRequest>;
 
   constructor(
-    private readonly clock: WriteClock,
+    private readonly clock: KubeEventsClock,
     private readonly timeout: number,
   ) {
     this.line = new DeadlineLine(clock, (request) => this.expired(request));

@@ -9,7 +9,7 @@ import type { TraceContext } from '../tracing/trace-context.js';
 import type { Occurrence } from './occurrence.js';
 import type { CreatePlan, FindPlan, PatchPlan, WritePlan, WriteResult } from './write-plan.js';
 import { RequestDeadlines } from './request-deadlines.js';
-import type { WriteClock } from './write-clock.js';
+import type { KubeEventsClock } from '../kube-events.interfaces.js';
 
 /**
  * Sends one write of a series and says what the server holds afterwards.
@@ -26,7 +26,7 @@ export class SeriesWriter {
     private readonly api: EventsWriter,
     private readonly reporter: Required<Reporter>,
     timeout: number,
-    clock: WriteClock,
+    clock: KubeEventsClock,
     private readonly tracing?: RecorderTracing,
   ) {
     this.deadlines = new RequestDeadlines(clock, timeout);

@@ -12,7 +12,7 @@ import type { Batch, Series } from './series.js';
 import { heldByConnection, probe, retryNow, serverBack } from './series-write-state.js';
 import type { WriteAnswers } from './write-answers.js';
 import type { WriteBudget } from './write-budget.js';
-import type { WriteClock } from './write-clock.js';
+import type { KubeEventsClock } from '../kube-events.interfaces.js';
 import type { SentWrite, WriteLoop } from './write-loop.js';
 import type { WriteQueue } from './write-queue.js';
 import { WriteScheduler, type DueWrites } from './write-scheduler.js';
@@ -23,7 +23,7 @@ export interface WriteDispatcherParts {
   readonly answers: WriteAnswers;
   /** The recorder-wide rate, which follows what the server admits. */
   readonly budget: WriteBudget;
-  readonly clock: WriteClock;
+  readonly clock: KubeEventsClock;
   readonly loop: WriteLoop;
   readonly deadlines: PublishDeadlines;
   readonly outcomes: RecorderOutcomes;
@@ -277,7 +277,7 @@ export class WriteDispatcher implements DueWrites {
       const retryAt = answers.flushRetryAt(series, this.health.heldUntil(now) ?? 0);
       if (series.state === 'writing') await new Promise<void>((ended) => this.writeEnded.set(series, ended));
       else if (now >= deadline) for (const batch of answers.dropQueued(series, now)) drops.drop(batch, 'flush');
-      else if (retryAt > now) await clock.pause(Math.min(retryAt, deadline) - now);
+      else if (retryAt > now) await clock.sleep(Math.min(retryAt, deadline) - now);
       else await this.sendNext(series);
     }
   }

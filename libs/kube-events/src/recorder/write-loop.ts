@@ -4,7 +4,7 @@ import { SERIES_LOOKUP_REFUSED } from '../kube-events.messages.js';
 import type { Batch, Series, SeriesEvent } from './series.js';
 import type { SeriesWriter } from './series-writer.js';
 import type { Failed, WriteAnswers } from './write-answers.js';
-import type { WriteClock } from './write-clock.js';
+import type { KubeEventsClock } from '../kube-events.interfaces.js';
 import type { WriteMarks } from './write-marks.js';
 import type { WritePlan, WriteResult } from './write-plan.js';
 
@@ -12,7 +12,7 @@ import type { WritePlan, WriteResult } from './write-plan.js';
 export interface WriteLoopParts {
   readonly answers: WriteAnswers;
   readonly writer: SeriesWriter;
-  readonly clock: WriteClock;
+  readonly clock: KubeEventsClock;
   /** With `resumeSeries`, where other replicas write the same Events: the marks each attempt leaves on its Event. */
   readonly marks?: WriteMarks;
 }
@@ -83,7 +83,7 @@ export class WriteLoop {
         return { kind: 'written', created: next.created, count: next.count, event: next.event, uid };
       }
       plan = next.plan;
-      if (next.pauseMs > 0) await clock.pause(next.pauseMs);
+      if (next.pauseMs > 0) await clock.sleep(next.pauseMs);
     }
   }
 

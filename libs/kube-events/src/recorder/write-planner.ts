@@ -55,7 +55,8 @@ export class WritePlanner {
   private readonly namespaces = new StringPool();
 
   constructor(private readonly options: WritePlannerOptions) {
-    this.wallClock = options.wallClock ?? Date.now;
+    // Read at each call, not captured: a test that moves the wall clock (a fake `Date`) moves Event times too.
+    this.wallClock = options.wallClock ?? (() => Date.now());
     this.namer = options.namer ?? eventName;
   }
 

@@ -1,6 +1,6 @@
 import type { Series } from './series.js';
 import type { WriteBudget } from './write-budget.js';
-import type { WriteClock } from './write-clock.js';
+import type { KubeEventsClock, KubeEventsTimer } from '../kube-events.interfaces.js';
 
 /**
  * How often, at most, the line waiting for the recorder-wide budget is
@@ -30,14 +30,14 @@ export interface DueWrites {
  * nothing of the writer.
  */
 export class WriteScheduler {
-  private readonly timers = new Map<Series, NodeJS.Timeout>();
+  private readonly timers = new Map<Series, KubeEventsTimer>();
   /** Series waiting only for the recorder-wide budget, in order. */
   private readonly line = new Set<Series>();
-  private lineTimer: NodeJS.Timeout | undefined;
+  private lineTimer: KubeEventsTimer | undefined;
 
   constructor(
     private readonly budget: WriteBudget,
-    private readonly clock: WriteClock,
+    private readonly clock: KubeEventsClock,
     /** Given each series whose write a timer let go. */
     private readonly due: DueWrites,
   ) {}
@@ -56,7 +56,7 @@ export class WriteScheduler {
     const objectWait = series.object ? this.budget.msUntilObjectWrite(series.object, waited, now) : 0;
     const wait = Math.max(series.retryAt - now, objectWait);
     if (wait > 0) {
-      const timer = this.clock.after(wait, () => {
+      const timer = this.clock.setTimer(wait, () => {
         this.timers.delete(series);
         if (this.schedule(series)) this.due.sendDue(series);
       });
@@ -71,7 +71,7 @@ export class WriteScheduler {
 
   /** Stops scheduling the series, as when `flush()` writes it itself. */
   cancel(series: Series): void {
-    this.clock.clear(this.timers.get(series));
+    this.clock.clearTimer(this.timers.get(series));
     this.timers.delete(series);
     this.line.delete(series);
   }
@@ -82,7 +82,7 @@ export class WriteScheduler {
     // Served once the interval has passed, unless a bucket smaller than a batch fills first and would waste tokens.
     const batchWait = Math.min(LINE_SERVICE_INTERVAL_MS, this.budget.msUntilRecorderFull(now));
     const wait = Math.max(1, this.budget.msUntilRecorderWrite(now), batchWait);
-    this.lineTimer = this.clock.after(wait, () => {
+    this.lineTimer = this.clock.setTimer(wait, () => {
       this.lineTimer = undefined;
       for (const series of this.line) {
         if (this.budget.msUntilRecorderWrite(this.clock.now()) > 0) break;
