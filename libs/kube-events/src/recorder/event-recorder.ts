@@ -36,6 +36,13 @@ import { WriteMarks } from './write-marks.js';
 import { WritePlanner } from './write-planner.js';
 import { WriteQueue } from './write-queue.js';
 
+/** What a writer that does not say how many writes it carries at once is given: one per connection of the default pool. */
+const DEFAULT_WRITES_AT_ONCE = 8;
+
+/** How many writes `writer` carries at once, as it says: a whole number of at least one, else the default. */
+const writesAtOnce = ({ writesAtOnce: said }: EventsWriter): number =>
+  said !== undefined && Number.isSafeInteger(said) && said >= 1 ? said : DEFAULT_WRITES_AT_ONCE;
+
 /** A publish as {@link EventRecorder.schedulePublish} returns it. */
 export interface ScheduledPublish {
   /** Settles once the occurrence is counted in its series and its write scheduled, or with its own write when that goes at once. */
@@ -162,6 +169,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       ),
       outcomes: this.outcomes,
       drops,
+      writesAtOnce: writesAtOnce(this.eventsApi),
     });
   }
 

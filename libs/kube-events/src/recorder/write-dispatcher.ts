@@ -1,4 +1,3 @@
-import { POOL_CONNECTIONS } from '../api/pooled-authentication.js';
 import { PublishCredentialError, PublishUnreachableError, type PublishApiError, type PublishError } from '../errors.js';
 import { SERVER_UNREACHABLE } from '../kube-events.messages.js';
 import type { AwaitedPublish } from './awaited-publish.js';
@@ -28,6 +27,8 @@ export interface WriteDispatcherParts {
   readonly deadlines: PublishDeadlines;
   readonly outcomes: RecorderOutcomes;
   readonly drops: DroppedOccurrences;
+  /** How many writes the writer carries at once, as it says: the dispatcher sends no more at a time. */
+  readonly writesAtOnce: number;
 }
 
 /**
@@ -88,7 +89,8 @@ export class WriteDispatcher implements DueWrites {
     if (joined) this.parts.outcomes.report('coalesced', occurrence, { count: batch.occurrences, now });
     this.admit(series, awaited, now);
     // A write past the pool's connections waits for the writes on their way, as one behind a budget does.
-    const sentNow = series.state === 'writing' && series.queue[0] === batch && this.writesInFlight <= POOL_CONNECTIONS;
+    const sentNow =
+      series.state === 'writing' && series.queue[0] === batch && this.writesInFlight <= this.parts.writesAtOnce;
     return awaited.isSettled || sentNow;
   }
 
@@ -160,7 +162,7 @@ export class WriteDispatcher implements DueWrites {
       if (!this.drains.has(series)) this.schedule(series);
       return;
     }
-    if (this.writesInFlight >= POOL_CONNECTIONS && !this.drains.has(series)) {
+    if (this.writesInFlight >= this.parts.writesAtOnce && !this.drains.has(series)) {
       this.waitingForConnection.set(series, this.parts.budget.mark);
       return;
     }
@@ -223,7 +225,7 @@ export class WriteDispatcher implements DueWrites {
    */
   private connectionFreed(): void {
     // While `flush()` writes, whatever the pool, more than its connections may be in flight: then none is free.
-    while (this.writesInFlight < POOL_CONNECTIONS) {
+    while (this.writesInFlight < this.parts.writesAtOnce) {
       const waiting = this.waitingForConnection.entries().next();
       if (waiting.done) return;
       const [next, mark] = waiting.value;
