@@ -39,6 +39,14 @@ export default {
         '<rootDir>/tools/**/*.spec.ts',
         '<rootDir>/bench/**/*.spec.ts',
       ],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/library/redaction-linear-time\\.spec\\.ts$'],
+    },
+    {
+      // Compares the time of two sizes of one input: it runs on its own (`npm run test:unit` runs it after the rest,
+      // which run several files at a time), so that no other test file shares the CPU with its measurements.
+      ...shared,
+      displayName: 'unit-alone',
+      testMatch: ['<rootDir>/test/library/redaction-linear-time.spec.ts'],
     },
     {
       ...shared,
