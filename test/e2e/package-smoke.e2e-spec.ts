@@ -13,32 +13,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
 import { Scratch } from './support/library-fixtures.js';
+import { filesOf } from '../support/documented-files.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LIBRARY = join(ROOT, 'libs/kube-events');
 const NODE = process.execPath;
-
-/**
- * The files a section of a page gives, as a newcomer pastes them: each
- * `ts` or `js` block of the section, named by its first line
- * (`// src/main.ts`, `// vitest.config.ts`).
- */
-async function filesOf(page: string, section: string): Promise<Map<string, string>> {
-  const text = await readFile(join(ROOT, page), 'utf8');
-  // The section's heading, at whatever level the page gives it, to the next heading of that level.
-  const heading = new RegExp(`^(#+) ${section}$`, 'm').exec(text);
-  if (!heading) throw new Error(`${page} has no "${section}" section`);
-  const rest = text.slice(heading.index + heading[0].length);
-  const end = new RegExp(`^${heading[1]} `, 'm').exec(rest)?.index ?? rest.length;
-  const files = new Map<string, string>();
-  for (const [, code] of rest.slice(0, end).matchAll(/```(?:ts|js)\n([\s\S]*?)```/g)) {
-    const path = /^\/\/ (\S+\.[tj]s)\n/.exec(code)?.[1];
-    if (!path) throw new Error(`${page}: a "${section}" block does not start with its file's name (// src/…)`);
-    files.set(path, code);
-  }
-  return files;
-}
 
 /** The versions the workspace itself runs, so that the smoke apps test the same stack. */
 async function installedVersion(name: string): Promise<string> {
