@@ -218,15 +218,7 @@ export class WriteAnswers {
         // Another replica's Event, met by its name: the series continues it, whatever becomes of this patch, so
         // that a retry planned afresh patches it too rather than creating one beside it.
         if (result.kind === 'exists')
-          series.event = {
-            name,
-            namespace,
-            identity: batch.identity,
-            count: result.state.count,
-            resourceVersion: result.state.resourceVersion,
-            writes: result.state.writes,
-            publishedAt: now,
-          };
+          series.event = { name, namespace, identity: batch.identity, ...asSeenIn(result.state, now) };
         attempts.base = result.state.count;
         attempts.mayHaveLanded.length = 0;
         attempts.inDoubtBecause = undefined;
@@ -293,28 +285,29 @@ export class WriteAnswers {
 
   private written(series: Series, batch: Batch, state: StoredEvent, now: number): SeriesEvent {
     const plan = batch.attempts.plan as CreatePlan | PatchPlan;
+    const seen = asSeenIn(state, now);
+    // A patch of the series' Event updates it in place; anything else is a new Event of the series.
     const event =
       plan.kind === 'patch' && series.event?.name === plan.name
-        ? series.event
-        : {
-            name: plan.name,
-            namespace: plan.namespace,
-            identity: batch.identity,
-            count: 0,
-            resourceVersion: undefined,
-            writes: undefined,
-            publishedAt: now,
-          };
-    event.count = state.count;
-    event.resourceVersion = state.resourceVersion;
-    event.writes = state.writes;
-    event.publishedAt = now;
+        ? Object.assign(series.event, seen)
+        : { name: plan.name, namespace: plan.namespace, identity: batch.identity, ...seen };
     series.event = event;
     return event;
   }
 }
 
 const max = (a: number, b: number) => Math.max(a, b);
+
+/** What the series keeps of its Event as the server's answer `state` shows it, written or met at `now`. */
+const asSeenIn = (
+  state: StoredEvent,
+  now: number,
+): Pick<SeriesEvent, 'count' | 'resourceVersion' | 'writes' | 'publishedAt'> => ({
+  count: state.count,
+  resourceVersion: state.resourceVersion,
+  writes: state.writes,
+  publishedAt: now,
+});
 
 /** The attempt sent under the plan may have applied: a read of the Event tells. */
 function mayHaveLanded(attempts: BatchAttempts, error: PublishError, mark: string | undefined): void {
