@@ -95,6 +95,15 @@ describe('the operator environment', () => {
     );
   });
 
+  test('quotes a refused value redacted and bounded: an environment can hold a credential, or a megabyte', async () => {
+    const value = `https://ops:Sup3rS3cret@proxy.example.com/${'x'.repeat(100_000)}`;
+    const refusal = await optionsIn({ HEALTH_PROBE_BIND_ADDRESS: value }).catch((error: unknown) => error as Error);
+    expect(refusal.message).toContain('HEALTH_PROBE_BIND_ADDRESS: must be an IPv4 or IPv6 address, got "https://');
+    expect(refusal.message).toContain(`… (${value.length} characters)`);
+    expect(refusal.message).not.toContain('Sup3rS3cret');
+    expect(refusal.message.length).toBeLessThan(300);
+  });
+
   test.each([
     [{ LEADER_ELECT: 'yes' }, 'LEADER_ELECT: must be true or false, got "yes"'],
     [

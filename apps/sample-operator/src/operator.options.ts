@@ -6,6 +6,7 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
+import { redact } from './redaction/redact.js';
 import { DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS } from './controller/backoff.js';
 import { MIRROR_SOURCES, MIRROR_TARGETS } from './config-mirror/namespace-rules.js';
 import * as election from './leader-election/leader-elector.js';
@@ -24,9 +25,18 @@ const variable = <T, F extends T | undefined = undefined>(expected: string, pars
     .transform((raw = '', context): T | F => {
       const value = raw.trim() ? parse(raw.trim()) : fallback;
       if (value === undefined && raw.trim())
-        context.addIssue({ code: 'custom', message: `must be ${expected}, got "${raw}"` });
+        context.addIssue({ code: 'custom', message: `must be ${expected}, got ${quotedValue(raw)}` });
       return value as T;
     });
+/** The longest stretch of a refused value an error quotes: the rest is counted, not printed. */
+const QUOTED_VALUE_MAX = 64;
+/** A refused value as the start-up error quotes it: redacted whole before it is cut, escaped, bounded. */
+const quotedValue = (raw: string) => {
+  const redacted = redact(raw);
+  return redacted.length > QUOTED_VALUE_MAX
+    ? `${JSON.stringify(redacted.slice(0, QUOTED_VALUE_MAX))}… (${raw.length} characters)`
+    : JSON.stringify(redacted);
+};
 const int =
   (min: number, max = Number.MAX_SAFE_INTEGER): Parse<number> =>
   (v) =>
