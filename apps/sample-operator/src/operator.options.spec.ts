@@ -97,11 +97,14 @@ describe('the operator environment', () => {
 
   test('quotes a refused value redacted and bounded: an environment can hold a credential, or a megabyte', async () => {
     const value = `https://ops:Sup3rS3cret@proxy.example.com/${'x'.repeat(100_000)}`;
-    const refusal = await optionsIn({ HEALTH_PROBE_BIND_ADDRESS: value }).catch((error: unknown) => error as Error);
-    expect(refusal.message).toContain('HEALTH_PROBE_BIND_ADDRESS: must be an IPv4 or IPv6 address, got "https://');
-    expect(refusal.message).toContain(`… (${value.length} characters)`);
-    expect(refusal.message).not.toContain('Sup3rS3cret');
-    expect(refusal.message.length).toBeLessThan(300);
+    const message = await optionsIn({ HEALTH_PROBE_BIND_ADDRESS: value }).then(
+      () => 'started',
+      (error: unknown) => (error as Error).message,
+    );
+    expect(message).toContain('HEALTH_PROBE_BIND_ADDRESS: must be an IPv4 or IPv6 address, got "https://');
+    expect(message).toContain(`… (${value.length} characters)`);
+    expect(message).not.toContain('Sup3rS3cret');
+    expect(message.length).toBeLessThan(300);
   });
 
   test.each([
