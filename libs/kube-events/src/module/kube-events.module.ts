@@ -77,11 +77,10 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
         provide: eventsApiToken,
         useFactory: (kubeConfig: KubeConfig, options: KubeEventsModuleOptions, metrics: KubeEventsMetrics) => {
           const eventsApi = new EventsApi(kubeConfig);
-          // The flow is the pool's to know: the metrics read it from here when scraped.
+          // The flow is the pool's to know: the metrics read it from here when scraped. The options were checked
+          // with the kubeconfig, which this takes.
           if (options.metrics !== false)
-            metrics.followWritesFlow(resolveRecorderOptions(options).reporter.controller, () =>
-              eventsApi.eventWritesFlow(),
-            );
+            metrics.followWritesFlow(options.reporter.controller, () => eventsApi.eventWritesFlow());
           return eventsApi;
         },
         inject: [kubeConfigToken, KUBE_EVENTS_MODULE_OPTIONS, KubeEventsMetrics],
