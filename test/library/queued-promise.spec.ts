@@ -65,7 +65,12 @@ describe('an occurrence told it stays queued', () => {
     await toldQueued(recorder);
     server.endOutage();
 
-    await eventually('the Event written', () => server.events().length === 1, { timeoutMs: 10_000 });
+    // The server stores the Event before its answer reaches the recorder, which then reports the outcome.
+    await eventually(
+      'the Event written and its outcome reported',
+      () => server.events().length === 1 && outcomes.some((outcome) => outcome.kind === 'created'),
+      { timeoutMs: 10_000 },
+    );
     expect(outcomes.filter((outcome) => outcome.kind === 'created')).toHaveLength(1);
     expect(drops()).toEqual([]);
   });
