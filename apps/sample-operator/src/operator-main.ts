@@ -2,9 +2,8 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import { LeaderElection } from './leader-election/leader-election.js';
 import { createOperator, listenForProbes } from './operator.js';
 
-// Runs the operator, configured by its environment, until SIGTERM or SIGINT: Nest then stops the watches, drains
-// the reconciles, releases the Lease and exits 0. A replica that loses the Lease closes and exits 1, as
-// controller-runtime does: the Deployment restarts it as a candidate with nothing left over from its term.
+// Runs until SIGTERM or SIGINT: stop the watches, drain the reconciles, release the Lease, exit 0. A replica that
+// loses the Lease exits 1, as controller-runtime's does: the Deployment restarts it as a fresh candidate.
 let app: INestApplication | undefined;
 try {
   app = await createOperator();

@@ -1,4 +1,5 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeEventsModule } from 'nestjs-kube-events';
@@ -10,25 +11,33 @@ import { KubeModule } from './kube/kube.module.js';
 import { LeaderElection } from './leader-election/leader-election.js';
 import {
   OPERATOR_OPTIONS,
-  OperatorConfigModule,
+  operatorConfig,
   type OperatorOptions,
   type ResolvedOperatorOptions,
 } from './operator.options.js';
 import { TelemetryModule } from './telemetry/telemetry.module.js';
 
 /**
- * The whole operator: its options, one KubeConfig for every client, an Event recorder reporting as
- * `mirror.kube-events.dev/configmirror-controller` (instance: the pod name), the ConfigMirror controller, the
- * leader election that runs it, and the probes.
+ * The whole operator: its options (global, as `OPERATOR_OPTIONS`), one KubeConfig for every client, the Event
+ * recorder (instance: the pod name), the ConfigMirror controller, the leader election that runs it, the probes.
  */
+@Global()
 @Module({})
 export class OperatorModule {
   /** @param overrides over the environment's settings (an operator started by a test or a script). */
   static forRoot(overrides: OperatorOptions = {}): DynamicModule {
+    const options = {
+      provide: OPERATOR_OPTIONS,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<{ operator: ResolvedOperatorOptions }, true>) => ({
+        ...config.get('operator', { infer: true }),
+        ...overrides,
+      }),
+    };
     return {
       module: OperatorModule,
       imports: [
-        OperatorConfigModule.forRoot(overrides),
+        ConfigModule.forRoot(operatorConfig),
         KubeModule,
         KubeEventsModule.forRootAsync({
           isGlobal: true,
@@ -46,7 +55,8 @@ export class OperatorModule {
         TelemetryModule,
       ],
       controllers: [HealthController],
-      providers: [LeaderElection, KubeEventsHealthIndicator],
+      providers: [options, LeaderElection, KubeEventsHealthIndicator],
+      exports: [OPERATOR_OPTIONS],
     };
   }
 }

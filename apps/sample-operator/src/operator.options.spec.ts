@@ -1,7 +1,7 @@
+import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import {
-  OPERATOR_OPTIONS,
-  OperatorConfigModule,
+  operatorConfig,
   operatorEnvironment,
   resolveOperatorOptions,
   type ResolvedOperatorOptions,
@@ -12,8 +12,8 @@ async function optionsIn(env: Record<string, string>): Promise<ResolvedOperatorO
   const saved = process.env;
   process.env = { ...env };
   try {
-    const module = await Test.createTestingModule({ imports: [OperatorConfigModule.forRoot()] }).compile();
-    return module.get<ResolvedOperatorOptions>(OPERATOR_OPTIONS);
+    const module = await Test.createTestingModule({ imports: [ConfigModule.forRoot(operatorConfig)] }).compile();
+    return module.get(ConfigService).get<ResolvedOperatorOptions>('operator')!;
   } finally {
     process.env = saved;
   }

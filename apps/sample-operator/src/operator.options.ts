@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { ConfigModule, ConfigService } from '@nestjs/config';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { redact } from './redaction/redact.js';
@@ -46,10 +44,8 @@ const oneOf = <T extends string>(values: readonly T[]) =>
   [values.join(' or '), (v: string) => values.find((x) => x === v)] as const;
 
 /**
- * The operator's environment, as `@nestjs/config` validates it at start-up
- * (`validationSchema`): every variable, its default, what it accepts, and
- * the options it sets (README: Configuration). A bad value stops the start
- * with `Config validation error: <VARIABLE>: must be …, got "<value>"`.
+ * The operator's environment (README: Configuration), as `@nestjs/config` validates it at start-up: a bad value
+ * stops the start with `Config validation error: <VARIABLE>: must be …, got "<value>"`.
  */
 export const operatorEnvironment = z
   .object({
@@ -115,6 +111,9 @@ export const operatorEnvironment = z
     },
   }));
 
+/** `@nestjs/config`'s options: the environment, validated (no `.env` file). */
+export const operatorConfig = { ignoreEnvFile: true, validationSchema: operatorEnvironment };
+
 /** How the operator runs: its environment's settings, and the cluster (`KUBECONFIG`'s unless given). */
 export type ResolvedOperatorOptions = z.output<typeof operatorEnvironment>['operator'] & { kubeConfig?: KubeConfig };
 /** What a test or a script sets over the environment's settings. */
@@ -125,32 +124,6 @@ export const resolveOperatorOptions = (overrides: OperatorOptions = {}, env: Rec
   ...operatorEnvironment.parse(env).operator,
   ...overrides,
 });
-
-/** The configuration: the validated environment (no `.env` file) and `overrides`, injected as `OPERATOR_OPTIONS`. */
-@Global()
-@Module({})
-export class OperatorConfigModule {
-  static forRoot(overrides: OperatorOptions = {}): DynamicModule {
-    const provider = {
-      provide: OPERATOR_OPTIONS,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<{ operator: ResolvedOperatorOptions }, true>) => ({
-        ...config.get('operator', { infer: true }),
-        ...overrides,
-      }),
-    };
-    return {
-      module: OperatorConfigModule,
-      imports: [ConfigModule.forRoot({ ignoreEnvFile: true, validationSchema: operatorEnvironment })],
-      providers: [provider],
-      exports: [OPERATOR_OPTIONS],
-    };
-  }
-}
-
-/** The bound on one Lease request: half the renew deadline when shorter, so a leader tries twice before it steps down. */
-export const leaseRequestTimeoutMs = (options: Pick<ResolvedOperatorOptions, 'requestTimeoutMs' | 'leaderElection'>) =>
-  Math.max(1, Math.floor(Math.min(options.requestTimeoutMs, options.leaderElection.renewDeadlineMs / 2)));
 
 /** The namespace of the pod this process runs in, from its service account; undefined outside a cluster. */
 function inClusterNamespace(): string | undefined {

@@ -8,11 +8,7 @@ import { OperatorModule } from './operator.module.js';
 import { OPERATOR_OPTIONS, type OperatorOptions, type ResolvedOperatorOptions } from './operator.options.js';
 import { redactingLogger } from './redaction/redacting-logger.js';
 
-/**
- * Creates the operator's application (`overrides` over its environment):
- * Nest's HTTP adapter serves the probes, and every log line, Nest's
- * included, passes the credential redaction.
- */
+/** The operator's application (`overrides` over its environment); every log line, Nest's too, is redacted. */
 export async function createOperator(
   overrides?: OperatorOptions,
   logger?: LoggerService | LogLevel[] | false,
@@ -30,10 +26,7 @@ export async function createOperator(
 /** Listens on the health port when one is set (`HEALTH_PROBE_PORT`), else only initialises; resolves with the port. */
 export async function listenForProbes(app: INestApplication): Promise<number | undefined> {
   const { healthProbePort: port, healthProbeBindAddress: host } = app.get<ResolvedOperatorOptions>(OPERATOR_OPTIONS);
-  if (port === undefined) {
-    await app.init();
-    return undefined;
-  }
+  if (port === undefined) return app.init().then(() => undefined);
   const server = (await (host === undefined ? app.listen(port) : app.listen(port, host))) as Server;
   const listening = (server.address() as AddressInfo).port;
   new Logger('Operator').log(

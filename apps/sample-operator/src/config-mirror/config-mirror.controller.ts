@@ -130,6 +130,11 @@ export class ConfigMirrorController implements OnApplicationBootstrap, OnModuleD
     return this.started && !this.stopping;
   }
 
+  /** Whether it was stopped (the application shuts down, or the replica lost the Lease): it never starts again. */
+  get isStopping(): boolean {
+    return this.stopping !== undefined;
+  }
+
   onApplicationBootstrap(): void {
     // With leader election, only the replica that holds the Lease runs the controller: the operator starts it then.
     if (!this.options.leaderElect) this.start();

@@ -14,10 +14,7 @@ const LIVENESS_TOLERANCE_MS = 20_000;
 /** What `/status` answers, to anyone who reaches the port: names of pods, and the rest in words and counts. */
 export type PublicOperatorStatus = ReturnType<HealthController['status']>;
 
-/**
- * The probes, on every replica (the leader and its followers). Neither depends on Events, which only report on
- * the copies: an API server outage must not restart an operator otherwise healthy, nor take it out of service.
- */
+/** The probes, on every replica. Neither depends on Events: an API server outage must not restart the operator. */
 @Controller()
 export class HealthController {
   constructor(
@@ -41,15 +38,13 @@ export class HealthController {
   @HealthCheck()
   ready() {
     const lost = this.election.elector?.state === 'lost';
-    const problem = this.election.closing ? 'stopping' : lost ? 'lost the leader lease' : undefined;
+    const problem = lost ? 'lost the leader lease' : this.controller.isStopping ? 'stopping' : undefined;
     return this.health.check([() => this.electionCheck(problem)]);
   }
 
-  /**
-   * Who leads, whether the controller runs, and the Event recorder's health (never a reason for 503). Only to a
-   * request addressed to an IP address or `localhost`, as kubelet's and `kubectl port-forward`'s are: a web page
-   * whose name was rebound to the pod's address gets 421.
-   */
+  // 421 unless addressed to an IP or `localhost`, as kubelet and `kubectl port-forward` are: a web page whose name
+  // was rebound to the pod's address cannot read it.
+  /** Who leads, whether the controller runs, and the recorder's health (never a reason for 503). */
   @Get('status')
   status(@Req() request: IncomingMessage) {
     const host = request.headers.host ?? '';

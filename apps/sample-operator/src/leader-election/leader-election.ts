@@ -1,59 +1,44 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ConfigMirrorController } from '../config-mirror/config-mirror.controller.js';
 import { boundedApiClient } from '../kube/bounded-api-client.js';
-import { leaseRequestTimeoutMs, OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
+import { OPERATOR_OPTIONS, type ResolvedOperatorOptions } from '../operator.options.js';
 import { LeaderElector } from './leader-elector.js';
 import { LeaseLock } from './lease-lock.js';
 
 /**
- * This replica's leader election (`LEADER_ELECT=true`) in the application's
- * lifecycle: it campaigns once the application has bootstrapped, starts the
- * ConfigMirror controller when it leads and abandons it when it loses. It
- * releases the Lease last: the controller drains on module destroy, the
- * recorder writes its last Events before application shutdown, and only then
- * does `onApplicationShutdown` run. Without leader election, `elector` is
- * undefined and the controller starts by itself.
+ * Leader election (`LEADER_ELECT=true`; else `elector` is undefined): it campaigns once the application has
+ * bootstrapped and runs the controller while it leads. It releases the Lease in the last hook, after the controller
+ * drained (module destroy) and the recorder wrote its last Events (before application shutdown).
  */
 @Injectable()
-export class LeaderElection implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
+export class LeaderElection implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly elector: LeaderElector | undefined;
-  private shuttingDown = false;
-  private readonly leading: Promise<void>;
-  private readonly lost: Promise<string>;
+  private readonly leading = Promise.withResolvers<void>();
+  private readonly lost = Promise.withResolvers<string>();
 
   constructor(
     @Inject(OPERATOR_OPTIONS) options: ResolvedOperatorOptions,
     kubeConfig: KubeConfig,
     controller: ConfigMirrorController,
   ) {
-    let leads!: () => void;
-    let loses!: (reason: string) => void;
-    this.leading = new Promise((resolve) => (leads = resolve));
-    this.lost = new Promise((resolve) => (loses = resolve));
     if (!options.leaderElect) return;
     const { instance, leaderElection: settings } = options;
-    const leases = boundedApiClient(kubeConfig, CoordinationV1Api, leaseRequestTimeoutMs(options));
+    // Half the renew deadline when shorter, so a leader tries twice to renew before it steps down.
+    const timeoutMs = Math.max(1, Math.floor(Math.min(options.requestTimeoutMs, settings.renewDeadlineMs / 2)));
+    const leases = boundedApiClient(kubeConfig, CoordinationV1Api, timeoutMs);
     const lock = new LeaseLock(leases, settings.namespace, settings.leaseName);
-    const lease = lock.describe();
-    const logger = new Logger('Operator');
+    const [lease, logger] = [lock.describe(), new Logger('Operator')];
     this.elector = new LeaderElector({
       ...settings,
       lock,
       identity: instance,
       callbacks: {
         onStartedLeading: () => {
-          if (this.closing) return;
+          if (controller.isStopping) return;
           logger.log(`${instance} leads (lease ${lease}): starting the ConfigMirror controller`);
           controller.start();
-          leads();
+          this.leading.resolve();
         },
         onLostLeadership: (reason) => {
           logger.error(`${instance} lost the lease ${lease} (${reason}): stopping the ConfigMirror controller`);
@@ -61,7 +46,7 @@ export class LeaderElection implements OnApplicationBootstrap, OnModuleDestroy, 
           controller
             .abandon(`lost the lease ${lease}: ${reason}`)
             .catch((error: unknown) => logger.error(`could not stop the controller: ${String(error)}`));
-          loses(reason);
+          this.lost.resolve(reason);
         },
         onNewLeader: (identity) => {
           if (!identity) logger.log(`nobody leads: lease ${lease} was released`);
@@ -75,30 +60,13 @@ export class LeaderElection implements OnApplicationBootstrap, OnModuleDestroy, 
     );
   }
 
-  /** Whether the application is shutting down: no controller starts from then on, and the replica is not ready. */
-  get closing(): boolean {
-    return this.shuttingDown;
-  }
-
   /** Resolves when this replica acquires the Lease and starts the controller. */
-  whenLeading(): Promise<void> {
-    return this.leading;
-  }
+  whenLeading = () => this.leading.promise;
 
   /** Resolves, with the reason, when this replica loses the Lease; its controller is stopping by then. */
-  whenLost(): Promise<string> {
-    return this.lost;
-  }
+  whenLost = () => this.lost.promise;
 
-  onApplicationBootstrap(): void {
-    this.elector?.start();
-  }
+  onApplicationBootstrap = () => this.elector?.start();
 
-  onModuleDestroy(): void {
-    this.shuttingDown = true;
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.elector?.stop();
-  }
+  onApplicationShutdown = () => this.elector?.stop();
 }
