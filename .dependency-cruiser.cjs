@@ -22,6 +22,13 @@ const FOLDERS = [
   'cli',
 ];
 const above = (name) => FOLDERS.slice(FOLDERS.indexOf(name) + 1);
+// The recorder's rooms, from the bottom: what one publish is and how it ends, the deadlines, the series, when a
+// write may go, one write (queue, plan, requests, answers), and the coordinator that runs them. The recorder's own
+// files (event-recorder.ts, its options and tokens) sit above them all.
+const RECORDER = `${SRC}recorder/`;
+const ROOMS = ['publish', 'deadlines', 'series', 'pacing', 'writes', 'coordinator'];
+const room = (...names) => `${RECORDER}(${names.join('|')})/`;
+const roomAbove = (name) => ROOMS.slice(ROOMS.indexOf(name) + 1);
 const layer = (name, forbidden, comment) => ({
   name: `${name}-imports-only-lower-floors`,
   comment,
@@ -80,6 +87,34 @@ module.exports = {
     layer('metrics', above('metrics'), 'Metrics are a sink; the module wires them.'),
     layer('module', above('module'), 'The module wires the library; the testing kit is built on it, not under it.'),
     layer('terminus', ['testing'], 'The health indicator reads a health the module provides; nothing imports it.'),
+    ...ROOMS.filter((name) => roomAbove(name).length).map((name) => ({
+      name: `recorder-room-${name}-imports-only-lower-rooms`,
+      comment: "A room of the recorder imports only from the rooms below it, and never the recorder's own files.",
+      severity: 'error',
+      from: { path: room(name) },
+      to: { path: [room(...roomAbove(name)), `${RECORDER}[^/]+\\.ts$`] },
+    })),
+    {
+      name: 'recorder-rooms-entered-by-their-index',
+      comment: "Outside a room of the recorder, only its index.ts is imported: what it holds stays its own.",
+      severity: 'error',
+      from: { path: SRC, pathNot: [`${RECORDER}([^/]+)/`, '\\.spec\\.ts$'] },
+      to: { path: room(...ROOMS), pathNot: '/index\\.ts$' },
+    },
+    {
+      name: 'recorder-room-enters-another-by-its-index',
+      comment: 'From one room, another room is entered by its index.ts alone.',
+      severity: 'error',
+      from: { path: `${RECORDER}([^/]+)/`, pathNot: '\\.spec\\.ts$' },
+      to: { path: room(...ROOMS), pathNot: [`${RECORDER}$1/`, '/index\\.ts$'] },
+    },
+    {
+      name: 'every-recorder-folder-a-room',
+      comment: 'A new folder of the recorder is placed among ROOMS above before anything in it imports.',
+      severity: 'error',
+      from: { path: `${RECORDER}[^/]+/`, pathNot: room(...ROOMS) },
+      to: {},
+    },
     {
       name: 'terminus-loaded-by-its-entry-only',
       comment: '@nestjs/terminus is an optional peer: only nestjs-kube-events/terminus loads it.',

@@ -9,7 +9,7 @@ import type {
   KubeEventsMetricUpdate,
 } from './kube-events-metrics.interfaces.js';
 import { loadPrometheusBackend } from './prometheus-metrics.js';
-import type { PublishOutcome } from '../recorder/publish-outcome.js';
+import type { PublishOutcome } from '../recorder/publish/index.js';
 import type { EventWritesFlow } from '../api/event-writes-flow.js';
 
 type MutableSnapshot = { -readonly [K in keyof KubeEventsMetricsSnapshot]: KubeEventsMetricsSnapshot[K] } & {

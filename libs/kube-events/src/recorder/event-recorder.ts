@@ -15,26 +15,20 @@ import type {
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import { SERIES_END_NOT_RECORDED } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
-import { AwaitedPublish } from './awaited-publish.js';
-import { DroppedOccurrences } from './dropped-occurrences.js';
-import type { ConnectionDown } from './connection-health.js';
-import { EndedEvents } from './ended-events.js';
-import { PublishDeadlines } from './publish-deadlines.js';
+import {
+  AwaitedPublish,
+  type Occurrence,
+  refusedOccurrence,
+  type PublishOutcome,
+  RecorderOutcomes,
+} from './publish/index.js';
+import { DroppedOccurrences, type ConnectionDown, WriteCoordinator } from './coordinator/index.js';
+import { EndedEvents, SeriesIndex, SimilarEvents } from './series/index.js';
+import { PublishDeadlines } from './deadlines/index.js';
 import { resolveRecorderOptions } from './recorder-options.js';
-import type { Occurrence } from './occurrence.js';
-import { refusedOccurrence, type PublishOutcome } from './publish-outcome.js';
-import { RecorderOutcomes } from './recorder-outcomes.js';
-import { SeriesIndex } from './series-index.js';
-import { SimilarEvents } from './similar-events.js';
-import { SeriesWriter } from './series-writer.js';
+import { EventRequests, WriteLedger, WriteSender, WriteMarks, WritePlanner, WriteQueue } from './writes/index.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
-import { WriteAnswers } from './write-answers.js';
-import { WriteBudget } from './write-budget.js';
-import { WriteDispatcher } from './write-dispatcher.js';
-import { WriteLoop } from './write-loop.js';
-import { WriteMarks } from './write-marks.js';
-import { WritePlanner } from './write-planner.js';
-import { WriteQueue } from './write-queue.js';
+import { WriteBudget } from './pacing/index.js';
 
 /** What a writer that does not say how many writes it carries at once is given: one per connection of the default pool. */
 const DEFAULT_WRITES_AT_ONCE = 8;
@@ -111,9 +105,9 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private readonly similar?: SimilarEvents;
   /** Where Events go: the Events API of the API server, or what was given in its place. */
   private readonly eventsApi: EventsWriter;
-  private readonly writer: SeriesWriter;
+  private readonly requests: EventRequests;
   /** Takes each occurrence into its series' queue, and its write to the server. */
-  private readonly writes: WriteDispatcher;
+  private readonly coordinator: WriteCoordinator;
   /** The one clock of series windows, budgets and timers: `options.clock`, else the real one. */
   private readonly clock: KubeEventsClock;
   /** Unset without OpenTelemetry, or with `traceContext` and `writeSpans` off. */
@@ -141,7 +135,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     if (limit) this.similar = new SimilarEvents(limit, window, maxSeries);
     this.eventsApi = eventsApi ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     this.tracing = RecorderTracing.create(this.options);
-    this.writer = new SeriesWriter(this.eventsApi, this.options.reporter, timeout, this.clock, this.tracing);
+    this.requests = new EventRequests(this.eventsApi, this.options.reporter, timeout, this.clock, this.tracing);
     const planner = new WritePlanner({
       window,
       controller: this.reporter.controller,
@@ -151,16 +145,16 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     });
     const queue = new WriteQueue(writeControl.maxPending, writeControl.maxPendingBytes);
     const confirmsForbidden = this.eventsApi.confirmsForbidden?.bind(this.eventsApi);
-    const answers = new WriteAnswers(queue, planner, window, timeout, confirmsForbidden);
+    const ledger = new WriteLedger(queue, planner, window, timeout, confirmsForbidden);
     const drops = new DroppedOccurrences(this.outcomes, this.clock);
-    this.writes = new WriteDispatcher({
+    this.coordinator = new WriteCoordinator({
       queue,
-      answers,
+      ledger,
       budget: new WriteBudget(writeControl, this.clock.now()),
       clock: this.clock,
-      loop: new WriteLoop({
-        answers,
-        writer: this.writer,
+      sender: new WriteSender({
+        ledger,
+        requests: this.requests,
         clock: this.clock,
         marks: resume ? new WriteMarks() : undefined,
       }),
@@ -184,7 +178,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @internal
    */
   get connectionDown(): ConnectionDown | undefined {
-    return this.writes.connectionDown;
+    return this.coordinator.connectionDown;
   }
 
   /**
@@ -192,7 +186,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @internal
    */
   get queuedOccurrences(): number {
-    return this.writes.queuedOccurrences;
+    return this.coordinator.queuedOccurrences;
   }
 
   /** How many series the recorder tracks now. */
@@ -268,7 +262,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * shutdown: an awaited publish is on the server already.
    */
   async flush(): Promise<void> {
-    await this.writes.flush(this.clock.now() + this.options.timeout);
+    await this.coordinator.flush(this.clock.now() + this.options.timeout);
   }
 
   /**
@@ -310,7 +304,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     for (const event of ended) this.ended.add(event.namespace, event.name);
     const annotations = { [SERIES_ENDED_ANNOTATION]: new Date().toISOString() };
     for (const event of ended) {
-      this.writer.annotate(event.namespace, event.name, annotations).then(
+      this.requests.annotate(event.namespace, event.name, annotations).then(
         () => this.ended.shown(event.namespace, event.name),
         (error: unknown) => this.logger.warn(SERIES_END_NOT_RECORDED(event.namespace, event.name, error)),
       );
@@ -349,7 +343,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       : this.series.untracked(failure, publishedAt);
     const awaited = new AwaitedPublish(publishedAt + this.options.timeout);
     // Settled already, or its own write is on the wire: that write is the answer.
-    if (this.writes.dispatch(series, occurrence, awaited))
+    if (this.coordinator.dispatch(series, occurrence, awaited))
       return { scheduled: awaited.promise, written: awaited.promise };
     return { scheduled: Promise.resolve(), written: awaited.promise };
   }

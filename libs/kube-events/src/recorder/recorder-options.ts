@@ -39,7 +39,7 @@ import {
 import { RememberedRedactions } from '../event-rules/remembered-redactions.js';
 import { CLUSTER_SCOPED_EVENT_NAMESPACES } from '../api/event-body.js';
 import { isDnsSubdomain, isQualifiedName } from '../qualified-name.js';
-import { isClock, systemClock } from './write-clock.js';
+import { isClock, systemClock } from '../system-clock.js';
 
 const unchanged = (note: string): string => note;
 

@@ -1,4 +1,4 @@
-import type { PublishOutcome } from '../recorder/publish-outcome.js';
+import type { PublishOutcome } from '../recorder/publish/index.js';
 
 /**
  * Receives every outcome of a recorder's publishes: a webhook, an audit

@@ -1,6 +1,6 @@
 import { LibraryLogger } from '../library-logger.js';
 import type { EventSink } from './event-sink.js';
-import type { PublishOutcome } from '../recorder/publish-outcome.js';
+import type { PublishOutcome } from '../recorder/publish/index.js';
 import { printable } from '../printable-text.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
 import type { EventSink } from './event-sink.js';
 import { LOG_RECORDS_NEED_API_LOGS } from '../kube-events.messages.js';
-import type { PublishOutcome } from '../recorder/publish-outcome.js';
+import type { PublishOutcome } from '../recorder/publish/index.js';
 import { k8sEventAttributes } from '../tracing/k8s-event-attributes.js';
 import { loadOpenTelemetryApi, type OpenTelemetryApi } from '../tracing/opentelemetry-api.js';
 import { loadOpenTelemetryLogsApi, type OpenTelemetryLogsApi } from '../tracing/opentelemetry-logs-api.js';

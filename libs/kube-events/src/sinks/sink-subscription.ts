@@ -3,7 +3,7 @@ import type { Observable, Subscription } from 'rxjs';
 import type { EventSink } from './event-sink.js';
 import { SINK_LOG_INTERVAL_MS } from '../kube-events.constants.js';
 import { SINK_FAILED, SINK_OVERLOADED } from '../kube-events.messages.js';
-import type { PublishOutcome } from '../recorder/publish-outcome.js';
+import type { PublishOutcome } from '../recorder/publish/index.js';
 import { timerDelay } from '../timer-delay.js';
 
 /**

@@ -1,0 +1,2 @@
+export { PublishDeadlines } from './publish-deadlines.js';
+export { RequestDeadlines } from './request-deadlines.js';

@@ -1,0 +1,17 @@
+export {
+  type ConnectionVerdict,
+  connectionVerdict,
+  contentionDelay,
+  credentialRetryDelay,
+  flushRetryAt,
+  PROBE_INTERVAL_MS,
+  retryAt,
+  unreachableRetryAt,
+  isOverloaded,
+  isThrottled,
+  isTransient,
+  mayHaveApplied,
+  retryDelay,
+} from './retry-policy.js';
+export { WriteBudget } from './write-budget.js';
+export { type DueWrites, WriteScheduler } from './write-scheduler.js';

@@ -1,0 +1,179 @@
+import { V1MicroTime } from '@kubernetes/client-node';
+import { eventBody } from '../../api/event-body.js';
+import type { EventsWriter, ListedEvent } from '../../api/events-api.js';
+import { PublishApiError } from '../../errors.js';
+import { MAX_WRITE_MARKS, WRITES_ANNOTATION } from '../../kube-events.constants.js';
+import type { Reporter } from '../../kube-events.interfaces.js';
+import type { RecorderTracing, WriteAnswer } from '../../tracing/recorder-tracing.js';
+import type { TraceContext } from '../../tracing/trace-context.js';
+import type { Occurrence } from '../publish/index.js';
+import type { CreatePlan, FindPlan, PatchPlan, WritePlan, WriteResult } from '../series/index.js';
+import { RequestDeadlines } from '../deadlines/index.js';
+import type { KubeEventsClock } from '../../kube-events.interfaces.js';
+
+/**
+ * Sends one write of a series and says what the server holds afterwards.
+ * Knows HTTP and the Event's shape, nothing of series, budgets or timers.
+ * Every write is aborted after the recorder's timeout, and then rejects
+ * with `PublishTimeoutError` at once. With OpenTelemetry, each write
+ * runs in a span and carries the trace context of its latest occurrence.
+ */
+export class EventRequests {
+  /** Every request's timeout. */
+  private readonly deadlines: RequestDeadlines;
+
+  constructor(
+    private readonly api: EventsWriter,
+    private readonly reporter: Required<Reporter>,
+    timeout: number,
+    clock: KubeEventsClock,
+    private readonly tracing?: RecorderTracing,
+  ) {
+    this.deadlines = new RequestDeadlines(clock, timeout);
+  }
+
+  /**
+   * Sends `plan` for occurrences like `occurrence`, the latest of which was
+   * published in `trace`; a create or a patch leaves `mark` on the Event
+   * (see `WRITES_ANNOTATION`).
+   */
+  request(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext, mark?: string): Promise<WriteResult> {
+    const write = () =>
+      this.deadlines.bound((signal) => {
+        if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
+        if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
+        return this.find(plan, signal);
+      });
+    if (!this.tracing) return write();
+    const { resource, event } = occurrence;
+    const identity = () => ({
+      reason: event.reason,
+      action: event.action,
+      name: plan.kind === 'find' ? undefined : plan.name,
+      namespace: plan.namespace,
+      count: plan.kind === 'find' ? undefined : plan.count,
+      object: { kind: resource.kind, name: resource.metadata?.name, uid: resource.metadata?.uid },
+    });
+    return this.tracing.traceWrite(plan.kind, identity, trace, write, writeAnswer);
+  }
+
+  /** Adds annotations to an Event, bounded like a write. */
+  annotate(namespace: string, name: string, annotations: Record<string, string>): Promise<void> {
+    return this.deadlines.bound(async (signal) => this.api.annotate?.(namespace, name, annotations, signal));
+  }
+
+  /**
+   * The latest Event this controller wrote for the series (same object,
+   * reason and action). Without RBAC `list` (the shipped Role grants none),
+   * nothing is found and the series starts a new Event, as without
+   * `resumeSeries`: the lookup is an optimisation, not worth losing Events.
+   */
+  private async find(plan: FindPlan, signal: AbortSignal): Promise<WriteResult> {
+    const query = { uid: plan.uid, reason: plan.reason, reportingController: this.reporter.controller };
+    let listed: ListedEvent[];
+    try {
+      listed = ((await this.api.list?.(plan.namespace, query, signal)) ?? []).map((candidate) =>
+        this.comparable(candidate),
+      );
+    } catch (error) {
+      // A 403 the recorder's own review does not confirm (a server still starting) is retried, lookup and all.
+      if (hasStatus(error, 403) && (this.api.confirmsForbidden?.(plan.namespace, 'list') ?? true))
+        return { kind: 'found', latest: undefined, refused: error as PublishApiError };
+      throw error;
+    }
+    const latest = listed
+      .filter((candidate) => candidate.event.action === plan.action)
+      .reduce<ListedEvent | undefined>(
+        (found, candidate) => (found && found.lastObservedAt >= candidate.lastObservedAt ? found : candidate),
+        undefined,
+      );
+    return { kind: 'found', latest };
+  }
+
+  /** A listed Event without its trace context and write marks, which are not part of what makes a repeat. */
+  private comparable(listed: ListedEvent): ListedEvent {
+    const annotations = listed.event.metadata?.annotations;
+    const traced = this.tracing?.comparableAnnotations(annotations) ?? annotations;
+    const comparable = traced && WRITES_ANNOTATION in traced ? withoutKey(traced, WRITES_ANNOTATION) : traced;
+    if (comparable === annotations) return listed;
+    return { ...listed, event: { ...listed.event, metadata: { ...listed.event.metadata, annotations: comparable } } };
+  }
+
+  private async create(
+    occurrence: Occurrence,
+    plan: CreatePlan,
+    trace: TraceContext | undefined,
+    signal: AbortSignal,
+    mark: string | undefined,
+  ): Promise<WriteResult> {
+    const { resource, event } = occurrence;
+    const traced = this.tracing?.createAnnotations(event.annotations, trace) ?? event.annotations;
+    const annotations = mark === undefined ? traced : { ...traced, [WRITES_ANNOTATION]: mark };
+    const body = eventBody(
+      resource,
+      annotations === event.annotations ? event : { ...event, annotations },
+      this.reporter,
+      plan,
+    );
+    try {
+      return { kind: 'created', state: await this.api.create(plan.namespace, body, signal) };
+    } catch (error) {
+      if (!hasStatus(error, 409, 'AlreadyExists')) throw error;
+    }
+    try {
+      return { kind: 'exists', state: await this.api.read(plan.namespace, plan.name, signal) };
+    } catch (readError) {
+      // Refused as existing, yet not there (deleted meanwhile): nothing of it stands, so it is created again.
+      if (hasStatus(readError, 404)) return { kind: 'gone' };
+      throw readError;
+    }
+  }
+
+  private async patch(
+    occurrence: Occurrence,
+    plan: PatchPlan,
+    trace: TraceContext | undefined,
+    signal: AbortSignal,
+    mark: string | undefined,
+  ): Promise<WriteResult> {
+    const traced = this.tracing?.patchAnnotations(occurrence.event.annotations, trace);
+    // In front of the marks read at the version patched: the precondition keeps the list exact.
+    const writes = mark === undefined ? undefined : [mark, ...(plan.writes ?? [])].slice(0, MAX_WRITE_MARKS).join(',');
+    const patch = {
+      count: plan.count,
+      lastObservedTime: new V1MicroTime(),
+      resourceVersion: plan.resourceVersion,
+      annotations: writes === undefined ? traced : { ...traced, [WRITES_ANNOTATION]: writes },
+    };
+    try {
+      return { kind: 'patched', state: await this.api.patchSeries(plan.namespace, plan.name, patch, signal) };
+    } catch (error) {
+      if (hasStatus(error, 404)) return { kind: 'gone' };
+      if (!hasStatus(error, 409)) throw error;
+      try {
+        return { kind: 'conflict', state: await this.api.read(plan.namespace, plan.name, signal) };
+      } catch (readError) {
+        if (hasStatus(readError, 404)) return { kind: 'gone' };
+        throw readError;
+      }
+    }
+  }
+}
+
+/** What a write's span says of its answer. */
+function writeAnswer(result: WriteResult): WriteAnswer {
+  if (!('state' in result)) return { result: result.kind };
+  const { name, uid, count } = result.state;
+  return { result: result.kind, event: { name, uid, count } };
+}
+
+function withoutKey(record: Record<string, string>, key: string): Record<string, string> | undefined {
+  const { [key]: _, ...rest } = record;
+  return Object.keys(rest).length ? rest : undefined;
+}
+
+function hasStatus(error: unknown, status: number, reason?: string): boolean {
+  return (
+    error instanceof PublishApiError && error.statusCode === status && (reason === undefined || error.reason === reason)
+  );
+}

@@ -1,0 +1,329 @@
+import type { EventVerb } from '../../api/access-review.js';
+import { PublishApiError, PublishTimeoutError, type PublishError } from '../../errors.js';
+import { EVENT_KEPT_CHANGING } from '../../kube-events.messages.js';
+import {
+  type Batch,
+  type BatchAttempts,
+  type Series,
+  type SeriesEvent,
+  failedWrite,
+  retryNow,
+  written,
+  type RetryCause,
+  type CreatePlan,
+  type PatchPlan,
+  type StoredEvent,
+  type WritePlan,
+  type WriteResult,
+} from '../series/index.js';
+import {
+  connectionVerdict,
+  type ConnectionVerdict,
+  contentionDelay,
+  isOverloaded,
+  isThrottled,
+  isTransient,
+  mayHaveApplied,
+  retryAt,
+} from '../pacing/index.js';
+import { countOf, withCount, type WritePlanner } from './write-planner.js';
+import type { WriteQueue } from './write-queue.js';
+
+/** A write taken from its series' queue, to send. */
+export interface StartedWrite {
+  readonly batch: Batch;
+  readonly plan: WritePlan;
+}
+
+/** What an answer to a write calls for. */
+export type Answered =
+  /** The batch is on the server: the series' Event holds `count`. */
+  | { readonly kind: 'written'; readonly created: boolean; readonly count: number; readonly event: SeriesEvent }
+  /** The Event changed or is gone: `plan` goes out next, after `pauseMs` (0: at once). */
+  | { readonly kind: 'again'; readonly plan: WritePlan; readonly pauseMs: number }
+  /** It kept changing past the timeout: the write failed with `error`, as after any transient failure. */
+  | { readonly kind: 'failed'; readonly error: PublishApiError; readonly failed: Failed };
+
+/** What an answer did to its series: written, or the write to send next. */
+type Applied = Extract<Answered, { kind: 'written' }> | { readonly kind: 'again'; readonly plan: WritePlan };
+
+/** What a failed write calls for. */
+export interface Failed {
+  /**
+   * `resend`: the connection was lost once, the same write goes again at
+   * once on a fresh one; `retry`: queued still, tried again after its
+   * series' `retryAt`; `refused` or `expired` (past its series window):
+   * the batch is given up.
+   */
+  readonly kind: 'resend' | 'retry' | 'refused' | 'expired';
+  /** What it says of the server's load: the recorder-wide rate follows it. */
+  readonly load: 'overloaded' | 'admitted' | undefined;
+  /** What it says of the connection: an answer came, the credentials failed, or the server is unreachable. */
+  readonly connection: 'answered' | 'credentials-failed' | 'unreachable' | undefined;
+}
+
+/**
+ * The one place that decides what each answer to a write means: which
+ * write a batch goes out as (from its planner), what the server holds
+ * after each answer (applied, landed by an earlier attempt, changed by
+ * someone else, gone), and whether and when a failed write is tried again.
+ * It owns each batch's `attempts`, so that no occurrence is counted twice
+ * or lost.
+ */
+export class WriteLedger {
+  constructor(
+    private readonly queue: WriteQueue,
+    private readonly planner: WritePlanner,
+    /** How long repeats fold into one series, from its last write (ms): a batch failing past it is given up. */
+    private readonly window: number,
+    /** How long one publish may take (ms): how long one write keeps going again at an Event that keeps changing. */
+    private readonly timeout: number,
+    /** Whether the recorder's own review confirms a 403 (see `EventsWriter.confirmsForbidden`): else it is retried. */
+    private readonly confirmsForbidden: (namespace: string, verb: EventVerb) => boolean = () => true,
+  ) {}
+
+  /** Takes the series' next write, unless one is in flight or nothing is queued: a retry sends the same write. */
+  takeWrite(series: Series, now: number): StartedWrite | undefined {
+    const batch = this.queue.take(series);
+    if (!batch) return undefined;
+    const { attempts } = batch;
+    attempts.plan = attempts.plan ? withCount(attempts.plan, countOf(batch)) : this.replan(series, batch, now);
+    return { batch, plan: attempts.plan };
+  }
+
+  /**
+   * Applies an answer to the `requests`-th request of a write that started
+   * at `startedAt`.
+   */
+  applyAnswer(
+    series: Series,
+    batch: Batch,
+    result: WriteResult,
+    requests: number,
+    startedAt: number,
+    now: number,
+  ): Answered {
+    const settled = this.apply(series, batch, result, now);
+    if (settled.kind === 'written') return settled;
+    // The Event changed under the write (another writer of it, our own late write) or went: read, it goes again at
+    // once, then after a pause with jitter, so that writers in contention fall out of step. Past the timeout the
+    // write backs off as after any transient failure, and its publishes time out queued: never refused for it.
+    if (requests < 2) return { kind: 'again', plan: settled.plan, pauseMs: 0 };
+    if (now - startedAt >= this.timeout) {
+      const error = new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict');
+      return { kind: 'failed', error, failed: this.applyFailure(series, batch, error, true, now) };
+    }
+    return { kind: 'again', plan: settled.plan, pauseMs: contentionDelay(requests - 1) };
+  }
+
+  /**
+   * Applies a failed write: a connection lost for the first time in this
+   * write sends it again at once (`resent`: it was already); a transient
+   * failure keeps the batch queued for a retry after a backoff.
+   */
+  applyFailure(series: Series, batch: Batch, error: PublishError, resent: boolean, now: number, mark?: string): Failed {
+    const { attempts } = batch;
+    attempts.lastError = error;
+    const verdict = connectionVerdict(error);
+    attempts.unanswered = verdict === 'lost' || verdict === 'unconnected' ? attempts.unanswered + 1 : 0;
+    // A connection lost once (an idle timeout, a graceful shutdown) says nothing of the next: sent again, on a fresh one.
+    const resend = !resent && verdict === 'lost';
+    if (resend || mayHaveApplied(error)) mayHaveLanded(attempts, error, mark);
+    if (resend) return { kind: 'resend', load: undefined, connection: undefined };
+    const load = isOverloaded(error) ? 'overloaded' : verdict === 'answered' ? 'admitted' : undefined;
+    const connection =
+      verdict === 'answered'
+        ? 'answered'
+        : verdict === 'unsent'
+          ? 'credentials-failed'
+          : verdict === 'unconnected' || (verdict === 'lost' && attempts.unanswered >= 2)
+            ? 'unreachable'
+            : undefined;
+    return { kind: this.failed(series, batch, error, verdict, now), load, connection };
+  }
+
+  /**
+   * Gives up every batch of the series that is not in flight, as when
+   * `flush()` runs out of time; a create among them that may have applied
+   * leaves its name to the series' next create (see `Series.inDoubt`).
+   */
+  dropQueued(series: Series, now: number): Batch[] {
+    const dropped = this.queue.dropQueued(series);
+    for (const batch of dropped) keepInDoubt(series, batch, now);
+    return dropped;
+  }
+
+  /** Plans the batch's write afresh and records the plan. */
+  private replan(series: Series, batch: Batch, now: number): WritePlan {
+    const { plan, base, reusesInDoubtName } = this.planner.plan(series, batch, now);
+    const { attempts } = batch;
+    if (plan.kind !== 'find') {
+      attempts.mayHaveLanded.length = 0;
+      attempts.inDoubtBecause = undefined;
+    }
+    attempts.base = base;
+    attempts.reusesInDoubtName = reusesInDoubtName;
+    attempts.plan = plan;
+    return plan;
+  }
+
+  /** Applies a write's answer to the series: written, or the write to send next. */
+  private apply(series: Series, batch: Batch, result: WriteResult, now: number): Applied {
+    const { attempts } = batch;
+    const plan = attempts.plan!;
+    if (result.kind === 'found') {
+      series.lookupPending = false;
+      if (result.latest && this.planner.continues(result.latest, batch))
+        series.event = this.planner.resumed(result.latest, batch, now);
+      return { kind: 'again', plan: this.replan(series, batch, now) };
+    }
+    attempts.unanswered = 0;
+    if (result.kind === 'gone' && plan.kind === 'create') {
+      // Refused as existing, then not found: created again under the same name, so that an earlier attempt of it
+      // still on its way (applied late) meets this one and one of the two is refused, not both kept.
+      return { kind: 'again', plan };
+    }
+    if (result.kind === 'gone') {
+      // Expired on the server: the occurrences start a new Event.
+      series.event = undefined;
+      attempts.landed = 0;
+      return { kind: 'again', plan: this.replan(series, batch, now) };
+    }
+    if (result.kind === 'exists' && plan.kind === 'create' && this.planner.takesNoRepeats(result.state)) {
+      // The series' shared name holds an Event of a series that ended: this one starts an Event of its own.
+      attempts.plan = { ...plan, name: this.planner.freshName(batch.first.resource) };
+      return { kind: 'again', plan: attempts.plan };
+    }
+    if ((result.kind === 'conflict' && plan.kind === 'patch') || (result.kind === 'exists' && plan.kind === 'create')) {
+      // Changed since last seen, or already there: by an earlier attempt of this batch, or by someone else. An
+      // attempt landed when its mark is there; a count at or above its own may be another replica's. (Without
+      // marks, where no other replica writes the Event, or on one written before there were marks, by its count.)
+      const marks = result.state.writes;
+      const landedCount = attempts.mayHaveLanded
+        .filter((attempt) =>
+          marks && attempt.mark !== undefined ? marks.includes(attempt.mark) : attempt.count <= result.state.count,
+        )
+        .map((attempt) => attempt.count)
+        .reduce(max, -1);
+      // A create found with no attempt that may have landed (none is known) is taken as landed whole, as before.
+      if (landedCount >= 0) attempts.landed += landedCount - attempts.base;
+      // Unless it took the name of a create given up in doubt (an Event found under it holds those, not these), or
+      // the Event has marks: then it is another replica's, made under the series' shared name.
+      else if (result.kind === 'exists' && !attempts.mayHaveLanded.length && !attempts.reusesInDoubtName && !marks)
+        attempts.landed = batch.occurrences;
+      if (attempts.landed < batch.occurrences) {
+        const { name, namespace } = plan;
+        // Another replica's Event, met by its name: the series continues it, whatever becomes of this patch, so
+        // that a retry planned afresh patches it too rather than creating one beside it.
+        if (result.kind === 'exists')
+          series.event = { name, namespace, identity: batch.identity, ...asSeenIn(result.state, now) };
+        attempts.base = result.state.count;
+        attempts.mayHaveLanded.length = 0;
+        attempts.inDoubtBecause = undefined;
+        attempts.plan = {
+          kind: 'patch',
+          namespace,
+          name,
+          resourceVersion: result.state.resourceVersion,
+          count: countOf(batch),
+          writes: result.state.writes,
+        };
+        return { kind: 'again', plan: attempts.plan };
+      }
+    }
+    const event = this.written(series, batch, result.state, now);
+    if (series.inDoubt?.name === event.name) series.inDoubt = undefined;
+    this.queue.done(series);
+    written(series, series.queue.length > 0);
+    return { kind: 'written', created: plan.kind === 'create', count: event.count, event };
+  }
+
+  /** A failed write that was not sent again: retried later, or given up. */
+  private failed(
+    series: Series,
+    batch: Batch,
+    error: PublishError,
+    verdict: ConnectionVerdict,
+    now: number,
+  ): 'retry' | 'refused' | 'expired' {
+    if (!isTransient(error) && !this.forbiddenInDoubt(batch, error)) {
+      this.queue.done(series);
+      failedWrite(series, now, undefined, series.queue.length > 0);
+      return 'refused';
+    }
+    if (now - batch.first.publishedAt > this.window) {
+      keepInDoubt(series, batch, now);
+      this.queue.done(series);
+      failedWrite(series, now, undefined, series.queue.length > 0);
+      return 'expired';
+    }
+    this.queue.putBack(series);
+    // A timeout or a lost answer (an unreadable 2xx too) holds nothing that delays a new publish; a 5xx keeps
+    // its backoff, a Retry-After its time.
+    const lostAnswer =
+      verdict === 'timed-out' ||
+      verdict === 'lost' ||
+      (error instanceof PublishApiError && error.mayHaveApplied && (error.statusCode ?? 0) < 300);
+    const cause: RetryCause = isThrottled(error) ? 'throttled' : lostAnswer ? 'may-have-applied' : 'failed';
+    const at = retryAt(series.failures + 1, error, now);
+    failedWrite(series, now, { at, cause }, true);
+    // A publish that came while the write was on its way is new: the retry goes now, and carries it.
+    if (cause === 'may-have-applied' && this.queue.joinRetry(series)) retryNow(series);
+    return 'retry';
+  }
+
+  /** A 403 that the recorder's own review does not confirm for the verb the write used: retried, not refused. */
+  private forbiddenInDoubt(batch: Batch, error: PublishError): boolean {
+    const plan = batch.attempts.plan;
+    if (!(error instanceof PublishApiError) || error.statusCode !== 403 || !plan) return false;
+    // A lookup's 403 was asked about once already: `EventRequests` answers a confirmed one as "found nothing".
+    if (plan.kind === 'find') return true;
+    return !this.confirmsForbidden(plan.namespace, plan.kind);
+  }
+
+  private written(series: Series, batch: Batch, state: StoredEvent, now: number): SeriesEvent {
+    const plan = batch.attempts.plan as CreatePlan | PatchPlan;
+    const seen = asSeenIn(state, now);
+    // A patch of the series' Event updates it in place; anything else is a new Event of the series.
+    const event =
+      plan.kind === 'patch' && series.event?.name === plan.name
+        ? Object.assign(series.event, seen)
+        : { name: plan.name, namespace: plan.namespace, identity: batch.identity, ...seen };
+    series.event = event;
+    return event;
+  }
+}
+
+const max = (a: number, b: number) => Math.max(a, b);
+
+/** What the series keeps of its Event as the server's answer `state` shows it, written or met at `now`. */
+const asSeenIn = (
+  state: StoredEvent,
+  now: number,
+): Pick<SeriesEvent, 'count' | 'resourceVersion' | 'writes' | 'publishedAt'> => ({
+  count: state.count,
+  resourceVersion: state.resourceVersion,
+  writes: state.writes,
+  publishedAt: now,
+});
+
+/** The attempt sent under the plan may have applied: a read of the Event tells. */
+function mayHaveLanded(attempts: BatchAttempts, error: PublishError, mark: string | undefined): void {
+  if (!attempts.plan || attempts.plan.kind === 'find') return;
+  attempts.mayHaveLanded.push({ count: attempts.plan.count, mark });
+  // What a drop reports: an attempt whose error says it may have applied, not a later 5xx that does not say so.
+  if (!saysMayHaveApplied(attempts.inDoubtBecause)) attempts.inDoubtBecause = error;
+}
+
+/** Whether the error tells its reader the write may have applied (a timeout, a lost or unreadable answer). */
+function saysMayHaveApplied(error: PublishError | undefined): boolean {
+  return error instanceof PublishTimeoutError || (error instanceof PublishApiError && error.mayHaveApplied);
+}
+
+/** A create given up after an attempt that may have applied: the series' next create of its Event reuses its name. */
+function keepInDoubt(series: Series, batch: Batch, now: number): void {
+  const { plan, mayHaveLanded } = batch.attempts;
+  if (plan?.kind !== 'create' || !mayHaveLanded.length) return;
+  const { name, namespace, eventTime } = plan;
+  series.inDoubt = { name, namespace, eventTime, identity: batch.identity, at: now };
+}
