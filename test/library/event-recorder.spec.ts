@@ -112,6 +112,19 @@ describe('EventRecorder against an API server', () => {
     expect(server.events()[0].series?.count).toBe(2);
   });
 
+  it('refuses at once, naming the object, a publish made after the recorder shut down, and sends nothing', async () => {
+    const recorder = recorderWith();
+    await recorder.publish(configMap('app-config', NS_A), failed);
+    await recorder.onApplicationShutdown();
+    const writes = server.writes().length;
+
+    await expect(recorder.publish(configMap('app-config', NS_A), failed)).rejects.toThrow(
+      'Not published: SyncFailed about ConfigMap ns-a/app-config: the Event recorder has shut down.',
+    );
+    expect(server.writes()).toHaveLength(writes);
+    expect(server.events()[0].series).toBeUndefined();
+  });
+
   it('makes one Event of concurrent identical publishes, its count equal to their number', async () => {
     const recorder = recorderWith();
     await Promise.all(Array.from({ length: 8 }, () => recorder.publish(configMap('app-config', NS_A), failed)));

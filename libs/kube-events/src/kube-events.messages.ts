@@ -115,6 +115,12 @@ export const OCCURRENCES_DROPPED = (
   `Dropped ${count} occurrence(s) of ${event.reason} about ${excerpt(resource.kind ?? 'object')} ` +
   `${excerpt([resource.metadata?.namespace, resource.metadata?.name].filter(Boolean).join('/'))}: ${DROP_CAUSES[cause]}` +
   (error === undefined ? '.' : ` (last error: ${errorMessage(error)}).`);
+export const RECORDER_SHUT_DOWN = (
+  resource: { kind?: string; metadata?: { namespace?: string; name?: string } },
+  event: { reason: string },
+) =>
+  `Not published: ${event.reason} about ${excerpt(resource.kind ?? 'object')} ` +
+  `${excerpt([resource.metadata?.namespace, resource.metadata?.name].filter(Boolean).join('/'))}: the Event recorder has shut down.`;
 export const SERIES_END_NOT_RECORDED = (namespace: string, name: string, error: unknown) =>
   `Could not mark Event ${namespace}/${name} as ended (${errorMessage(error)}): ` +
   'a process that starts within the series window may continue its count.';

@@ -26,7 +26,7 @@ import { DroppedOccurrences, type ConnectionDown, WriteCoordinator } from './coo
 import { EndedEvents, SeriesIndex, SimilarEvents } from './series/index.js';
 import { PublishDeadlines } from './deadlines/index.js';
 import { resolveRecorderOptions } from './recorder-options.js';
-import { EventRequests, WriteLedger, WriteSender, WriteMarks, WritePlanner, WriteQueue } from './writes/index.js';
+import { EventRequests, WriteLedger, WriteMarks, WritePlanner, WriteQueue } from './writes/index.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
 import { WriteBudget } from './pacing/index.js';
 
@@ -152,12 +152,8 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       ledger,
       budget: new WriteBudget(writeControl, this.clock.now()),
       clock: this.clock,
-      sender: new WriteSender({
-        ledger,
-        requests: this.requests,
-        clock: this.clock,
-        marks: resume ? new WriteMarks() : undefined,
-      }),
+      requests: this.requests,
+      marks: resume ? new WriteMarks() : undefined,
       deadlines: new PublishDeadlines(this.clock, (awaited) =>
         awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.attempts.lastError })),
       ),
@@ -284,6 +280,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    */
   onApplicationShutdown(): Promise<void> {
     this.shutdown ??= this.flush().then(async () => {
+      this.coordinator.close();
       this.outcomes.complete();
       await this.eventsApi.close?.();
     });

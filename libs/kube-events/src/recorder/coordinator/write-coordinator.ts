@@ -1,67 +1,93 @@
-import {
-  PublishCredentialError,
-  PublishUnreachableError,
-  type PublishApiError,
-  type PublishError,
-} from '../../errors.js';
-import { SERVER_UNREACHABLE } from '../../kube-events.messages.js';
-import type { AwaitedPublish, Occurrence, RecorderOutcomes } from '../publish/index.js';
-import { ConnectionHealth, type ConnectionDown } from './connection-health.js';
-import type { DroppedOccurrences } from './dropped-occurrences.js';
-import type { PublishDeadlines } from '../deadlines/index.js';
-import { flushRetryAt, unreachableRetryAt, type WriteBudget, WriteScheduler, type DueWrites } from '../pacing/index.js';
-import { type Batch, type Series, heldByConnection, probe, retryNow, serverBack } from '../series/index.js';
-import type { WriteLedger, SentWrite, WriteSender, WriteQueue } from '../writes/index.js';
+import { LibraryLogger } from '../../library-logger.js';
+import { PublishCredentialError, PublishError, PublishUnreachableError, type PublishApiError } from '../../errors.js';
 import type { KubeEventsClock } from '../../kube-events.interfaces.js';
+import { RECORDER_SHUT_DOWN, SERIES_LOOKUP_REFUSED, SERVER_UNREACHABLE } from '../../kube-events.messages.js';
+import type { PublishDeadlines } from '../deadlines/index.js';
+import { unreachableRetryAt, type DueWrites, type WriteBudget, WriteScheduler } from '../pacing/index.js';
+import type { AwaitedPublish, Occurrence, RecorderOutcomes } from '../publish/index.js';
+import {
+  heldByConnection,
+  probe,
+  retryNow,
+  serverBack,
+  type Batch,
+  type Series,
+  type SeriesEvent,
+  type WritePlan,
+  type WriteResult,
+} from '../series/index.js';
+import type { EventRequests, Failed, WriteLedger, WriteMarks, WriteQueue } from '../writes/index.js';
+import { CoordinatorState, type ConnectionDown } from './coordinator-state.js';
+import type { DroppedOccurrences } from './dropped-occurrences.js';
 
 /** What a {@link WriteCoordinator} works with. */
 export interface WriteCoordinatorParts {
   readonly queue: WriteQueue;
   readonly ledger: WriteLedger;
+  /** Each request of a write, to the Events API. */
+  readonly requests: EventRequests;
+  /** With `resumeSeries`, where other replicas write the same Events: the marks each attempt leaves on its Event. */
+  readonly marks?: WriteMarks;
   /** The recorder-wide rate, which follows what the server admits. */
   readonly budget: WriteBudget;
   readonly clock: KubeEventsClock;
-  readonly sender: WriteSender;
   readonly deadlines: PublishDeadlines;
   readonly outcomes: RecorderOutcomes;
   readonly drops: DroppedOccurrences;
-  /** How many writes the writer carries at once, as it says: the dispatcher sends no more at a time. */
+  /** How many writes the writer carries at once, as it says: the coordinator sends no more at a time. */
   readonly writesAtOnce: number;
 }
 
+/** How a write ended, and what its requests said of the server. */
+type SentWrite =
+  /** The batch is on the server: its series' Event holds `count`. */
+  | {
+      readonly kind: 'written';
+      readonly created: boolean;
+      readonly count: number;
+      readonly event: SeriesEvent;
+      readonly uid: string | undefined;
+    }
+  /**
+   * It failed with `error`, its last request sent at `sentAt`: `failed`
+   * says what that calls for; `answered` when an earlier request of it
+   * got an answer (the server can be reached).
+   */
+  | {
+      readonly kind: 'failed';
+      readonly error: PublishError;
+      readonly failed: Failed;
+      readonly sentAt: number;
+      readonly answered: boolean;
+    };
+
 /**
- * Takes each occurrence into its series' queue, and each series' next
- * write to the {@link WriteSender} when its scheduler lets it go (at once, on
- * a timer, or whatever the budgets in `flush()`); then settles the
- * publishes the write carried, and applies what its answers said of the
- * server. It owns the scheduler, the {@link ConnectionHealth} and the
- * count of writes in flight.
+ * The one coordinator of the write path. It takes each occurrence into its
+ * series' queue ({@link dispatch}), lets the scheduler say when the
+ * series' next write goes, sends it (its requests, each answer read by the
+ * {@link WriteLedger}), and applies how it ended in one place
+ * ({@link settle}): the connection's state, the recorder-wide rate, the
+ * publishes it carried. Its own state, and every move of it, is the
+ * {@link CoordinatorState}; `flush()` is the scheduler's draining mode.
  */
 export class WriteCoordinator implements DueWrites {
-  /** Whether the server can be reached, since when not, and the probes meanwhile. */
-  private readonly health = new ConnectionHealth();
+  private readonly state: CoordinatorState;
   /** When each series' next write may go. */
   private readonly scheduler: WriteScheduler;
-  /** Writes in flight now, each holding one of the pool's connections while it lasts. */
-  private writesInFlight = 0;
-  /** What `flush()` is doing for each series it writes itself, whatever the budgets: one drain per series. */
-  private readonly drains = new Map<Series, Promise<void>>();
-  /**
-   * Series whose write, let go by the budgets, found every connection busy, with the budget's mark
-   * then: they wait here, in order, rather than in the connection pool, so that a rate lowered
-   * meanwhile (the server said it is overloaded) holds them too.
-   */
-  private readonly waitingForConnection = new Map<Series, number>();
-  /** A drain waiting for the series' write in flight to end. */
-  private readonly writeEnded = new Map<Series, () => void>();
+  /** Settles `flush()` once nothing is left queued. */
+  private flushed: PromiseWithResolvers<void> | undefined;
+  /** Said once: every new series would say it again. */
+  private lookupRefusalLogged = false;
+  private readonly logger = new LibraryLogger('EventRecorder');
 
   constructor(private readonly parts: WriteCoordinatorParts) {
+    this.state = new CoordinatorState(parts.writesAtOnce);
     this.scheduler = new WriteScheduler(parts.budget, parts.clock, this);
   }
 
   /** Why and since when writes cannot reach the server; undefined while they can. */
   get connectionDown(): ConnectionDown | undefined {
-    return this.health.down;
+    return this.state.down;
   }
 
   /** Occurrences queued now, not yet counted on the server. */
@@ -69,15 +95,27 @@ export class WriteCoordinator implements DueWrites {
     return this.parts.queue.occurrences;
   }
 
+  /** While `flush()` runs, when it gives up what is still queued. */
+  get drainingUntil(): number | undefined {
+    return this.state.drainingUntil;
+  }
+
   /**
    * Queues an occurrence of `series`, awaited by `awaited`, and schedules
    * its write. Returns whether the caller waits for that write: it went on
    * the wire at once, or the publish is settled already (refused for room,
-   * or while the server is unreachable); otherwise the write waits for a
-   * budget, a backoff, a write of the series on its way, or a connection.
+   * while the server is unreachable, or after shutdown); otherwise the
+   * write waits for a budget, a backoff, a write of the series on its way,
+   * or a connection.
    */
   dispatch(series: Series, occurrence: Occurrence, awaited: AwaitedPublish): boolean {
     const now = occurrence.publishedAt;
+    if (this.state.closed) {
+      const error = new PublishError(RECORDER_SHUT_DOWN(occurrence.resource, occurrence.event));
+      this.parts.outcomes.report('failed', occurrence, { count: 1, error, now });
+      awaited.reject(error);
+      return true;
+    }
     const { batch, joined, evicted, refused } = this.parts.queue.enqueue(series, occurrence, awaited);
     if (evicted) this.parts.drops.drop(evicted, 'evicted');
     if (!batch) {
@@ -86,9 +124,8 @@ export class WriteCoordinator implements DueWrites {
     }
     if (joined) this.parts.outcomes.report('coalesced', occurrence, { count: batch.occurrences, now });
     this.admit(series, awaited, now);
-    // A write past the pool's connections waits for the writes on their way, as one behind a budget does.
-    const sentNow =
-      series.state === 'writing' && series.queue[0] === batch && this.writesInFlight <= this.parts.writesAtOnce;
+    // A write past the writer's connections waits for the writes on their way, as one behind a budget does.
+    const sentNow = series.state === 'writing' && series.queue[0] === batch && this.state.carriesAtOnce();
     return awaited.isSettled || sentNow;
   }
 
@@ -96,22 +133,36 @@ export class WriteCoordinator implements DueWrites {
    * Writes every queued occurrence now, whatever the budgets, retrying
    * failed writes (soon, or after the server's `Retry-After`) until
    * `deadline`, and waits for the writes in flight; drops what is left then.
+   * The scheduler does it, in its draining mode.
    */
-  async flush(deadline: number): Promise<void> {
-    await Promise.all(
-      [...this.parts.queue.withWork].map((series) => {
-        const running = this.drains.get(series);
-        if (running) return running;
-        const drain = this.drain(series, deadline).finally(() => this.drains.delete(series));
-        this.drains.set(series, drain);
-        return drain;
-      }),
-    );
+  flush(deadline: number): Promise<void> {
+    this.state.drainUntil(deadline);
+    this.scheduler.cancelAll();
+    const flushed = (this.flushed ??= Promise.withResolvers<void>());
+    for (const series of [...this.parts.queue.withWork]) this.schedule(series);
+    this.checkDrained();
+    return flushed.promise;
+  }
+
+  /** Shut down (after the last `flush()`): a publish from now on is refused at once. */
+  close(): void {
+    this.state.close();
   }
 
   /** A timer of the scheduler let the series' next write go. */
   sendDue(series: Series): void {
     void this.sendNext(series);
+  }
+
+  /** `flush()` ran out of time: what the series has queued, not in flight, is given up. */
+  dropDue(series: Series): void {
+    const { ledger, drops, clock } = this.parts;
+    for (const batch of ledger.dropQueued(series, clock.now())) drops.drop(batch, 'flush');
+    this.checkDrained();
+  }
+
+  heldUntil(now: number): number | undefined {
+    return this.state.heldUntil(now);
   }
 
   /**
@@ -121,27 +172,21 @@ export class WriteCoordinator implements DueWrites {
    */
   private admit(series: Series, awaited: AwaitedPublish, now: number): void {
     const { deadlines } = this.parts;
-    const draining = this.drains.has(series);
-    if (!this.health.down) {
+    if (!this.state.down) {
       deadlines.watch(awaited);
       // A write that timed out or lost its answer holds nothing that delays this one: its retry goes now, with both.
       if (retryNow(series)) this.scheduler.cancel(series);
-    } else if (
-      series.state !== 'writing' &&
-      !draining &&
-      this.health.tryProbe(now, this.writesInFlight) &&
-      probe(series)
-    ) {
+    } else if (series.state !== 'writing' && this.state.tryProbe(now) && probe(series)) {
       // While the server is down, one publish now and then tries it itself, whatever the budgets (one write a
       // probe interval, or a credentials' backoff, at most): the first publish after the fault ends resolves.
       deadlines.watch(awaited);
       this.scheduler.cancel(series);
       void this.sendNext(series);
     } else {
-      heldByConnection(series, this.health.heldUntil(now) ?? unreachableRetryAt(now));
+      heldByConnection(series, this.state.heldUntil(now) ?? unreachableRetryAt(now));
       awaited.reject(this.downError());
     }
-    if (!draining && !this.waitingForConnection.has(series)) this.schedule(series);
+    if (!this.state.isWaiting(series)) this.schedule(series);
   }
 
   /** Sends the series' next write now if the scheduler lets it go; else the scheduler sends it when it may. */
@@ -149,40 +194,73 @@ export class WriteCoordinator implements DueWrites {
     if (this.scheduler.schedule(series)) void this.sendNext(series);
   }
 
-  /** Sends the series' next write through the write loop, settles its publishes, then schedules the next one. */
+  /** Sends the series' next write, settles how it ended, then schedules the series' next one. */
   private async sendNext(series: Series): Promise<void> {
     const { clock, ledger } = this.parts;
     const now = clock.now();
-    const heldUntil = this.health.heldUntil(now);
+    const heldUntil = this.state.heldUntil(now);
     if (heldUntil !== undefined) {
       // The credentials failed: none of the recorder's writes tries them again before their backoff has passed.
       heldByConnection(series, heldUntil);
-      if (!this.drains.has(series)) this.schedule(series);
+      this.schedule(series);
       return;
     }
-    if (this.writesInFlight >= this.parts.writesAtOnce && !this.drains.has(series)) {
-      this.waitingForConnection.set(series, this.parts.budget.mark);
+    if (!this.state.mayTakeConnection()) {
+      this.state.waitForConnection(series, this.parts.budget.mark);
       return;
     }
     const started = ledger.takeWrite(series, now);
     if (!started) return;
-    this.writesInFlight++;
-    this.health.attempted(now);
-    const sent = await this.parts.sender.send(series, started.batch, started.plan);
-    this.writesInFlight--;
-    this.health.attempted(clock.now());
-    this.settleWrite(series, started.batch, sent);
+    this.state.writeStarted(now);
+    const sent = await this.write(series, started.batch, started.plan);
+    this.state.writeEnded(clock.now());
+    this.settle(series, started.batch, sent);
     this.connectionFreed();
-    const drain = this.writeEnded.get(series);
-    if (drain) {
-      this.writeEnded.delete(series);
-      drain();
-    }
-    if (!this.drains.has(series)) this.schedule(series);
+    this.schedule(series);
+    this.checkDrained();
   }
 
-  /** Applies what the write's answers said of the server, then settles the publishes it carried. */
-  private settleWrite(series: Series, batch: Batch, sent: SentWrite): void {
+  /**
+   * Sends one write of a series: its plan, then each request its answers
+   * call for (a read after a `409`, a create after a `404`), each answer
+   * read by the ledger, until the batch is written or the write failed.
+   */
+  private async write(series: Series, batch: Batch, plan: WritePlan): Promise<SentWrite> {
+    const { requests, ledger, clock, marks } = this.parts;
+    const startedAt = clock.now();
+    let answered = false;
+    let resent = false;
+    for (let requestCount = 1; ; requestCount++) {
+      let result: WriteResult;
+      const sentAt = clock.now();
+      const mark = marks?.next();
+      try {
+        result = await requests.request(batch.first, plan, batch.trace, mark);
+      } catch (error) {
+        const failure = error instanceof PublishError ? error : new PublishError(String(error), { cause: error });
+        const failed = ledger.applyFailure(series, batch, failure, resent, clock.now(), mark);
+        if (failed.kind === 'resend') {
+          resent = true;
+          continue;
+        }
+        return { kind: 'failed', error: failure, failed, sentAt, answered };
+      }
+      answered = true;
+      if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
+      const next = ledger.applyAnswer(series, batch, result, requestCount, startedAt, clock.now());
+      if (next.kind === 'failed')
+        return { kind: 'failed', error: next.error, failed: next.failed, sentAt: startedAt, answered };
+      if (next.kind === 'written') {
+        const uid = 'state' in result ? result.state.uid : undefined;
+        return { kind: 'written', created: next.created, count: next.count, event: next.event, uid };
+      }
+      plan = next.plan;
+      if (next.pauseMs > 0) await clock.sleep(next.pauseMs);
+    }
+  }
+
+  /** Applies how a write ended: what it said of the server and its load, then the publishes it carried. */
+  private settle(series: Series, batch: Batch, sent: SentWrite): void {
     const { outcomes, budget, clock } = this.parts;
     const now = clock.now();
     if (sent.kind === 'written' || sent.answered) this.answered();
@@ -201,14 +279,14 @@ export class WriteCoordinator implements DueWrites {
       outcomes.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
     if (failed.load === 'overloaded') budget.overloaded(sentAt, now);
     else if (failed.load === 'admitted') budget.admitted(now);
-    const wasDown = this.health.down !== undefined;
+    const wasDown = this.state.down !== undefined;
     if (failed.connection === 'answered') this.answered();
     else if (failed.connection === 'credentials-failed') this.credentialsFailed(error, now);
-    else if (failed.connection === 'unreachable') this.health.unreachableNow(error as PublishApiError);
+    else if (failed.connection === 'unreachable') this.state.unreachable(error as PublishApiError);
     if (promisedQueued) this.parts.drops.drop(batch, 'refused', error);
     else if (failed.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
     else if (failed.kind === 'expired') this.parts.drops.drop(batch, 'expired', error);
-    if (!this.health.down) return;
+    if (!this.state.down) return;
     // Publishes queued behind this write (a probe's occurrence joins the batch behind the one it sends) are told now.
     const downError = this.downError();
     this.rejectQueued(series, downError);
@@ -222,19 +300,22 @@ export class WriteCoordinator implements DueWrites {
    * recorder-wide rate was lowered since; then it goes through the budgets again.
    */
   private connectionFreed(): void {
-    // While `flush()` writes, whatever the pool, more than its connections may be in flight: then none is free.
-    while (this.writesInFlight < this.parts.writesAtOnce) {
-      const waiting = this.waitingForConnection.entries().next();
-      if (waiting.done) return;
-      const [next, mark] = waiting.value;
-      this.waitingForConnection.delete(next);
-      if (this.drains.has(next)) continue;
-      const inFlight = this.writesInFlight;
+    for (let waiting = this.state.nextWaiting(); waiting; waiting = this.state.nextWaiting()) {
+      const [next, mark] = waiting;
+      const inFlight = this.state.writesInFlight;
       if (this.parts.budget.loweredSince(mark)) this.schedule(next);
       else void this.sendNext(next);
       // One that had nothing left to send (written meanwhile) leaves the connection to the next.
-      if (this.writesInFlight > inFlight) return;
+      if (this.state.writesInFlight > inFlight) return;
     }
+  }
+
+  /** While `flush()` runs: once nothing is queued or in flight, it is done. */
+  private checkDrained(): void {
+    if (this.state.drainingUntil === undefined || this.parts.queue.withWork.size) return;
+    this.state.drained();
+    this.flushed?.resolve();
+    this.flushed = undefined;
   }
 
   /** Rejects, as queued, the publishes awaiting the series' batches that are not on their way now. */
@@ -248,11 +329,11 @@ export class WriteCoordinator implements DueWrites {
 
   /** The credentials failed: every series with work waits out their backoff, rather than start them again. */
   private credentialsFailed(error: PublishCredentialError, now: number): void {
-    this.health.credentialsFailed(error, now);
-    const until = this.health.heldUntil(now)!;
+    this.state.credentialsFailed(error, now);
+    const until = this.state.heldUntil(now)!;
     for (const series of this.parts.queue.withWork) {
       heldByConnection(series, until);
-      if (this.drains.has(series) || series.state === 'writing') continue;
+      if (series.state === 'writing') continue;
       this.scheduler.cancel(series);
       this.schedule(series);
     }
@@ -260,31 +341,23 @@ export class WriteCoordinator implements DueWrites {
 
   /** The server answered: if it was unreachable, the series backing off may write at once. */
   private answered(): void {
-    if (!this.health.answered()) return;
+    if (!this.state.answered()) return;
     for (const series of this.parts.queue.withWork) {
-      if (!serverBack(series) || this.drains.has(series)) continue;
+      if (!serverBack(series)) continue;
       this.scheduler.cancel(series);
       this.schedule(series);
     }
   }
 
-  /** Writes what the series has queued, whatever the budgets, until `deadline`; drops what is left then. */
-  private async drain(series: Series, deadline: number): Promise<void> {
-    const { clock, ledger, drops } = this.parts;
-    this.scheduler.cancel(series);
-    while (series.queue.length) {
-      const now = clock.now();
-      const retryAt = flushRetryAt(series, this.health.heldUntil(now) ?? 0);
-      if (series.state === 'writing') await new Promise<void>((ended) => this.writeEnded.set(series, ended));
-      else if (now >= deadline) for (const batch of ledger.dropQueued(series, now)) drops.drop(batch, 'flush');
-      else if (retryAt > now) await clock.sleep(Math.min(retryAt, deadline) - now);
-      else await this.sendNext(series);
-    }
+  private warnLookupRefused(error: PublishApiError): void {
+    if (this.lookupRefusalLogged) return;
+    this.lookupRefusalLogged = true;
+    this.logger.warn(SERIES_LOOKUP_REFUSED(error));
   }
 
   /** What a publish is rejected with at once while writes cannot reach the server: it stays queued. */
   private downError(): PublishError {
-    const down = this.health.down!;
+    const down = this.state.down!;
     if (down.kind === 'unauthenticated')
       return new PublishCredentialError(down.why.message, down.why.plugin, { queued: true, cause: down.why });
     return new PublishUnreachableError(

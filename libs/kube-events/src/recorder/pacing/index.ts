@@ -3,7 +3,6 @@ export {
   connectionVerdict,
   contentionDelay,
   credentialRetryDelay,
-  flushRetryAt,
   PROBE_INTERVAL_MS,
   retryAt,
   unreachableRetryAt,
@@ -11,7 +10,6 @@ export {
   isThrottled,
   isTransient,
   mayHaveApplied,
-  retryDelay,
 } from './retry-policy.js';
 export { WriteBudget } from './write-budget.js';
 export { type DueWrites, WriteScheduler } from './write-scheduler.js';

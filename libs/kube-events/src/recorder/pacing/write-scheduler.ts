@@ -1,4 +1,5 @@
 import type { Series } from '../series/index.js';
+import { flushRetryAt } from './retry-policy.js';
 import type { WriteBudget } from './write-budget.js';
 import type { KubeEventsClock, KubeEventsTimer } from '../../kube-events.interfaces.js';
 
@@ -13,10 +14,16 @@ import type { KubeEventsClock, KubeEventsTimer } from '../../kube-events.interfa
  */
 const LINE_SERVICE_INTERVAL_MS = 100;
 
-/** Who sends a series' write once the scheduler says it may go: the write dispatcher. */
+/** Who sends a series' write once the scheduler says it may go, and what the scheduler reads of its state: the coordinator. */
 export interface DueWrites {
   /** Sends the series' next write now. */
   sendDue(series: Series): void;
+  /** Gives up what the series has queued: `flush()` ran out of time. */
+  dropDue(series: Series): void;
+  /** While `flush()` runs, when it gives up what is still queued (monotonic ms); undefined otherwise. */
+  readonly drainingUntil: number | undefined;
+  /** Until when no write may go, whatever its series (the credentials' backoff); undefined when nothing holds writes. */
+  heldUntil(now: number): number | undefined;
 }
 
 /**
@@ -24,10 +31,12 @@ export interface DueWrites {
  * holds it back; else on a timer of its own while its backoff or its
  * object's budget holds it, then in one first-in-first-out line, served by
  * one timer, for the recorder-wide budget, served in batches (see
- * {@link LINE_SERVICE_INTERVAL_MS}). It only says when: `schedule`
- * returns whether the write may go now, and a write that may go later is
- * given to `sendDue` of the {@link DueWrites} when its timer fires; it knows
- * nothing of the writer.
+ * {@link LINE_SERVICE_INTERVAL_MS}). While `flush()` runs it is in its
+ * draining mode: no budget holds a write, a failed one is tried again
+ * soon ({@link flushRetryAt}), and what is queued at the deadline is given
+ * up. It only says when: `schedule` returns whether the write may go now,
+ * and a write that may go later is given to `sendDue` of the
+ * {@link DueWrites} when its timer fires; it knows nothing of the writer.
  */
 export class WriteScheduler {
   private readonly timers = new Map<Series, KubeEventsTimer>();
@@ -52,15 +61,13 @@ export class WriteScheduler {
     if (!batch || series.state === 'writing' || this.timers.has(series) || (!atHeadOfLine && this.line.has(series)))
       return false;
     const now = this.clock.now();
+    const drainingUntil = this.due.drainingUntil;
+    if (drainingUntil !== undefined) return this.scheduleDraining(series, now, drainingUntil);
     const waited = now - batch.first.publishedAt;
     const objectWait = series.object ? this.budget.msUntilObjectWrite(series.object, waited, now) : 0;
     const wait = Math.max(series.retryAt - now, objectWait);
     if (wait > 0) {
-      const timer = this.clock.setTimer(wait, () => {
-        this.timers.delete(series);
-        if (this.schedule(series)) this.due.sendDue(series);
-      });
-      this.timers.set(series, timer);
+      this.wait(series, wait);
       return false;
     }
     if ((atHeadOfLine || !this.line.size) && this.budget.tryTakeForWrite(series.object, waited, now)) return true;
@@ -69,11 +76,39 @@ export class WriteScheduler {
     return false;
   }
 
-  /** Stops scheduling the series, as when `flush()` writes it itself. */
+  /** Stops scheduling the series: what held it (a backoff) no longer does, and it is scheduled afresh. */
   cancel(series: Series): void {
     this.clock.clearTimer(this.timers.get(series));
     this.timers.delete(series);
     this.line.delete(series);
+  }
+
+  /** Stops scheduling every series, as when `flush()` begins: each is scheduled afresh in the draining mode. */
+  cancelAll(): void {
+    for (const series of [...this.timers.keys(), ...this.line]) this.cancel(series);
+    this.clock.clearTimer(this.lineTimer);
+    this.lineTimer = undefined;
+  }
+
+  /** While `flush()` runs: whatever the budgets, soon after a failure; at the deadline what is queued is given up. */
+  private scheduleDraining(series: Series, now: number, deadline: number): boolean {
+    if (now >= deadline) {
+      this.due.dropDue(series);
+      return false;
+    }
+    const at = flushRetryAt(series, this.due.heldUntil(now) ?? 0);
+    if (at <= now) return true;
+    this.wait(series, Math.min(at, deadline) - now);
+    return false;
+  }
+
+  /** Schedules the series again in `ms`, on a timer of its own. */
+  private wait(series: Series, ms: number): void {
+    const timer = this.clock.setTimer(ms, () => {
+      this.timers.delete(series);
+      if (this.schedule(series)) this.due.sendDue(series);
+    });
+    this.timers.set(series, timer);
   }
 
   private armLineTimer(): void {
