@@ -3,7 +3,6 @@ import { LibraryLogger } from '../library-logger.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
-import { validatePublish } from '../event-rules/event-validation.js';
 import { PublishTimeoutError } from '../errors.js';
 import type {
   KubeEvent,
@@ -15,14 +14,13 @@ import type {
 import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import { SERIES_END_NOT_RECORDED } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
+import { type PublishOutcome, RecorderOutcomes } from './publish/index.js';
 import {
-  AwaitedPublish,
-  type Occurrence,
-  refusedOccurrence,
-  type PublishOutcome,
-  RecorderOutcomes,
-} from './publish/index.js';
-import { DroppedOccurrences, type ConnectionDown, WriteCoordinator } from './coordinator/index.js';
+  DroppedOccurrences,
+  type ConnectionDown,
+  type ScheduledPublish,
+  WriteCoordinator,
+} from './coordinator/index.js';
 import { EndedEvents, SeriesIndex, SimilarEvents } from './series/index.js';
 import { PublishDeadlines } from './deadlines/index.js';
 import { resolveRecorderOptions } from './recorder-options.js';
@@ -36,14 +34,6 @@ const DEFAULT_WRITES_AT_ONCE = 8;
 /** How many writes `writer` carries at once, as it says: a whole number of at least one, else the default. */
 const writesAtOnce = ({ writesAtOnce: said }: EventsWriter): number =>
   said !== undefined && Number.isSafeInteger(said) && said >= 1 ? said : DEFAULT_WRITES_AT_ONCE;
-
-/** A publish as {@link EventRecorder.schedulePublish} returns it. */
-export interface ScheduledPublish {
-  /** Settles once the occurrence is counted in its series and its write scheduled, or with its own write when that goes at once. */
-  readonly scheduled: Promise<void>;
-  /** Settles as `publish()` does: once the occurrence is counted on the API server, or with why not. */
-  readonly written: Promise<void>;
-}
 
 /** What the failure series a success ended had counted. */
 export interface EndedFailures {
@@ -101,17 +91,13 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private readonly series: SeriesIndex;
   /** With `resumeSeries`, the Events whose series `forget` ended, which no series continues. */
   private readonly ended: EndedEvents;
-  /** Combines the Events of notes that keep changing; unset with `combineSimilarEvents: false`. */
-  private readonly similar?: SimilarEvents;
   /** Where Events go: the Events API of the API server, or what was given in its place. */
   private readonly eventsApi: EventsWriter;
   private readonly requests: EventRequests;
-  /** Takes each occurrence into its series' queue, and its write to the server. */
+  /** Takes each publish in, and its writes to the server. */
   private readonly coordinator: WriteCoordinator;
   /** The one clock of series windows, budgets and timers: `options.clock`, else the real one. */
   private readonly clock: KubeEventsClock;
-  /** Unset without OpenTelemetry, or with `traceContext` and `writeSpans` off. */
-  private readonly tracing: RecorderTracing | undefined;
   /** The one shutdown, once begun. */
   private shutdown: Promise<void> | undefined;
   private readonly logger = new LibraryLogger('EventRecorder');
@@ -132,10 +118,9 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.series = new SeriesIndex({ window, maxSeries, resume });
     this.ended = new EndedEvents(maxSeries);
     const { combineSimilarEvents: limit } = this.options;
-    if (limit) this.similar = new SimilarEvents(limit, window, maxSeries);
     this.eventsApi = eventsApi ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
-    this.tracing = RecorderTracing.create(this.options);
-    this.requests = new EventRequests(this.eventsApi, this.options.reporter, timeout, this.clock, this.tracing);
+    const tracing = RecorderTracing.create(this.options);
+    this.requests = new EventRequests(this.eventsApi, this.options.reporter, timeout, this.clock, tracing);
     const planner = new WritePlanner({
       window,
       controller: this.reporter.controller,
@@ -148,6 +133,10 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     const ledger = new WriteLedger(queue, planner, window, timeout, confirmsForbidden);
     const drops = new DroppedOccurrences(this.outcomes, this.clock);
     this.coordinator = new WriteCoordinator({
+      options: this.options,
+      series: this.series,
+      similar: limit ? new SimilarEvents(limit, window, maxSeries) : undefined,
+      tracing,
       queue,
       ledger,
       budget: new WriteBudget(writeControl, this.clock.now()),
@@ -199,7 +188,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @throws PublishApiError when the API server refused it, or is unreachable (`queued`: it will be written when it answers)
    */
   publish(resource: KubernetesObject, event: KubeEvent): Promise<void> {
-    return this.record(resource, event, false).written;
+    return this.coordinator.publish(resource, event, false).written;
   }
 
   /** Forgets every series of `resource`: its next publish creates a new Event. */
@@ -212,7 +201,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * that {@link forgetFailures} resets. `@PublishesFailures` calls these two.
    */
   publishFailure(resource: KubernetesObject, event: KubeEvent): Promise<void> {
-    return this.record(resource, event, true).written;
+    return this.coordinator.publish(resource, event, true).written;
   }
 
   /**
@@ -228,7 +217,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @internal
    */
   schedulePublish(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
-    return this.record(resource, event, failure);
+    return this.coordinator.publish(resource, event, failure);
   }
 
   /** Forgets the failure series of `resource` only, as after a successful reconcile. */
@@ -295,8 +284,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private end(resource: KubernetesObject, failure: true | undefined): void {
     const uid = resource?.metadata?.uid;
     if (typeof uid !== 'string' || !uid) return;
-    this.similar?.forget(uid, failure);
-    const ended = this.series.forget(uid, failure, this.clock.now());
+    const ended = this.coordinator.end(uid, failure);
     if (!this.options.resumeSeries) return;
     for (const event of ended) this.ended.add(event.namespace, event.name);
     const annotations = { [SERIES_ENDED_ANNOTATION]: new Date().toISOString() };
@@ -306,42 +294,5 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
         (error: unknown) => this.logger.warn(SERIES_END_NOT_RECORDED(event.namespace, event.name, error)),
       );
     }
-  }
-
-  /**
-   * Takes a publish in: `resource` and `event` become the copies
-   * `validatePublish` checked (the note redacted and cut), which is all the
-   * recorder reads of them from here on; refused, the publish fails at once.
-   */
-  private record(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
-    const publishedAt = this.clock.now();
-    try {
-      ({ resource, event } = validatePublish(resource, event, this.options.redactNote));
-    } catch (error) {
-      const refused = refusedOccurrence(resource, event, failure, publishedAt, this.options.redactNote);
-      this.outcomes.report('failed', refused, { count: 1, error, now: publishedAt });
-      const rejected = Promise.reject(error);
-      return { scheduled: rejected, written: rejected };
-    }
-    return this.publishOccurrence({ resource, event, failure, publishedAt, trace: this.tracing?.capture() });
-  }
-
-  /** Counts a valid occurrence in its series and hands it to the write dispatcher. */
-  private publishOccurrence(occurrence: Occurrence): ScheduledPublish {
-    const { failure, publishedAt } = occurrence;
-    const combined = this.similar?.combine(occurrence);
-    if (combined) this.outcomes.report('combined', occurrence, { count: 1, now: publishedAt });
-    occurrence = combined ?? occurrence;
-    // An object without a uid gets an Event of its own every time.
-    const uid = occurrence.resource.metadata?.uid;
-    const { reason, action } = occurrence.event;
-    const series = uid
-      ? this.series.acquire(uid, failure, reason, action, publishedAt)
-      : this.series.untracked(failure, publishedAt);
-    const awaited = new AwaitedPublish(publishedAt + this.options.timeout);
-    // Settled already, or its own write is on the wire: that write is the answer.
-    if (this.coordinator.dispatch(series, occurrence, awaited))
-      return { scheduled: awaited.promise, written: awaited.promise };
-    return { scheduled: Promise.resolve(), written: awaited.promise };
   }
 }

@@ -1,3 +1,3 @@
 export { type ConnectionDown } from './coordinator-state.js';
 export { DroppedOccurrences } from './dropped-occurrences.js';
-export { WriteCoordinator } from './write-coordinator.js';
+export { type ScheduledPublish, WriteCoordinator } from './write-coordinator.js';

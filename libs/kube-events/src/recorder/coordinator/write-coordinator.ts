@@ -1,10 +1,13 @@
 import { LibraryLogger } from '../../library-logger.js';
 import { PublishCredentialError, PublishError, PublishUnreachableError, type PublishApiError } from '../../errors.js';
-import type { KubeEventsClock } from '../../kube-events.interfaces.js';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { validatePublish } from '../../event-rules/event-validation.js';
+import type { KubeEvent, KubeEventsClock, ResolvedRecorderOptions } from '../../kube-events.interfaces.js';
+import type { RecorderTracing } from '../../tracing/recorder-tracing.js';
 import { RECORDER_SHUT_DOWN, SERIES_LOOKUP_REFUSED, SERVER_UNREACHABLE } from '../../kube-events.messages.js';
 import type { PublishDeadlines } from '../deadlines/index.js';
 import { unreachableRetryAt, type DueWrites, type WriteBudget, WriteScheduler } from '../pacing/index.js';
-import type { AwaitedPublish, Occurrence, RecorderOutcomes } from '../publish/index.js';
+import { AwaitedPublish, refusedOccurrence, type Occurrence, type RecorderOutcomes } from '../publish/index.js';
 import {
   heldByConnection,
   probe,
@@ -13,6 +16,8 @@ import {
   type Batch,
   type Series,
   type SeriesEvent,
+  type SeriesIndex,
+  type SimilarEvents,
   type WritePlan,
   type WriteResult,
 } from '../series/index.js';
@@ -22,6 +27,14 @@ import type { DroppedOccurrences } from './dropped-occurrences.js';
 
 /** What a {@link WriteCoordinator} works with. */
 export interface WriteCoordinatorParts {
+  /** The options it reads: how long a publish may take, and how a note is redacted. */
+  readonly options: Pick<ResolvedRecorderOptions, 'timeout' | 'redactNote'>;
+  /** The series of each publish, bounded in time and number. */
+  readonly series: SeriesIndex;
+  /** Combines the Events of notes that keep changing; unset with `combineSimilarEvents: false`. */
+  readonly similar?: SimilarEvents;
+  /** Unset without OpenTelemetry, or with `traceContext` off: the trace a publish is made in. */
+  readonly tracing?: RecorderTracing;
   readonly queue: WriteQueue;
   readonly ledger: WriteLedger;
   /** Each request of a write, to the Events API. */
@@ -36,6 +49,14 @@ export interface WriteCoordinatorParts {
   readonly drops: DroppedOccurrences;
   /** How many writes the writer carries at once, as it says: the coordinator sends no more at a time. */
   readonly writesAtOnce: number;
+}
+
+/** A publish as the coordinator takes it in. */
+export interface ScheduledPublish {
+  /** Settles once the occurrence is counted in its series and its write scheduled, or with its own write when that goes at once. */
+  readonly scheduled: Promise<void>;
+  /** Settles as `publish()` does: once the occurrence is counted on the API server, or with why not. */
+  readonly written: Promise<void>;
 }
 
 /** How a write ended, and what its requests said of the server. */
@@ -62,8 +83,9 @@ type SentWrite =
     };
 
 /**
- * The one coordinator of the write path. It takes each occurrence into its
- * series' queue ({@link dispatch}), lets the scheduler say when the
+ * The one coordinator of the write path. It takes each publish in
+ * ({@link publish}: validated, combined, counted in its series, queued),
+ * lets the scheduler say when the
  * series' next write goes, sends it (its requests, each answer read by the
  * {@link WriteLedger}), and applies how it ended in one place
  * ({@link settle}): the connection's state, the recorder-wide rate, the
@@ -101,6 +123,45 @@ export class WriteCoordinator implements DueWrites {
   }
 
   /**
+   * Takes a publish in: `resource` and `event` become the copies
+   * `validatePublish` checked (the note redacted and cut), which is all the
+   * recorder reads of them from here on; refused, the publish fails at once.
+   * Counted in its series, the occurrence is queued and its write scheduled.
+   */
+  publish(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
+    const { options, outcomes, similar, series: index } = this.parts;
+    const publishedAt = this.parts.clock.now();
+    try {
+      ({ resource, event } = validatePublish(resource, event, options.redactNote));
+    } catch (error) {
+      const refused = refusedOccurrence(resource, event, failure, publishedAt, options.redactNote);
+      outcomes.report('failed', refused, { count: 1, error, now: publishedAt });
+      const rejected = Promise.reject(error);
+      return { scheduled: rejected, written: rejected };
+    }
+    let occurrence: Occurrence = { resource, event, failure, publishedAt, trace: this.parts.tracing?.capture() };
+    const combined = similar?.combine(occurrence);
+    if (combined) outcomes.report('combined', occurrence, { count: 1, now: publishedAt });
+    occurrence = combined ?? occurrence;
+    // An object without a uid gets an Event of its own every time.
+    const uid = occurrence.resource.metadata?.uid;
+    const { reason, action } = occurrence.event;
+    const series = uid
+      ? index.acquire(uid, failure, reason, action, publishedAt)
+      : index.untracked(failure, publishedAt);
+    const awaited = new AwaitedPublish(publishedAt + options.timeout);
+    // Settled already, or its own write is on the wire: that write is the answer.
+    if (this.dispatch(series, occurrence, awaited)) return { scheduled: awaited.promise, written: awaited.promise };
+    return { scheduled: Promise.resolve(), written: awaited.promise };
+  }
+
+  /** Ends the series of the object `uid` (all, or its failure ones): returns the Events they had written. */
+  end(uid: string, failure: true | undefined): SeriesEvent[] {
+    this.parts.similar?.forget(uid, failure);
+    return this.parts.series.forget(uid, failure, this.parts.clock.now());
+  }
+
+  /**
    * Queues an occurrence of `series`, awaited by `awaited`, and schedules
    * its write. Returns whether the caller waits for that write: it went on
    * the wire at once, or the publish is settled already (refused for room,
@@ -108,7 +169,7 @@ export class WriteCoordinator implements DueWrites {
    * write waits for a budget, a backoff, a write of the series on its way,
    * or a connection.
    */
-  dispatch(series: Series, occurrence: Occurrence, awaited: AwaitedPublish): boolean {
+  private dispatch(series: Series, occurrence: Occurrence, awaited: AwaitedPublish): boolean {
     const now = occurrence.publishedAt;
     if (this.state.closed) {
       const error = new PublishError(RECORDER_SHUT_DOWN(occurrence.resource, occurrence.event));
