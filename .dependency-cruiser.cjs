@@ -1,5 +1,5 @@
 // Which folder may import which: `npm run depcruise` fails on a violation or a cycle.
-// The library's floors, from the bottom: the ground floor (the files directly in src/), api/, tracing/, notes/, recorder/,
+// The library's floors, from the bottom: the ground floor (the files directly in src/), api/, tracing/, error-descriptions/, recorder/,
 // permissions/, health/, then the features (sinks/, publishes-failures/, then metrics/), module/, and the entry points
 // (index.ts, terminus/, testing/). A folder imports only from floors below it.
 const SRC = '^libs/kube-events/src/';
@@ -9,7 +9,7 @@ const FOLDERS = [
   'catalog',
   'api',
   'tracing',
-  'notes',
+  'error-descriptions',
   'recorder',
   'permissions',
   'health',
@@ -66,7 +66,7 @@ module.exports = {
     ),
     layer('api', above('api'), 'HTTP to the API server knows nothing of series, sinks or the module.'),
     layer('tracing', above('tracing'), 'OpenTelemetry glue knows the Event, not the recorder that writes it.'),
-    layer('notes', above('notes'), 'Describing an error needs nothing of the recorder or what is built on it.'),
+    layer('error-descriptions', above('error-descriptions'), 'Describing an error needs nothing of the recorder or what is built on it.'),
     layer('recorder', above('recorder'), 'The recorder is built from parts handed to it; it never reaches up.'),
     layer(
       'permissions',

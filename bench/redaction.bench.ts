@@ -10,7 +10,7 @@
  */
 import { redactCredentials } from '../libs/kube-events/src/credential-redaction.js';
 import { redactedNote } from '../libs/kube-events/src/event-rules/note-truncation.js';
-import { describeError } from '../libs/kube-events/src/notes/describe-error.js';
+import { describeError } from '../libs/kube-events/src/error-descriptions/describe-error.js';
 import { CREDENTIAL_FORMS } from '../test/support/credential-forms.js';
 import { CRAFTED_PIECES, KNOWN_CRAFTED_TEXTS, plainText, repeatedTo } from '../test/support/crafted-text.js';
 import { cpuMicrosPerOp, median, printTable, ratio } from './measure.js';

@@ -65,7 +65,7 @@ export {
   PublishUnreachableError,
 } from './errors.js';
 export { truncateNote } from './event-rules/note-truncation.js';
-export { describeError, type DescribeErrorOptions } from './notes/describe-error.js';
+export { describeError, type DescribeErrorOptions } from './error-descriptions/describe-error.js';
 export { redactCredentials } from './credential-redaction.js';
 export type { EventQuery, EventsWriter, ListedEvent, SeriesPatch, StoredEventState } from './api/events-api.js';
 export type { PublishOutcome, PublishOutcomeKind } from './recorder/publish/index.js';

@@ -12,7 +12,7 @@ import {
   RECOVERY_NOT_PUBLISHED,
 } from '../kube-events.messages.js';
 import { PublishUnreachableError } from '../errors.js';
-import { describeError } from '../notes/describe-error.js';
+import { describeError } from '../error-descriptions/describe-error.js';
 import { humanDuration } from './human-duration.js';
 import type { MethodReporter } from './method-reporters.js';
 import type { OpenTelemetryApi } from '../tracing/opentelemetry-api.js';

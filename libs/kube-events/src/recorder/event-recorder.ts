@@ -24,7 +24,7 @@ import {
 import { EndedEvents, SeriesIndex, SimilarEvents } from './series/index.js';
 import { PublishDeadlines } from './deadlines/index.js';
 import { resolveRecorderOptions } from './recorder-options.js';
-import { EventRequests, WriteLedger, WriteMarks, WritePlanner, WriteQueue } from './writes/index.js';
+import { EventRequests, WriteLedger, WriteMarks, WriteSender, WritePlanner, WriteQueue } from './writes/index.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
 import { WriteBudget } from './pacing/index.js';
 
@@ -115,9 +115,10 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.outcomes = new RecorderOutcomes(this.reporter);
     this.outcomes$ = this.outcomes.outcomes$;
     const { seriesWindow: window, maxSeries, writeControl, timeout, resumeSeries: resume } = this.options;
-    this.series = new SeriesIndex({ window, maxSeries, resume });
-    this.ended = new EndedEvents(maxSeries);
     const { combineSimilarEvents: limit } = this.options;
+    const similar = limit ? new SimilarEvents(limit, window, maxSeries) : undefined;
+    this.series = new SeriesIndex({ window, maxSeries, resume, similar });
+    this.ended = new EndedEvents(maxSeries);
     this.eventsApi = eventsApi ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
     const tracing = RecorderTracing.create(this.options);
     this.requests = new EventRequests(this.eventsApi, this.options.reporter, timeout, this.clock, tracing);
@@ -135,14 +136,17 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.coordinator = new WriteCoordinator({
       options: this.options,
       series: this.series,
-      similar: limit ? new SimilarEvents(limit, window, maxSeries) : undefined,
       tracing,
       queue,
       ledger,
       budget: new WriteBudget(writeControl, this.clock.now()),
       clock: this.clock,
-      requests: this.requests,
-      marks: resume ? new WriteMarks() : undefined,
+      sender: new WriteSender({
+        ledger,
+        requests: this.requests,
+        clock: this.clock,
+        marks: resume ? new WriteMarks() : undefined,
+      }),
       deadlines: new PublishDeadlines(this.clock, (awaited) =>
         awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.attempts.lastError })),
       ),

@@ -1,10 +1,9 @@
-import { LibraryLogger } from '../../library-logger.js';
 import { PublishCredentialError, PublishError, PublishUnreachableError, type PublishApiError } from '../../errors.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { validatePublish } from '../../event-rules/event-validation.js';
 import type { KubeEvent, KubeEventsClock, ResolvedRecorderOptions } from '../../kube-events.interfaces.js';
 import type { RecorderTracing } from '../../tracing/recorder-tracing.js';
-import { RECORDER_SHUT_DOWN, SERIES_LOOKUP_REFUSED, SERVER_UNREACHABLE } from '../../kube-events.messages.js';
+import { RECORDER_SHUT_DOWN, SERVER_UNREACHABLE } from '../../kube-events.messages.js';
 import type { PublishDeadlines } from '../deadlines/index.js';
 import { unreachableRetryAt, type DueWrites, type WriteBudget, WriteScheduler } from '../pacing/index.js';
 import { AwaitedPublish, refusedOccurrence, type Occurrence, type RecorderOutcomes } from '../publish/index.js';
@@ -13,15 +12,11 @@ import {
   probe,
   retryNow,
   serverBack,
-  type Batch,
   type Series,
   type SeriesEvent,
   type SeriesIndex,
-  type SimilarEvents,
-  type WritePlan,
-  type WriteResult,
 } from '../series/index.js';
-import type { EventRequests, Failed, WriteLedger, WriteMarks, WriteQueue } from '../writes/index.js';
+import { type SentWrite, type WriteLedger, type WriteQueue, WriteSender } from '../writes/index.js';
 import { CoordinatorState, type ConnectionDown } from './coordinator-state.js';
 import type { DroppedOccurrences } from './dropped-occurrences.js';
 
@@ -31,16 +26,12 @@ export interface WriteCoordinatorParts {
   readonly options: Pick<ResolvedRecorderOptions, 'timeout' | 'redactNote'>;
   /** The series of each publish, bounded in time and number. */
   readonly series: SeriesIndex;
-  /** Combines the Events of notes that keep changing; unset with `combineSimilarEvents: false`. */
-  readonly similar?: SimilarEvents;
   /** Unset without OpenTelemetry, or with `traceContext` off: the trace a publish is made in. */
   readonly tracing?: RecorderTracing;
   readonly queue: WriteQueue;
   readonly ledger: WriteLedger;
-  /** Each request of a write, to the Events API. */
-  readonly requests: EventRequests;
-  /** With `resumeSeries`, where other replicas write the same Events: the marks each attempt leaves on its Event. */
-  readonly marks?: WriteMarks;
+  /** Sends each write, start to end. */
+  readonly sender: WriteSender;
   /** The recorder-wide rate, which follows what the server admits. */
   readonly budget: WriteBudget;
   readonly clock: KubeEventsClock;
@@ -59,29 +50,6 @@ export interface ScheduledPublish {
   readonly written: Promise<void>;
 }
 
-/** How a write ended, and what its requests said of the server. */
-type SentWrite =
-  /** The batch is on the server: its series' Event holds `count`. */
-  | {
-      readonly kind: 'written';
-      readonly created: boolean;
-      readonly count: number;
-      readonly event: SeriesEvent;
-      readonly uid: string | undefined;
-    }
-  /**
-   * It failed with `error`, its last request sent at `sentAt`: `failed`
-   * says what that calls for; `answered` when an earlier request of it
-   * got an answer (the server can be reached).
-   */
-  | {
-      readonly kind: 'failed';
-      readonly error: PublishError;
-      readonly failed: Failed;
-      readonly sentAt: number;
-      readonly answered: boolean;
-    };
-
 /**
  * The one coordinator of the write path. It takes each publish in
  * ({@link publish}: validated, combined, counted in its series, queued),
@@ -98,9 +66,6 @@ export class WriteCoordinator implements DueWrites {
   private readonly scheduler: WriteScheduler;
   /** Settles `flush()` once nothing is left queued. */
   private flushed: PromiseWithResolvers<void> | undefined;
-  /** Said once: every new series would say it again. */
-  private lookupRefusalLogged = false;
-  private readonly logger = new LibraryLogger('EventRecorder');
 
   constructor(private readonly parts: WriteCoordinatorParts) {
     this.state = new CoordinatorState(parts.writesAtOnce);
@@ -129,7 +94,7 @@ export class WriteCoordinator implements DueWrites {
    * Counted in its series, the occurrence is queued and its write scheduled.
    */
   publish(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
-    const { options, outcomes, similar, series: index } = this.parts;
+    const { options, outcomes } = this.parts;
     const publishedAt = this.parts.clock.now();
     try {
       ({ resource, event } = validatePublish(resource, event, options.redactNote));
@@ -139,16 +104,9 @@ export class WriteCoordinator implements DueWrites {
       const rejected = Promise.reject(error);
       return { scheduled: rejected, written: rejected };
     }
-    let occurrence: Occurrence = { resource, event, failure, publishedAt, trace: this.parts.tracing?.capture() };
-    const combined = similar?.combine(occurrence);
-    if (combined) outcomes.report('combined', occurrence, { count: 1, now: publishedAt });
-    occurrence = combined ?? occurrence;
-    // An object without a uid gets an Event of its own every time.
-    const uid = occurrence.resource.metadata?.uid;
-    const { reason, action } = occurrence.event;
-    const series = uid
-      ? index.acquire(uid, failure, reason, action, publishedAt)
-      : index.untracked(failure, publishedAt);
+    const published = { resource, event, failure, publishedAt, trace: this.parts.tracing?.capture() };
+    const { series, occurrence, combined } = this.parts.series.count(published);
+    if (combined) outcomes.report('combined', published, { count: 1, now: publishedAt });
     const awaited = new AwaitedPublish(publishedAt + options.timeout);
     // Settled already, or its own write is on the wire: that write is the answer.
     if (this.dispatch(series, occurrence, awaited)) return { scheduled: awaited.promise, written: awaited.promise };
@@ -157,7 +115,6 @@ export class WriteCoordinator implements DueWrites {
 
   /** Ends the series of the object `uid` (all, or its failure ones): returns the Events they had written. */
   end(uid: string, failure: true | undefined): SeriesEvent[] {
-    this.parts.similar?.forget(uid, failure);
     return this.parts.series.forget(uid, failure, this.parts.clock.now());
   }
 
@@ -257,7 +214,7 @@ export class WriteCoordinator implements DueWrites {
 
   /** Sends the series' next write, settles how it ended, then schedules the series' next one. */
   private async sendNext(series: Series): Promise<void> {
-    const { clock, ledger } = this.parts;
+    const { clock } = this.parts;
     const now = clock.now();
     const heldUntil = this.state.heldUntil(now);
     if (heldUntil !== undefined) {
@@ -270,67 +227,27 @@ export class WriteCoordinator implements DueWrites {
       this.state.waitForConnection(series, this.parts.budget.mark);
       return;
     }
-    const started = ledger.takeWrite(series, now);
-    if (!started) return;
+    if (!WriteSender.hasWrite(series)) return;
     this.state.writeStarted(now);
-    const sent = await this.write(series, started.batch, started.plan);
+    const sent = await this.parts.sender.send(series, now);
     this.state.writeEnded(clock.now());
-    this.settle(series, started.batch, sent);
+    this.settle(series, sent);
     this.connectionFreed();
-    this.schedule(series);
+    if (series.queue.length) this.schedule(series);
     this.checkDrained();
   }
 
-  /**
-   * Sends one write of a series: its plan, then each request its answers
-   * call for (a read after a `409`, a create after a `404`), each answer
-   * read by the ledger, until the batch is written or the write failed.
-   */
-  private async write(series: Series, batch: Batch, plan: WritePlan): Promise<SentWrite> {
-    const { requests, ledger, clock, marks } = this.parts;
-    const startedAt = clock.now();
-    let answered = false;
-    let resent = false;
-    for (let requestCount = 1; ; requestCount++) {
-      let result: WriteResult;
-      const sentAt = clock.now();
-      const mark = marks?.next();
-      try {
-        result = await requests.request(batch.first, plan, batch.trace, mark);
-      } catch (error) {
-        const failure = error instanceof PublishError ? error : new PublishError(String(error), { cause: error });
-        const failed = ledger.applyFailure(series, batch, failure, resent, clock.now(), mark);
-        if (failed.kind === 'resend') {
-          resent = true;
-          continue;
-        }
-        return { kind: 'failed', error: failure, failed, sentAt, answered };
-      }
-      answered = true;
-      if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
-      const next = ledger.applyAnswer(series, batch, result, requestCount, startedAt, clock.now());
-      if (next.kind === 'failed')
-        return { kind: 'failed', error: next.error, failed: next.failed, sentAt: startedAt, answered };
-      if (next.kind === 'written') {
-        const uid = 'state' in result ? result.state.uid : undefined;
-        return { kind: 'written', created: next.created, count: next.count, event: next.event, uid };
-      }
-      plan = next.plan;
-      if (next.pauseMs > 0) await clock.sleep(next.pauseMs);
-    }
-  }
-
   /** Applies how a write ended: what it said of the server and its load, then the publishes it carried. */
-  private settle(series: Series, batch: Batch, sent: SentWrite): void {
+  private settle(series: Series, sent: SentWrite): void {
     const { outcomes, budget, clock } = this.parts;
+    const { batch } = sent;
     const now = clock.now();
     if (sent.kind === 'written' || sent.answered) this.answered();
     if (sent.kind === 'written') {
       budget.admitted(now);
       const written = { name: sent.event.name, namespace: sent.event.namespace, uid: sent.uid };
       const details = { count: sent.count, written, trace: batch.trace, now };
-      outcomes.report(sent.created ? 'created' : 'patched', batch.first, details);
-      for (const waiter of [...batch.waiters]) waiter.resolve();
+      outcomes.written(sent.created ? 'created' : 'patched', batch.first, details, batch.waiters);
       return;
     }
     const { error, failed, sentAt } = sent;
@@ -408,12 +325,6 @@ export class WriteCoordinator implements DueWrites {
       this.scheduler.cancel(series);
       this.schedule(series);
     }
-  }
-
-  private warnLookupRefused(error: PublishApiError): void {
-    if (this.lookupRefusalLogged) return;
-    this.lookupRefusalLogged = true;
-    this.logger.warn(SERIES_LOOKUP_REFUSED(error));
   }
 
   /** What a publish is rejected with at once while writes cannot reach the server: it stays queued. */

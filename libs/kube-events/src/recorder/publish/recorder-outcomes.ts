@@ -1,5 +1,6 @@
 import { Subject, type Observable } from 'rxjs';
 import type { Reporter } from '../../kube-events.interfaces.js';
+import type { AwaitedPublish } from './awaited-publish.js';
 import type { Occurrence } from './occurrence.js';
 import { outcomeOf, type OutcomeDetails, type PublishOutcome, type PublishOutcomeKind } from './publish-outcome.js';
 
@@ -18,6 +19,20 @@ export class RecorderOutcomes {
   /** Tells the observers what became of `occurrence`. */
   report(kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails): void {
     if (this.outcomes.observed) this.outcomes.next(outcomeOf(kind, this.reporter, occurrence, details));
+  }
+
+  /**
+   * A write counted `occurrence` and the publishes it carried on the server:
+   * the observers are told first (sinks, metrics), then the publishes resolve.
+   */
+  written(
+    kind: 'created' | 'patched',
+    occurrence: Occurrence,
+    details: OutcomeDetails,
+    waiters: ReadonlySet<AwaitedPublish>,
+  ): void {
+    this.report(kind, occurrence, details);
+    for (const waiter of [...waiters]) waiter.resolve();
   }
 
   /** No outcome follows: the recorder has shut down. */

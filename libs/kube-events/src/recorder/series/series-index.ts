@@ -1,5 +1,7 @@
 import { InsertionOrder } from '../../insertion-order.js';
+import type { Occurrence } from '../publish/index.js';
 import type { Series, SeriesEvent, TrackedObject } from './series.js';
+import type { SimilarEvents } from './similar-events.js';
 import { SpentBudgets } from './spent-budgets.js';
 import { StringPool } from '../../string-pool.js';
 
@@ -10,6 +12,17 @@ export interface SeriesIndexOptions {
   readonly maxSeries: number;
   /** A new series looks for the Event a previous process left before its first write (`resumeSeries`). */
   readonly resume: boolean;
+  /** Combines the Events of notes that keep changing; unset with `combineSimilarEvents: false`. */
+  readonly similar?: SimilarEvents;
+}
+
+/** The series an occurrence is counted in, and the occurrence as it is written there. */
+export interface Counted {
+  readonly series: Series;
+  /** The occurrence, or its copy with its combined Event's note. */
+  readonly occurrence: Occurrence;
+  /** Whether its note was combined with those of similar events. */
+  readonly combined: boolean;
 }
 
 /**
@@ -45,6 +58,21 @@ export class SeriesIndex {
   /** Series tracked for their next repeat. */
   get size(): number {
     return this.tracked;
+  }
+
+  /**
+   * Counts a valid occurrence in its series: its note combined first when
+   * the object's notes keep changing; an object without a uid gets an Event
+   * of its own every time.
+   */
+  count(occurrence: Occurrence): Counted {
+    const combined = this.options.similar?.combine(occurrence);
+    const counted = combined ?? occurrence;
+    const { failure, publishedAt } = counted;
+    const uid = counted.resource.metadata?.uid;
+    const { reason, action } = counted.event;
+    const series = uid ? this.acquire(uid, failure, reason, action, publishedAt) : this.untracked(failure, publishedAt);
+    return { series, occurrence: counted, combined: combined !== undefined };
   }
 
   /** Returns the series (failure?, `uid`, `reason`, `action`), creating it, marks it used and counts the occurrence. */
@@ -99,7 +127,8 @@ export class SeriesIndex {
    * failure or publish series. Returns the Events they had written.
    * Occurrences they hold are still written, to their Event.
    */
-  forget(uid: string, failure: boolean | undefined, now: number): SeriesEvent[] {
+  forget(uid: string, failure: true | undefined, now: number): SeriesEvent[] {
+    this.options.similar?.forget(uid, failure);
     const object = this.objects.get(uid);
     if (!object) return [];
     const ended: SeriesEvent[] = [];

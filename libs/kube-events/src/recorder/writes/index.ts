@@ -1,5 +1,6 @@
 export { EventRequests } from './event-requests.js';
-export { type Failed, WriteLedger } from './write-ledger.js';
+export { WriteLedger } from './write-ledger.js';
 export { WriteMarks } from './write-marks.js';
 export { WritePlanner } from './write-planner.js';
 export { WriteQueue } from './write-queue.js';
+export { type SentWrite, WriteSender } from './write-sender.js';

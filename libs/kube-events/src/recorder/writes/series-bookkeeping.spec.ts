@@ -34,7 +34,7 @@ function storeOf(maxSeries = 10, maxPending = 100, resume = false) {
     fail: (series: Series, batch: Batch, error: PublishError, now: number) => ({
       kind: answers.applyFailure(series, batch, error, true, now).kind,
     }),
-    forget(uid: string, failure: boolean | undefined, now: number) {
+    forget(uid: string, failure: true | undefined, now: number) {
       const forgotten = index.forget(uid, failure, now);
       if (resume) for (const event of forgotten) ended.add(event.namespace, event.name);
       return forgotten;

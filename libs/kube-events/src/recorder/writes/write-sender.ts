@@ -1,0 +1,105 @@
+import { LibraryLogger } from '../../library-logger.js';
+import { PublishError, type PublishApiError } from '../../errors.js';
+import type { KubeEventsClock } from '../../kube-events.interfaces.js';
+import { SERIES_LOOKUP_REFUSED } from '../../kube-events.messages.js';
+import type { Batch, Series, SeriesEvent, WriteResult } from '../series/index.js';
+import type { EventRequests } from './event-requests.js';
+import type { Failed, WriteLedger } from './write-ledger.js';
+import type { WriteMarks } from './write-marks.js';
+
+/** What a {@link WriteSender} works with. */
+export interface WriteSenderParts {
+  readonly ledger: WriteLedger;
+  /** Each request of a write, to the Events API. */
+  readonly requests: EventRequests;
+  readonly clock: KubeEventsClock;
+  /** With `resumeSeries`, where other replicas write the same Events: the marks each attempt leaves on its Event. */
+  readonly marks?: WriteMarks;
+}
+
+/** How a write ended, and what its requests said of the server. */
+export type SentWrite =
+  /** The batch is on the server: its series' Event holds `count`. */
+  | {
+      readonly kind: 'written';
+      readonly batch: Batch;
+      readonly created: boolean;
+      readonly count: number;
+      readonly event: SeriesEvent;
+      readonly uid: string | undefined;
+    }
+  /**
+   * It failed with `error`, its last request sent at `sentAt`: `failed`
+   * says what that calls for; `answered` when an earlier request of it
+   * got an answer (the server can be reached).
+   */
+  | {
+      readonly kind: 'failed';
+      readonly batch: Batch;
+      readonly error: PublishError;
+      readonly failed: Failed;
+      readonly sentAt: number;
+      readonly answered: boolean;
+    };
+
+/**
+ * Sends a series' next write, start to end: takes it from the ledger (a
+ * retry sends the same write), sends its plan, then each request its
+ * answers call for (a read after a `409`, a create after a `404`), each
+ * answer read by the {@link WriteLedger}, until the batch is written or the
+ * write failed. Whoever sends it applies how it ended.
+ */
+export class WriteSender {
+  /** Said once: every new series would say it again. */
+  private lookupRefusalLogged = false;
+  private readonly logger = new LibraryLogger('EventRecorder');
+
+  constructor(private readonly parts: WriteSenderParts) {}
+
+  /** Whether the series has a write to send now: one is queued, and none is in flight. */
+  static hasWrite(series: Series): boolean {
+    return series.state !== 'writing' && series.queue.length > 0;
+  }
+
+  /** Sends the series' next write (see {@link hasWrite}), started at `now`. */
+  async send(series: Series, now: number): Promise<SentWrite> {
+    const { requests, ledger, clock, marks } = this.parts;
+    const { batch, plan: first } = ledger.takeWrite(series, now)!;
+    let plan = first;
+    let answered = false;
+    let resent = false;
+    for (let requestCount = 1; ; requestCount++) {
+      let result: WriteResult;
+      const sentAt = clock.now();
+      const mark = marks?.next();
+      try {
+        result = await requests.request(batch.first, plan, batch.trace, mark);
+      } catch (error) {
+        const failure = error instanceof PublishError ? error : new PublishError(String(error), { cause: error });
+        const failed = ledger.applyFailure(series, batch, failure, resent, clock.now(), mark);
+        if (failed.kind === 'resend') {
+          resent = true;
+          continue;
+        }
+        return { kind: 'failed', batch, error: failure, failed, sentAt, answered };
+      }
+      answered = true;
+      if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
+      const next = ledger.applyAnswer(series, batch, result, requestCount, now, clock.now());
+      if (next.kind === 'failed')
+        return { kind: 'failed', batch, error: next.error, failed: next.failed, sentAt: now, answered };
+      if (next.kind === 'written') {
+        const uid = 'state' in result ? result.state.uid : undefined;
+        return { kind: 'written', batch, created: next.created, count: next.count, event: next.event, uid };
+      }
+      plan = next.plan;
+      if (next.pauseMs > 0) await clock.sleep(next.pauseMs);
+    }
+  }
+
+  private warnLookupRefused(error: PublishApiError): void {
+    if (this.lookupRefusalLogged) return;
+    this.lookupRefusalLogged = true;
+    this.logger.warn(SERIES_LOOKUP_REFUSED(error));
+  }
+}
