@@ -115,7 +115,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.outcomes = new RecorderOutcomes(this.reporter);
     this.outcomes$ = this.outcomes.outcomes$;
     const { seriesWindow: window, maxSeries, writeControl, timeout, resumeSeries: resume } = this.options;
-    const { combineSimilarEvents: limit } = this.options;
+    const limit = this.options.combineSimilarEvents;
     const similar = limit ? new SimilarEvents(limit, window, maxSeries) : undefined;
     this.series = new SeriesIndex({ window, maxSeries, resume, similar });
     this.ended = new EndedEvents(maxSeries);

@@ -51,13 +51,13 @@ export interface ScheduledPublish {
 }
 
 /**
- * The one coordinator of the write path. It takes each publish in
- * ({@link publish}: validated, combined, counted in its series, queued),
- * lets the scheduler say when the
- * series' next write goes, sends it (its requests, each answer read by the
- * {@link WriteLedger}), and applies how it ended in one place
- * ({@link settle}): the connection's state, the recorder-wide rate, the
- * publishes it carried. Its own state, and every move of it, is the
+ * The one coordinator of the write path: it calls each step of a publish
+ * in turn, and no step calls another. It takes each publish in
+ * ({@link publish}: validated, counted in its series, queued), lets the
+ * scheduler say when the series' next write goes, has the
+ * {@link WriteSender} send it, and applies how it ended in one place
+ * ({@link settle}): its own state, the recorder-wide rate, the outcome and
+ * the publishes the write carried. Its state, and every move of it, is the
  * {@link CoordinatorState}; `flush()` is the scheduler's draining mode.
  */
 export class WriteCoordinator implements DueWrites {
@@ -105,6 +105,12 @@ export class WriteCoordinator implements DueWrites {
       return { scheduled: rejected, written: rejected };
     }
     const published = { resource, event, failure, publishedAt, trace: this.parts.tracing?.capture() };
+    if (this.state.closed) {
+      const error = new PublishError(RECORDER_SHUT_DOWN(resource, event));
+      outcomes.report('failed', published, { count: 1, error, now: publishedAt });
+      const rejected = Promise.reject(error);
+      return { scheduled: rejected, written: rejected };
+    }
     const { series, occurrence, combined } = this.parts.series.count(published);
     if (combined) outcomes.report('combined', published, { count: 1, now: publishedAt });
     const awaited = new AwaitedPublish(publishedAt + options.timeout);
@@ -122,18 +128,12 @@ export class WriteCoordinator implements DueWrites {
    * Queues an occurrence of `series`, awaited by `awaited`, and schedules
    * its write. Returns whether the caller waits for that write: it went on
    * the wire at once, or the publish is settled already (refused for room,
-   * while the server is unreachable, or after shutdown); otherwise the
+   * or while the server is unreachable); otherwise the
    * write waits for a budget, a backoff, a write of the series on its way,
    * or a connection.
    */
   private dispatch(series: Series, occurrence: Occurrence, awaited: AwaitedPublish): boolean {
     const now = occurrence.publishedAt;
-    if (this.state.closed) {
-      const error = new PublishError(RECORDER_SHUT_DOWN(occurrence.resource, occurrence.event));
-      this.parts.outcomes.report('failed', occurrence, { count: 1, error, now });
-      awaited.reject(error);
-      return true;
-    }
     const { batch, joined, evicted, refused } = this.parts.queue.enqueue(series, occurrence, awaited);
     if (evicted) this.parts.drops.drop(evicted, 'evicted');
     if (!batch) {
