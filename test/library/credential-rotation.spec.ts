@@ -92,7 +92,12 @@ describe('credentials that hang, rotate or cannot work here', () => {
     });
 
     // Tried again on the credentials' backoff: the queued occurrence is written by a new authentication.
-    await eventually('the Event written', () => server.events().length === 1, { timeoutMs: 10_000 });
+    // The server holds the Event before the recorder has read the answer that says the credentials work again.
+    await eventually(
+      'the Event written, and the credentials working again',
+      () => server.events().length === 1 && started.get(KubeEventsHealth).state().credentials.working,
+      { timeoutMs: 10_000 },
+    );
     expect(calls).toBeGreaterThanOrEqual(2);
     expect(await publish(started)).toBeUndefined();
     expect(server.events()[0].series?.count).toBe(2);

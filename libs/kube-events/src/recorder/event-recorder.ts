@@ -15,12 +15,7 @@ import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
 import { SERIES_END_NOT_RECORDED } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
 import { type PublishOutcome, RecorderOutcomes } from './publish/index.js';
-import {
-  DroppedOccurrences,
-  type ConnectionDown,
-  type ScheduledPublish,
-  WriteCoordinator,
-} from './coordinator/index.js';
+import { type ConnectionDown, type ScheduledPublish, WriteCoordinator } from './coordinator/write-coordinator.js';
 import { EndedEvents, SeriesIndex, SimilarEvents } from './series/index.js';
 import { PublishDeadlines } from './deadlines/index.js';
 import { resolveRecorderOptions } from './recorder-options.js';
@@ -132,7 +127,6 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     const queue = new WriteQueue(writeControl.maxPending, writeControl.maxPendingBytes);
     const confirmsForbidden = this.eventsApi.confirmsForbidden?.bind(this.eventsApi);
     const ledger = new WriteLedger(queue, planner, window, timeout, confirmsForbidden);
-    const drops = new DroppedOccurrences(this.outcomes, this.clock);
     this.coordinator = new WriteCoordinator({
       options: this.options,
       series: this.series,
@@ -151,7 +145,6 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
         awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.attempts.lastError })),
       ),
       outcomes: this.outcomes,
-      drops,
       writesAtOnce: writesAtOnce(this.eventsApi),
     });
   }
@@ -192,7 +185,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @throws PublishApiError when the API server refused it, or is unreachable (`queued`: it will be written when it answers)
    */
   publish(resource: KubernetesObject, event: KubeEvent): Promise<void> {
-    return this.coordinator.publish(resource, event, false).written;
+    return this.coordinator.takeIn(resource, event, false).written;
   }
 
   /** Forgets every series of `resource`: its next publish creates a new Event. */
@@ -205,7 +198,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * that {@link forgetFailures} resets. `@PublishesFailures` calls these two.
    */
   publishFailure(resource: KubernetesObject, event: KubeEvent): Promise<void> {
-    return this.coordinator.publish(resource, event, true).written;
+    return this.coordinator.takeIn(resource, event, true).written;
   }
 
   /**
@@ -221,7 +214,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @internal
    */
   schedulePublish(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
-    return this.coordinator.publish(resource, event, failure);
+    return this.coordinator.takeIn(resource, event, failure);
   }
 
   /** Forgets the failure series of `resource` only, as after a successful reconcile. */

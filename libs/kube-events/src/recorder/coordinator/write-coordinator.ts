@@ -18,7 +18,9 @@ import {
 } from '../series/index.js';
 import { type SentWrite, type WriteLedger, type WriteQueue, WriteSender } from '../writes/index.js';
 import { CoordinatorState, type ConnectionDown } from './coordinator-state.js';
-import type { DroppedOccurrences } from './dropped-occurrences.js';
+import { DroppedOccurrences } from './dropped-occurrences.js';
+
+export type { ConnectionDown } from './coordinator-state.js';
 
 /** What a {@link WriteCoordinator} works with. */
 export interface WriteCoordinatorParts {
@@ -37,7 +39,6 @@ export interface WriteCoordinatorParts {
   readonly clock: KubeEventsClock;
   readonly deadlines: PublishDeadlines;
   readonly outcomes: RecorderOutcomes;
-  readonly drops: DroppedOccurrences;
   /** How many writes the writer carries at once, as it says: the coordinator sends no more at a time. */
   readonly writesAtOnce: number;
 }
@@ -53,7 +54,7 @@ export interface ScheduledPublish {
 /**
  * The one coordinator of the write path: it calls each step of a publish
  * in turn, and no step calls another. It takes each publish in
- * ({@link publish}: validated, counted in its series, queued), lets the
+ * ({@link takeIn}: validated, counted in its series, queued), lets the
  * scheduler say when the series' next write goes, has the
  * {@link WriteSender} send it, and applies how it ended in one place
  * ({@link settle}): its own state, the recorder-wide rate, the outcome and
@@ -66,9 +67,12 @@ export class WriteCoordinator implements DueWrites {
   private readonly scheduler: WriteScheduler;
   /** Settles `flush()` once nothing is left queued. */
   private flushed: PromiseWithResolvers<void> | undefined;
+  /** Gives up what will not be written: counted, logged, reported, its publishes told. */
+  private readonly drops: DroppedOccurrences;
 
   constructor(private readonly parts: WriteCoordinatorParts) {
     this.state = new CoordinatorState(parts.writesAtOnce);
+    this.drops = new DroppedOccurrences(parts.outcomes, parts.clock);
     this.scheduler = new WriteScheduler(parts.budget, parts.clock, this);
   }
 
@@ -93,7 +97,7 @@ export class WriteCoordinator implements DueWrites {
    * recorder reads of them from here on; refused, the publish fails at once.
    * Counted in its series, the occurrence is queued and its write scheduled.
    */
-  publish(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
+  takeIn(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
     const { options, outcomes } = this.parts;
     const publishedAt = this.parts.clock.now();
     try {
@@ -135,9 +139,9 @@ export class WriteCoordinator implements DueWrites {
   private dispatch(series: Series, occurrence: Occurrence, awaited: AwaitedPublish): boolean {
     const now = occurrence.publishedAt;
     const { batch, joined, evicted, refused } = this.parts.queue.enqueue(series, occurrence, awaited);
-    if (evicted) this.parts.drops.drop(evicted, 'evicted');
+    if (evicted) this.drops.drop(evicted, 'evicted');
     if (!batch) {
-      this.parts.drops.refuse(occurrence, awaited, refused ?? 'full');
+      this.drops.refuse(occurrence, awaited, refused ?? 'full');
       return true;
     }
     if (joined) this.parts.outcomes.report('coalesced', occurrence, { count: batch.occurrences, now });
@@ -174,8 +178,8 @@ export class WriteCoordinator implements DueWrites {
 
   /** `flush()` ran out of time: what the series has queued, not in flight, is given up. */
   dropDue(series: Series): void {
-    const { ledger, drops, clock } = this.parts;
-    for (const batch of ledger.dropQueued(series, clock.now())) drops.drop(batch, 'flush');
+    const { ledger, clock } = this.parts;
+    for (const batch of ledger.dropQueued(series, clock.now())) this.drops.drop(batch, 'flush');
     this.checkDrained();
   }
 
@@ -261,9 +265,9 @@ export class WriteCoordinator implements DueWrites {
     if (failed.connection === 'answered') this.answered();
     else if (failed.connection === 'credentials-failed') this.credentialsFailed(error, now);
     else if (failed.connection === 'unreachable') this.state.unreachable(error as PublishApiError);
-    if (promisedQueued) this.parts.drops.drop(batch, 'refused', error);
+    if (promisedQueued) this.drops.drop(batch, 'refused', error);
     else if (failed.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
-    else if (failed.kind === 'expired') this.parts.drops.drop(batch, 'expired', error);
+    else if (failed.kind === 'expired') this.drops.drop(batch, 'expired', error);
     if (!this.state.down) return;
     // Publishes queued behind this write (a probe's occurrence joins the batch behind the one it sends) are told now.
     const downError = this.downError();

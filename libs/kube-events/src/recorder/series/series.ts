@@ -81,7 +81,7 @@ export interface BatchAttempts {
   unanswered: number;
   /** Why its last attempt failed. */
   lastError: PublishError | undefined;
-  /** Its create reuses the name of a create given up in doubt: an Event found under it holds those, not these. */
+  /** Its create reuses the name of a create given up in doubt: an Event found under that name may hold the occurrences of that create, not this batch's. */
   reusesInDoubtName: boolean;
   /**
    * How many of its publishes were told it stays queued (`queued: true`):

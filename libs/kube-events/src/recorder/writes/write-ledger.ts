@@ -207,8 +207,8 @@ export class WriteLedger {
         .reduce(max, -1);
       // A create found with no attempt that may have landed (none is known) is taken as landed whole, as before.
       if (landedCount >= 0) attempts.landed += landedCount - attempts.base;
-      // Unless it took the name of a create given up in doubt (an Event found under it holds those, not these), or
-      // the Event has marks: then it is another replica's, made under the series' shared name.
+      // Unless it took the name of a create given up in doubt (an Event under that name may hold that create's
+      // occurrences, not these), or the Event has marks: then it is another replica's, under the series' shared name.
       else if (result.kind === 'exists' && !attempts.mayHaveLanded.length && !attempts.reusesInDoubtName && !marks)
         attempts.landed = batch.occurrences;
       if (attempts.landed < batch.occurrences) {

@@ -50,7 +50,7 @@ export type SentWrite =
  * write failed. Whoever sends it applies how it ended.
  */
 export class WriteSender {
-  /** Said once: every new series would say it again. */
+  /** Logged once per recorder: otherwise every new series would log the same refusal. */
   private lookupRefusalLogged = false;
   private readonly logger = new LibraryLogger('EventRecorder');
 
