@@ -20,8 +20,11 @@ const TOKEN = 'sha256~Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z';
 const MB = 1024 * 1024;
 /** What an error message may carry of an answer, with the recorder's own words around it. */
 const MAX_MESSAGE_CHARS = 1_300;
-/** What the client may take of an answer it stops reading: its cap, and what the sockets between held. */
-const MAX_READ_BYTES = 4 * MB;
+/**
+ * What the server may have written of an answer the client stops reading: the client's cap, and what the sockets
+ * between hold, which on a loaded machine reached 4 MiB on loopback. Far below the 20 MB a client reading it all takes.
+ */
+const MAX_READ_BYTES = 8 * MB;
 
 /** A reverse proxy's error page that echoes the request it could not forward, headers and all. */
 const proxyPage = (authorization: string) => `<!DOCTYPE html>
@@ -227,9 +230,10 @@ describe('what the recorder takes from an answer', () => {
     await recorder.publish(configMap(), syncFailed);
 
     expect(server.verbs()).toEqual(['create', 'create']);
-    // The server learns of the client's leaving when the connection closes, which may come after the retry's answer.
-    expect(await server.waitForAborted(1)).toEqual([server.requests[0]]);
-    expect(server.requests[0].bytesSent).toBeLessThan(8 * MB);
+    // The server learns of the client's leaving when the connection closes, which may come after the retry's answer,
+    // and on a loaded machine seconds after it: the bound is generous, the assertion is that it comes.
+    expect(await server.waitForAborted(1, 10_000)).toEqual([server.requests[0]]);
+    expect(server.requests[0].bytesSent).toBeLessThan(MAX_READ_BYTES);
     expect(server.events()).toHaveLength(1);
   });
 });

@@ -335,7 +335,9 @@ describe('exec credential plugins', () => {
 
   it('stops a plugin whose child holds its pipes, child included, as a credential failure, and writes once a run works', async () => {
     const kubeConfig = await shellPluginKubeConfig(2);
-    const recorder = recorderWith(kubeConfig, 5_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 300 }));
+    // A real second for each run (the plugin's bound is real time): a run that prints its token finishes within it
+    // on a loaded machine, so that the runs counted are the two that hang and the one that works.
+    const recorder = recorderWith(kubeConfig, 5_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 1_000 }));
 
     const first = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
@@ -401,7 +403,8 @@ describe('exec credential plugins', () => {
 
   it('ends a plugin run whose child left its process group and holds its pipes', async () => {
     const kubeConfig = await shellPluginKubeConfig(1, 'setsid');
-    const recorder = recorderWith(kubeConfig, 5_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 300 }));
+    // A real second, as above: the run that works finishes within it on a loaded machine.
+    const recorder = recorderWith(kubeConfig, 5_000, new EventsApi(kubeConfig, { execPluginTimeoutMs: 1_000 }));
 
     const first = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
 
