@@ -224,7 +224,8 @@ describe('what the recorder takes from an answer', () => {
       status: 201,
       headers: { 'Content-Type': 'application/json' },
       text: ' '.repeat(MB),
-      repeat: 8,
+      // More than the sockets between can hold, so that the server cannot finish it before the client leaves.
+      repeat: 20,
     }));
 
     await recorder.publish(configMap(), syncFailed);
