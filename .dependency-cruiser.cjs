@@ -68,7 +68,11 @@ module.exports = {
     ),
     layer('api', above('api'), 'HTTP to the API server knows nothing of series, sinks or the module.'),
     layer('tracing', above('tracing'), 'OpenTelemetry glue knows the Event, not the recorder that writes it.'),
-    layer('error-descriptions', above('error-descriptions'), 'Describing an error needs nothing of the recorder or what is built on it.'),
+    layer(
+      'error-descriptions',
+      above('error-descriptions'),
+      'Describing an error needs nothing of the recorder or what is built on it.',
+    ),
     layer('recorder', above('recorder'), 'The recorder is built from parts handed to it; it never reaches up.'),
     layer(
       'permissions',

@@ -14,7 +14,9 @@ const LIBRARY = fileURLToPath(new URL('../../libs/kube-events/src/', import.meta
 
 const server = await FakeApiServer.start();
 const app = await Test.createTestingModule({
-  imports: [KubeEventsModule.forRoot({ reporter: { controller: 'example.com/trace' }, kubeConfig: server.kubeConfig() })],
+  imports: [
+    KubeEventsModule.forRoot({ reporter: { controller: 'example.com/trace' }, kubeConfig: server.kubeConfig() }),
+  ],
 }).compile();
 await app.init();
 // The permission review that starts with the module is its own work, not the publish's.
