@@ -21,10 +21,11 @@ const MB = 1024 * 1024;
 /** What an error message may carry of an answer, with the recorder's own words around it. */
 const MAX_MESSAGE_CHARS = 1_300;
 /**
- * What the server may have written of an answer the client stops reading: the client's cap, and what the sockets
- * between hold, which on a loaded machine reached 4 MiB on loopback. Far below the 20 MB a client reading it all takes.
+ * What the server may have written of an answer the client stops reading: the client's cap (4 MiB of a 2xx, 64 KiB
+ * of a refusal), and what the sockets between hold, which on a loaded machine reached 4 MiB on loopback. Well below
+ * the 20 MB the server writes to a client that reads it all.
  */
-const MAX_READ_BYTES = 8 * MB;
+const MAX_READ_BYTES = 12 * MB;
 
 /** A reverse proxy's error page that echoes the request it could not forward, headers and all. */
 const proxyPage = (authorization: string) => `<!DOCTYPE html>

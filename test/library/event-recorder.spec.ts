@@ -3,6 +3,7 @@ import {
   EventRecorder,
   InvalidEventError,
   PublishApiError,
+  PublishError,
   PublishTimeoutError,
   type KubeEvent,
 } from 'nestjs-kube-events';
@@ -262,7 +263,8 @@ describe('EventRecorder against an API server', () => {
     server.delayNext(500, 'POST');
     const givenUp = recorder.publish(configMap('app-config', NS_A), failed).catch((e: unknown) => e);
     await recorder.flush();
-    await expect(givenUp).resolves.toMatchObject({ name: 'PublishTimeoutError' });
+    // Its timeout and flush()'s end in the same millisecond: either one tells the publish it was given up.
+    expect(await givenUp).toBeInstanceOf(PublishError);
     await recorder.publish(configMap('app-config', NS_A), failed);
     await server.waitForRequests(2, (request) => request.method === 'POST' && request.status !== undefined);
 
