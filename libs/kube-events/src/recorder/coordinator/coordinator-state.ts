@@ -160,12 +160,10 @@ export class CoordinatorState {
   }
 
   /** `flush()` began: until `deadline` every queued write goes whatever the budgets; a second flush keeps the later. */
-  drainUntil(deadline: number): Series[] {
+  drainUntil(deadline: number): void {
     this.drainDeadline = Math.max(this.drainDeadline ?? deadline, deadline);
-    // What waited for a connection goes now with the rest.
-    const waiting = [...this.waiting.keys()];
+    // What waited for a connection is scheduled again with the rest, in the draining mode.
     this.waiting.clear();
-    return waiting;
   }
 
   /** Nothing is left queued: `flush()` is done. */

@@ -103,24 +103,23 @@ export class WriteCoordinator implements DueWrites {
     try {
       ({ resource, event } = validatePublish(resource, event, options.redactNote));
     } catch (error) {
-      const refused = refusedOccurrence(resource, event, failure, publishedAt, options.redactNote);
-      outcomes.report('failed', refused, { count: 1, error, now: publishedAt });
-      const rejected = Promise.reject(error);
-      return { scheduled: rejected, written: rejected };
+      return this.refuse(refusedOccurrence(resource, event, failure, publishedAt, options.redactNote), error);
     }
     const published = { resource, event, failure, publishedAt, trace: this.parts.tracing?.capture() };
-    if (this.state.closed) {
-      const error = new PublishError(RECORDER_SHUT_DOWN(resource, event));
-      outcomes.report('failed', published, { count: 1, error, now: publishedAt });
-      const rejected = Promise.reject(error);
-      return { scheduled: rejected, written: rejected };
-    }
+    if (this.state.closed) return this.refuse(published, new PublishError(RECORDER_SHUT_DOWN(resource, event)));
     const { series, occurrence, combined } = this.parts.series.count(published);
     if (combined) outcomes.report('combined', published, { count: 1, now: publishedAt });
     const awaited = new AwaitedPublish(publishedAt + options.timeout);
     // Settled already, or its own write is on the wire: that write is the answer.
     if (this.dispatch(series, occurrence, awaited)) return { scheduled: awaited.promise, written: awaited.promise };
     return { scheduled: Promise.resolve(), written: awaited.promise };
+  }
+
+  /** A publish refused before it is counted in a series: its outcome says why, and both its promises reject. */
+  private refuse(occurrence: Occurrence, error: unknown): ScheduledPublish {
+    this.parts.outcomes.report('failed', occurrence, { count: 1, error, now: occurrence.publishedAt });
+    const rejected = Promise.reject(error);
+    return { scheduled: rejected, written: rejected };
   }
 
   /** Ends the series of the object `uid` (all, or its failure ones): returns the Events they had written. */
