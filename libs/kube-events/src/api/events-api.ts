@@ -263,7 +263,8 @@ export class EventsApi implements EventsWriter {
   ): Promise<T> {
     let status: number | undefined;
     try {
-      const authenticated = await this.authentication.authenticate(signal);
+      const authenticated =
+        this.authentication.reusableCredentials() ?? (await this.authentication.authenticate(signal));
       const headers: Record<string, string> = {
         ...authenticated.headers,
         accept: 'application/json',
