@@ -141,6 +141,18 @@ describe('the kubeconfig context of a recorder', () => {
     expect(prod.requests).toHaveLength(0);
   });
 
+  it("uses a token changed in place on the context's user at the next request", async () => {
+    const kubeConfig = twoContexts({ token: 'DEV-TOKEN' }, { token: 'PROD-ADMIN-TOKEN' });
+    const recorder = recorderFor(kubeConfig);
+    await recorder.publish(configMap(), syncFailed);
+
+    dev.acceptToken('DEV-TOKEN-2');
+    kubeConfig.getUser('dev-user')!.token = 'DEV-TOKEN-2';
+    await recorder.publish(configMap(), syncFailed);
+
+    expect(authorizations(dev)).toEqual(['Bearer DEV-TOKEN', 'Bearer DEV-TOKEN-2']);
+  });
+
   it('sends nothing while its context is gone from the kubeconfig, and writes once it is back', async () => {
     const kubeConfig = twoContexts({ token: 'DEV-TOKEN' }, { token: 'PROD-ADMIN-TOKEN' });
     const recorder = recorderFor(kubeConfig);
