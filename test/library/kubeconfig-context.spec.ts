@@ -147,7 +147,8 @@ describe('the kubeconfig context of a recorder', () => {
     await recorder.publish(configMap(), syncFailed);
 
     dev.acceptToken('DEV-TOKEN-2');
-    kubeConfig.getUser('dev-user')!.token = 'DEV-TOKEN-2';
+    // client-node's User is read-only in its typings; an application that edits its kubeconfig writes to it all the same.
+    (kubeConfig.getUser('dev-user') as { token?: string }).token = 'DEV-TOKEN-2';
     await recorder.publish(configMap(), syncFailed);
 
     expect(authorizations(dev)).toEqual(['Bearer DEV-TOKEN', 'Bearer DEV-TOKEN-2']);
