@@ -74,68 +74,94 @@ class AnswerTooLongError extends Error {
 export function jsonRequest(request: JsonRequest): Promise<JsonAnswer> {
   const { signal } = request;
   if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<JsonAnswer>((resolve, reject) => {
-    let controller: Dispatcher.DispatchController | undefined;
-    let answer: { statusCode: number; headers: IncomingHttpHeaders } | undefined;
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const settle = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      outcome();
-    };
-    // A request still waiting for a connection is aborted as soon as it starts.
-    const onAbort = () => {
-      controller?.abort(signal.reason as Error);
-      settle(() => reject(signal.reason));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+  const { promise, resolve, reject } = Promise.withResolvers<JsonAnswer>();
+  const handler = new AnswerReader(signal, resolve, reject);
+  const { origin, path, method, headers, body } = request;
+  (request.dispatcher ?? getGlobalDispatcher()).dispatch({ origin, path, method, headers, body }, handler);
+  return promise;
+}
 
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(started) {
-        controller = started;
-        if (signal.aborted) started.abort(signal.reason as Error);
-      },
-      onResponseStart(_, statusCode, headers) {
-        if (statusCode >= 200) answer = { statusCode, headers };
-      },
-      onResponseData(_, chunk) {
-        if (settled) return;
-        const { statusCode } = answer!;
-        const limit = statusCode >= 300 ? MAX_ERROR_ANSWER_BYTES : MAX_ANSWER_BYTES;
-        if (received + chunk.length <= limit) {
-          chunks.push(chunk);
-          received += chunk.length;
-          return;
-        }
-        // Not a byte more: the rest of the body is dropped with its connection.
-        const tooLong = new AnswerTooLongError(limit);
-        if (statusCode >= 300) {
-          chunks.push(chunk.subarray(0, limit - received));
-          received = limit;
-          settle(() => resolve(answered(true)));
-        } else {
-          settle(() => reject(new AnswerCutError(statusCode, tooLong)));
-        }
-        controller?.abort(tooLong);
-      },
-      onResponseEnd() {
-        settle(() => resolve(answered(false)));
-      },
-      onResponseError(_, error) {
-        settle(() => reject(answer ? new AnswerCutError(answer.statusCode, error) : error));
-      },
-    };
-    const answered = (truncated: boolean): JsonAnswer => {
-      const { statusCode, headers } = answer!;
-      const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      const announced = Number(headers['content-length']);
-      const bytes = Number.isSafeInteger(announced) && announced >= received ? announced : received;
-      return { statusCode, headers, text, bytes, truncated };
-    };
-    const { origin, path, method, headers, body } = request;
-    (request.dispatcher ?? getGlobalDispatcher()).dispatch({ origin, path, method, headers, body }, handler);
-  });
+/**
+ * Gathers one answer for {@link jsonRequest}, and settles its promise once:
+ * a class rather than closures, since a recorder makes one for every request.
+ */
+class AnswerReader implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private answer: { statusCode: number; headers: IncomingHttpHeaders } | undefined;
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+  private settled = false;
+  // A request still waiting for a connection is aborted as soon as it starts.
+  private readonly onAbort = () => {
+    this.controller?.abort(this.signal.reason as Error);
+    this.fail(this.signal.reason);
+  };
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly resolve: (answer: JsonAnswer) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.signal.aborted) controller.abort(this.signal.reason as Error);
+  }
+
+  onResponseStart(_: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode >= 200) this.answer = { statusCode, headers };
+  }
+
+  onResponseData(_: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    const { statusCode } = this.answer!;
+    const limit = statusCode >= 300 ? MAX_ERROR_ANSWER_BYTES : MAX_ANSWER_BYTES;
+    if (this.received + chunk.length <= limit) {
+      this.chunks.push(chunk);
+      this.received += chunk.length;
+      return;
+    }
+    // Not a byte more: the rest of the body is dropped with its connection.
+    const tooLong = new AnswerTooLongError(limit);
+    if (statusCode >= 300) {
+      this.chunks.push(chunk.subarray(0, limit - this.received));
+      this.received = limit;
+      this.succeed(true);
+    } else {
+      this.fail(new AnswerCutError(statusCode, tooLong));
+    }
+    this.controller?.abort(tooLong);
+  }
+
+  onResponseEnd(): void {
+    this.succeed(false);
+  }
+
+  onResponseError(_: Dispatcher.DispatchController, error: Error): void {
+    this.fail(this.answer ? new AnswerCutError(this.answer.statusCode, error) : error);
+  }
+
+  private succeed(truncated: boolean): void {
+    if (!this.settle()) return;
+    const { statusCode, headers } = this.answer!;
+    const { chunks, received } = this;
+    const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    const announced = Number(headers['content-length']);
+    const bytes = Number.isSafeInteger(announced) && announced >= received ? announced : received;
+    this.resolve({ statusCode, headers, text, bytes, truncated });
+  }
+
+  private fail(error: unknown): void {
+    if (this.settle()) this.reject(error);
+  }
+
+  /** Whether this is the first outcome: only that one counts. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.signal.removeEventListener('abort', this.onAbort);
+    return true;
+  }
 }
