@@ -124,7 +124,7 @@ export class PooledAuthentication {
    * written in the kubeconfig, a client certificate, or none), kept while
    * what they were made from is unchanged and the TLS material is not due
    * to be read again: client-node would work them out anew for each
-   * request, a tenth of a write's CPU.
+   * request, about a twentieth of a write's CPU.
    */
   private reusable: { sources: Material; authenticated: Authenticated; until: number } | undefined;
   /**
@@ -324,8 +324,9 @@ export class PooledAuthentication {
     // (`npm run bench -- writes --server real`, docs/measurements.md), HTTP/2 cost the recorder
     // 1.27–1.53× the CPU per write of HTTP/1.1 for writes one at a time, as a reconcile loop sends
     // them, and 1.10–1.33× for 50 publishes at once (8 on the wire): Node builds a stream object per
-    // request, which only many streams in flight on one session pay back, and with 50 on the wire it
-    // came only to what HTTP/1.1 costs. The same through a proxy from the environment.
+    // request, which only many streams in flight on one session pay back; with 50 on the wire (bursts on
+    // HTTP/2, writes that come alone on HTTP/1.1) it still cost a fifth more than HTTP/1.1 at 8.
+    // The same through a proxy from the environment.
     const pool = { connections: POOL_CONNECTIONS, allowH2: false };
     const proxy = cluster ? proxyFromEnvironment(cluster.server) : undefined;
     if (proxy) return new ProxyAgent({ uri: proxy, requestTls: planned.connect, ...pool });
