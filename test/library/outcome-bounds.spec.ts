@@ -6,6 +6,8 @@ import {
   EventRecorder,
   InvalidEventError,
   MAX_NOTE_BYTES,
+  PublishError,
+  type EventsWriter,
   type KubeEvent,
   type PublishOutcome,
 } from 'nestjs-kube-events';
@@ -117,6 +119,33 @@ describe('what an outcome carries of what the caller passed', () => {
     expect((errors[0] as Error).message).toMatch(/^resource\.kind is missing on "n{80}"… \(10485760 characters\)/);
     expect((errors[1] as Error).message).toMatch(/^resource could not be read: m{256}… \(10485760 characters\)\.$/);
     expectBounded();
+  });
+
+  it("bounds what a writer of the caller's throws, and removes the credentials it quotes", async () => {
+    const token = 'Bearer ' + 'a'.repeat(40);
+    const thrown = new Error(`boom Authorization: ${token} ${'x'.repeat(MB)}`);
+    const writer: EventsWriter = {
+      create: async () => {
+        throw thrown;
+      },
+      read: async (namespace, name) => ({ name, namespace, count: 1 }),
+      patchSeries: async (namespace, name, patch) => ({ name, namespace, count: patch.count }),
+    };
+    const own = new EventRecorder({ reporter: { controller: 'widgets' }, timeout: 500 }, writer);
+    const told: PublishOutcome[] = [];
+    own.outcomes$.subscribe((outcome) => told.push(outcome));
+
+    const error = (await own.publish(configMap(), syncFailed).catch((reason: unknown) => reason)) as PublishError;
+    await own.onApplicationShutdown();
+
+    expect(error).toBeInstanceOf(PublishError);
+    expect(error.cause).toBe(thrown);
+    const messages = [error.message, ...told.map((outcome) => outcome.error?.message ?? '')];
+    for (const message of messages) {
+      expect(message).toContain('boom Authorization: [redacted]');
+      expect(message).not.toContain(token);
+      expect(message.length).toBeLessThan(MAX_LOG_LINE_CHARS + 64);
+    }
   });
 
   it('bounds the fields of a valid publish: a 1 MB object name, a 1 MB related field path', async () => {

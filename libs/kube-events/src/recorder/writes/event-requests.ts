@@ -1,7 +1,8 @@
 import { V1MicroTime } from '@kubernetes/client-node';
 import { eventBody } from '../../api/event-body.js';
 import type { EventsWriter, ListedEvent } from '../../api/events-api.js';
-import { PublishApiError } from '../../errors.js';
+import { errorMessage } from '../../describe-value.js';
+import { PublishApiError, PublishError } from '../../errors.js';
 import { MAX_WRITE_MARKS, WRITES_ANNOTATION } from '../../kube-events.constants.js';
 import type { Reporter } from '../../kube-events.interfaces.js';
 import type { RecorderTracing, WriteAnswer } from '../../tracing/recorder-tracing.js';
@@ -39,11 +40,13 @@ export class EventRequests {
    */
   request(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext, mark?: string): Promise<WriteResult> {
     const write = () =>
-      this.deadlines.bound((signal) => {
-        if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
-        if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
-        return this.find(plan, signal);
-      });
+      this.deadlines
+        .bound((signal) => {
+          if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
+          if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
+          return this.find(plan, signal);
+        })
+        .catch(rethrowAsPublishError);
     if (!this.tracing) return write();
     const { resource, event } = occurrence;
     const identity = () => ({
@@ -158,6 +161,16 @@ export class EventRequests {
       }
     }
   }
+}
+
+/**
+ * A writer of the caller's may reject with anything: before a span, an
+ * outcome or a publish's error carries it, its text is bounded and its
+ * credentials redacted, as every error the Events API makes already is.
+ */
+function rethrowAsPublishError(error: unknown): never {
+  if (error instanceof PublishError) throw error;
+  throw new PublishError(errorMessage(error), { cause: error });
 }
 
 /** What a write's span says of its answer. */

@@ -1,5 +1,5 @@
 import { LibraryLogger } from '../../library-logger.js';
-import { PublishError, type PublishApiError } from '../../errors.js';
+import type { PublishApiError, PublishError } from '../../errors.js';
 import type { KubeEventsClock } from '../../kube-events.interfaces.js';
 import { SERIES_LOOKUP_REFUSED } from '../../kube-events.messages.js';
 import type { Batch, Series, SeriesEvent, WriteResult } from '../series/index.js';
@@ -75,7 +75,8 @@ export class WriteSender {
       try {
         result = await requests.request(batch.first, plan, batch.trace, mark);
       } catch (error) {
-        const failure = error instanceof PublishError ? error : new PublishError(String(error), { cause: error });
+        // The requests reject with a PublishError only, whatever the writer threw.
+        const failure = error as PublishError;
         const failed = ledger.applyFailure(series, batch, failure, resent, clock.now(), mark);
         if (failed.kind === 'resend') {
           resent = true;
