@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { truncateText } from '../event-rules/note-truncation.js';
 import { redactCredentials, redactionWindow } from '../credential-redaction.js';
 import { httpRefusalIn, httpRefusalOf, type HttpRefusal } from './api-status.js';
-import { describeFields } from './describe-fields.js';
+import { describeFields, scalarText } from './describe-fields.js';
 import { grpcDescription } from './grpc-status.js';
 import { readField } from './read-field.js';
 import { MAX_BYTES_TOO_SMALL } from '../kube-events.messages.js';
@@ -94,21 +94,13 @@ function describeThrown(error: unknown): string {
 /** One value's description, '' when it has nothing to say (or was seen already, in a circular chain). */
 function describe(value: unknown, depth: number, seen: Set<unknown>): string {
   if (depth > MAX_DEPTH) return '';
-  switch (typeof value) {
-    case 'string': {
-      const refusal = httpRefusalIn(value);
-      return refusal ? describeRefusal(refusal) : oneLine(value);
-    }
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-    case 'undefined':
-      return String(value);
-    case 'symbol':
-      return value.toString();
-    case 'function':
-      return 'a function was thrown';
+  if (typeof value === 'string') {
+    const refusal = httpRefusalIn(value);
+    return refusal ? describeRefusal(refusal) : oneLine(value);
   }
+  if (typeof value === 'function') return 'a function was thrown';
+  const scalar = scalarText(value);
+  if (scalar !== undefined) return scalar;
   if (value === null || typeof value !== 'object') return 'null';
   if (seen.has(value)) return '';
   seen.add(value);

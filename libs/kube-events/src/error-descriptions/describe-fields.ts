@@ -49,10 +49,9 @@ export function describeFields(value: object): string {
   return describeValue(value, 0, new Set());
 }
 
-function describeValue(value: unknown, depth: number, seen: Set<object>): string {
+/** A number, boolean, BigInt, `undefined` or symbol as text; `undefined` for any other value. */
+export function scalarText(value: unknown): string | undefined {
   switch (typeof value) {
-    case 'string':
-      return quote(value);
     case 'number':
     case 'boolean':
     case 'bigint':
@@ -60,9 +59,15 @@ function describeValue(value: unknown, depth: number, seen: Set<object>): string
       return String(value);
     case 'symbol':
       return value.toString();
-    case 'function':
-      return '[function]';
   }
+  return undefined;
+}
+
+function describeValue(value: unknown, depth: number, seen: Set<object>): string {
+  if (typeof value === 'string') return quote(value);
+  if (typeof value === 'function') return '[function]';
+  const scalar = scalarText(value);
+  if (scalar !== undefined) return scalar;
   if (value === null) return 'null';
   const object = value as object;
   if (seen.has(object)) return '[circular]';
