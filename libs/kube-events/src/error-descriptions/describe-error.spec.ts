@@ -52,6 +52,23 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** A loopback server that answers as `answer` says for each path, with an `audit-id` as kube-apiserver's answers have. */
+async function answering(answer: (path: string) => { status: number; type?: string; body?: string }) {
+  const server = createHttpServer((req, res) => {
+    const { status, type, body } = answer(req.url ?? '/');
+    res.writeHead(status, { ...(type && { 'content-type': type }), 'audit-id': crypto.randomUUID() });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** An API server's Status at `/status`, a proxy's HTML 502 anywhere else. */
+const statusOrGateway = (status: number, body: string) => (path: string) =>
+  path === '/status'
+    ? { status, type: 'application/json', body }
+    : { status: 502, type: 'text/html', body: '<html>bad gateway</html>' };
+
 async function thrownBy(work: () => Promise<unknown>): Promise<unknown> {
   try {
     await work();
@@ -181,21 +198,11 @@ describe('describeError', () => {
     });
 
     it("reads undici's ResponseError (statusCode, parsed body, headers)", async () => {
-      const server = createHttpServer((req, res) => {
-        if (req.url === '/status') {
-          res.writeHead(404, { 'content-type': 'application/json', 'audit-id': crypto.randomUUID() });
-          res.end(NOT_FOUND_BODY);
-        } else {
-          res.writeHead(502, { 'content-type': 'text/html' });
-          res.end('<html>bad gateway</html>');
-        }
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const { port } = server.address() as AddressInfo;
+      const { server, url } = await answering(statusOrGateway(404, NOT_FOUND_BODY));
       const dispatcher = new Agent().compose(interceptors.responseError());
       try {
-        const status = await thrownBy(() => request(`http://127.0.0.1:${port}/status`, { dispatcher }));
-        const html = await thrownBy(() => request(`http://127.0.0.1:${port}/html`, { dispatcher }));
+        const status = await thrownBy(() => request(`${url}/status`, { dispatcher }));
+        const html = await thrownBy(() => request(`${url}/html`, { dispatcher }));
 
         expect(status).toMatchObject({ name: 'ResponseError', statusCode: 404 });
         expect(describeError(status)).toBe('NotFound: configmaps "source-missing" not found');
@@ -207,21 +214,11 @@ describe('describeError', () => {
     });
 
     it("reads an AxiosError (what @nestjs/axios' HttpService throws) by its response, never its config's headers", async () => {
-      const server = createHttpServer((req, res) => {
-        if (req.url === '/status') {
-          res.writeHead(403, { 'content-type': 'application/json', 'audit-id': crypto.randomUUID() });
-          res.end(FORBIDDEN_BODY);
-        } else {
-          res.writeHead(502, { 'content-type': 'text/html' });
-          res.end('<html>bad gateway</html>');
-        }
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const { port } = server.address() as AddressInfo;
+      const { server, url } = await answering(statusOrGateway(403, FORBIDDEN_BODY));
       const headers = { Authorization: 'Bearer s3cr3t-token-0123456789' };
       try {
-        const forbidden = await thrownBy(() => axios.get(`http://127.0.0.1:${port}/status`, { headers }));
-        const gateway = await thrownBy(() => axios.get(`http://127.0.0.1:${port}/html`, { headers }));
+        const forbidden = await thrownBy(() => axios.get(`${url}/status`, { headers }));
+        const gateway = await thrownBy(() => axios.get(`${url}/html`, { headers }));
 
         expect(forbidden).toMatchObject({ name: 'AxiosError', status: 403 });
         expect(describeError(forbidden)).toBe(
@@ -257,16 +254,6 @@ describe('describeError', () => {
   });
 
   describe("other SDKs' errors, produced by the SDKs against loopback servers", () => {
-    /** A server that answers as `answer` says for each path. */
-    async function answering(answer: (path: string) => { status: number; type?: string; body?: string }) {
-      const server = createHttpServer((req, res) => {
-        const { status, type, body } = answer(req.url ?? '/');
-        res.writeHead(status, type ? { 'content-type': type } : {});
-        res.end(body);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-    }
     const s3For = (endpoint: string) =>
       new S3Client({
         region: 'us-east-1',
