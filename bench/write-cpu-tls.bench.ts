@@ -1,6 +1,8 @@
-import { fork } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { CoreV1Api, EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { startControlPlane } from '../tools/control-plane/control-plane.js';
+import { type CpuPinning, pinCpus } from './cpu-pinning.js';
 import { median, printTable, ratio } from './measure.js';
 import type { SideName, SideResult, SideTask } from './write-cpu-side.js';
 
@@ -15,7 +17,9 @@ import type { SideName, SideResult, SideTask } from './write-cpu-side.js';
  * own CPU is counted (`process.cpuUsage()`: every thread, garbage
  * collection included), after a warm-up of its own; rounds rotate which
  * side goes first. After each, the Events are counted on the server, then
- * deleted, so that every round writes to an equally empty namespace.
+ * deleted, so that every round writes to an equally empty namespace. On
+ * two CPUs or more, the sides run on a CPU of their own, the control plane
+ * on the others ({@link pinCpus}; `WRITE_CPU_PIN=0` lets them share).
  */
 
 const WRITES = 2_000;
@@ -25,12 +29,19 @@ const WARM_UP = 200;
 const ROUNDS = Number(process.env.WRITE_CPU_ROUNDS ?? 3);
 const SIDES: readonly SideName[] = ['bare h2', 'bare h1', 'library h1', 'library h2'];
 
-/** Runs one side in a fresh process. */
-function runSide(task: SideTask): Promise<SideResult> {
-  const child = fork(new URL('./write-cpu-side.ts', import.meta.url), [JSON.stringify(task)], {
-    execArgv: ['--expose-gc', '--import', '@swc-node/register/esm-register'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+/** Runs one side in a fresh process, on the client's CPU when there is one. */
+function runSide(task: SideTask, pinning: CpuPinning | undefined): Promise<SideResult> {
+  const node = [
+    process.execPath,
+    '--expose-gc',
+    '--import',
+    '@swc-node/register/esm-register',
+    fileURLToPath(new URL('./write-cpu-side.ts', import.meta.url)),
+    JSON.stringify(task),
+  ];
+  const [command, ...args] = pinning ? ['taskset', '-c', pinning.client, ...node] : node;
+  // taskset execs node in its place: the IPC channel it inherits is node's.
+  const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     let result: SideResult | undefined;
     child.once('message', (message: SideResult) => (result = message));
@@ -58,20 +69,24 @@ async function measure(
   kubeconfigPath: string,
   writes: number,
   concurrency: number,
+  pinning: CpuPinning | undefined,
 ): Promise<Map<SideName, number>> {
   const measured = new Map<SideName, number[]>(SIDES.map((side) => [side, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = SIDES.map((_, i) => SIDES[(i + round) % SIDES.length]);
     for (const side of order) {
       const namespace = namespaceOf(side);
-      const { micros, protocols } = await runSide({
-        side,
-        kubeconfigPath,
-        namespace,
-        warmUp: WARM_UP,
-        writes,
-        concurrency,
-      });
+      const { micros, protocols } = await runSide(
+        {
+          side,
+          kubeconfigPath,
+          namespace,
+          warmUp: WARM_UP,
+          writes,
+          concurrency,
+        },
+        pinning,
+      );
       const expected = side.endsWith('h2') ? 'h2' : 'http/1.1';
       if (protocols.length !== 1 || protocols[0] !== expected)
         throw new Error(`${side}: its connections spoke ${protocols.join(', ') || 'nothing'}, not ${expected}`);
@@ -83,6 +98,8 @@ async function measure(
 }
 
 export async function writeCpuOverTls(): Promise<void> {
+  // Before the control plane starts, so that its processes inherit the server's CPUs.
+  const pinning = pinCpus();
   const controlPlane = await startControlPlane();
   try {
     const kubeConfig = controlPlane.kubeConfig();
@@ -97,7 +114,7 @@ export async function writeCpuOverTls(): Promise<void> {
       [`${WRITES} creates, ${CONCURRENCY} at a time`, WRITES, CONCURRENCY],
       [`${SEQUENTIAL} creates, one at a time`, SEQUENTIAL, 1],
     ] as const) {
-      const medians = await measure(kubeConfig, controlPlane.kubeconfigPath, writes, concurrency);
+      const medians = await measure(kubeConfig, controlPlane.kubeconfigPath, writes, concurrency, pinning);
       const [bareH2, bareH1, libraryH1, libraryH2] = SIDES.map((side) => medians.get(side)!);
       rows.push([
         label,
@@ -114,7 +131,10 @@ export async function writeCpuOverTls(): Promise<void> {
     printTable(
       `CPU per write against kube-apiserver over TLS (${controlPlane.server}), EventRecorder.publish() vs a bare undici Pool ` +
         `sending the same creates, each over HTTP/1.1 (h1) and HTTP/2 (h2); µs of process CPU per write, ` +
-        `each side in a fresh process after ${WARM_UP} writes of warm-up; median of ${ROUNDS} rotated rounds`,
+        `each side in a fresh process after ${WARM_UP} writes of warm-up; median of ${ROUNDS} rotated rounds; ` +
+        (pinning
+          ? `sides on CPU ${pinning.client}, the control plane on CPU ${pinning.server}`
+          : 'sides and control plane sharing every CPU'),
       [
         'writes',
         'bare h2',

@@ -325,7 +325,8 @@ export class PooledAuthentication {
     // 1.27–1.53× the CPU per write of HTTP/1.1 for writes one at a time, as a reconcile loop sends
     // them, and 1.10–1.33× for 50 publishes at once (8 on the wire): Node builds a stream object per
     // request, which only many streams in flight on one session pay back; with 50 on the wire (bursts on
-    // HTTP/2, writes that come alone on HTTP/1.1) it still cost a fifth more than HTTP/1.1 at 8.
+    // HTTP/2, writes that come alone on HTTP/1.1) it still cost a fifth more than HTTP/1.1 at 8. With
+    // the client on a core of its own, HTTP/2 cost 1.37–1.67× one at a time and 1.20–1.43× at 50 at once.
     // The same through a proxy from the environment.
     const pool = { connections: POOL_CONNECTIONS, allowH2: false };
     const proxy = cluster ? proxyFromEnvironment(cluster.server) : undefined;
