@@ -7,6 +7,8 @@ export interface CpuPinning {
   readonly server: string;
   /** The one CPU each measured side runs on, alone. */
   readonly client: string;
+  /** Gives this process every CPU again, for whatever the bench runs next. */
+  readonly release: () => void;
 }
 
 /**
@@ -24,7 +26,9 @@ export function pinCpus(): CpuPinning | undefined {
   if (process.env.WRITE_CPU_PIN === '0' || cpus < 2) return undefined;
   const server = cpus === 2 ? '0' : `0-${cpus - 2}`;
   // -a: every thread this process has already started (libuv's, V8's), not only the main one.
-  const pinned = spawnSync('taskset', ['-a', '-p', '-c', server, String(process.pid)], { stdio: 'ignore' });
+  const pinTo = (list: string) =>
+    spawnSync('taskset', ['-a', '-p', '-c', list, String(process.pid)], { stdio: 'ignore' });
+  const pinned = pinTo(server);
   if (pinned.error || pinned.status !== 0) return undefined;
-  return { server, client: String(cpus - 1) };
+  return { server, client: String(cpus - 1), release: () => void pinTo(`0-${cpus - 1}`) };
 }

@@ -150,5 +150,6 @@ export async function writeCpuOverTls(): Promise<void> {
     );
   } finally {
     await controlPlane.stop();
+    pinning?.release();
   }
 }
