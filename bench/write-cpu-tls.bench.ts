@@ -25,7 +25,8 @@ import type { SideName, SideResult, SideTask } from './write-cpu-side.js';
 const WRITES = 2_000;
 const CONCURRENCY = 50;
 const SEQUENTIAL = 1_000;
-const WARM_UP = 200;
+/** Writes before the measured ones, in each side's process; `WRITE_CPU_WARM_UP` sets another. */
+const WARM_UP = Number(process.env.WRITE_CPU_WARM_UP ?? 200);
 const ROUNDS = Number(process.env.WRITE_CPU_ROUNDS ?? 3);
 const SIDES: readonly SideName[] = ['bare h2', 'bare h1', 'library h1', 'library h2'];
 
@@ -63,20 +64,27 @@ async function expectAndClear(kubeConfig: KubeConfig, namespace: string, expecte
   await events.deleteCollectionNamespacedEvent({ namespace });
 }
 
-/** Rounds of every side, rotating which goes first; the median µs of CPU per write of each. */
+/** Medians of one side's rounds: µs of CPU per write, and of it in user mode and in the kernel. */
+interface SideMedians {
+  readonly micros: number;
+  readonly userMicros: number;
+  readonly systemMicros: number;
+}
+
+/** Rounds of every side, rotating which goes first; the medians of each. */
 async function measure(
   kubeConfig: KubeConfig,
   kubeconfigPath: string,
   writes: number,
   concurrency: number,
   pinning: CpuPinning | undefined,
-): Promise<Map<SideName, number>> {
-  const measured = new Map<SideName, number[]>(SIDES.map((side) => [side, []]));
+): Promise<Map<SideName, SideMedians>> {
+  const measured = new Map<SideName, SideResult[]>(SIDES.map((side) => [side, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = SIDES.map((_, i) => SIDES[(i + round) % SIDES.length]);
     for (const side of order) {
       const namespace = namespaceOf(side);
-      const { micros, protocols } = await runSide(
+      const result = await runSide(
         {
           side,
           kubeconfigPath,
@@ -87,14 +95,24 @@ async function measure(
         },
         pinning,
       );
+      const { protocols } = result;
       const expected = side.endsWith('h2') ? 'h2' : 'http/1.1';
       if (protocols.length !== 1 || protocols[0] !== expected)
         throw new Error(`${side}: its connections spoke ${protocols.join(', ') || 'nothing'}, not ${expected}`);
       await expectAndClear(kubeConfig, namespace, WARM_UP + writes);
-      measured.get(side)!.push(micros);
+      measured.get(side)!.push(result);
     }
   }
-  return new Map([...measured].map(([side, values]) => [side, median(values)]));
+  return new Map(
+    [...measured].map(([side, results]) => [
+      side,
+      {
+        micros: median(results.map((result) => result.micros)),
+        userMicros: median(results.map((result) => result.userMicros)),
+        systemMicros: median(results.map((result) => result.systemMicros)),
+      },
+    ]),
+  );
 }
 
 export async function writeCpuOverTls(): Promise<void> {
@@ -110,12 +128,20 @@ export async function writeCpuOverTls(): Promise<void> {
       await kubeConfig.makeApiClient(EventsV1Api).deleteCollectionNamespacedEvent({ namespace: name });
     }
     const rows: string[][] = [];
+    const splitRows: string[][] = [];
     for (const [label, writes, concurrency] of [
       [`${WRITES} creates, ${CONCURRENCY} at a time`, WRITES, CONCURRENCY],
       [`${SEQUENTIAL} creates, one at a time`, SEQUENTIAL, 1],
     ] as const) {
       const medians = await measure(kubeConfig, controlPlane.kubeconfigPath, writes, concurrency, pinning);
-      const [bareH2, bareH1, libraryH1, libraryH2] = SIDES.map((side) => medians.get(side)!);
+      const [bareH2, bareH1, libraryH1, libraryH2] = SIDES.map((side) => medians.get(side)!.micros);
+      splitRows.push([
+        label,
+        ...SIDES.map((side) => {
+          const { userMicros, systemMicros } = medians.get(side)!;
+          return `${userMicros.toFixed(0)} / ${systemMicros.toFixed(0)}`;
+        }),
+      ]);
       rows.push([
         label,
         bareH2.toFixed(0),
@@ -133,7 +159,7 @@ export async function writeCpuOverTls(): Promise<void> {
         `sending the same creates, each over HTTP/1.1 (h1) and HTTP/2 (h2); µs of process CPU per write, ` +
         `each side in a fresh process after ${WARM_UP} writes of warm-up; median of ${ROUNDS} rotated rounds; ` +
         (pinning
-          ? `sides on CPU ${pinning.client}, the control plane on CPU ${pinning.server}`
+          ? `sides on CPU ${pinning.client}, the control plane on CPU(s) ${pinning.server}`
           : 'sides and control plane sharing every CPU'),
       [
         'writes',
@@ -147,6 +173,12 @@ export async function writeCpuOverTls(): Promise<void> {
         'library h2 / bare h1',
       ],
       rows,
+    );
+    // Where a side's CPU goes: its own work (user), or system calls and the loopback's TCP (system).
+    printTable(
+      'The same rounds, user and system CPU apart: µs per write, user / system, each the median of its rounds',
+      ['writes', ...SIDES],
+      splitRows,
     );
   } finally {
     await controlPlane.stop();
