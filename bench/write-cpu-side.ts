@@ -16,13 +16,19 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder } from 'nestjs-kube-events';
+import { eventBody } from '../libs/kube-events/src/api/event-body.js';
 import { EventsApi } from '../libs/kube-events/src/api/events-api.js';
+import { eventName } from '../libs/kube-events/src/event-rules/event-name.js';
 import { POOL_CONNECTIONS } from '../libs/kube-events/src/api/pooled-authentication.js';
 import { BareClient, failed, reporter } from './bare-client.js';
 import { settledHeap } from './measure.js';
 
-/** Who writes: the recorder or a bare undici Pool, and whether HTTP/2 is offered. */
-export type SideName = 'bare h1' | 'bare h2' | 'library h1' | 'library h2';
+/**
+ * Who writes: a bare undici Pool, the recorder, or the recorder's Events API
+ * called by hand (`events-api`: its HTTP layer without the recorder, one
+ * create per write), and whether HTTP/2 is offered.
+ */
+export type SideName = 'bare h1' | 'bare h2' | 'events-api h1' | 'library h1' | 'library h2';
 
 /** What one process measures. */
 export interface SideTask {
@@ -78,6 +84,17 @@ if (task.side.startsWith('bare')) {
   });
   write = (object) => bare.create(object);
   close = () => bare.close();
+} else if (task.side.startsWith('events-api')) {
+  // What the recorder sends for a new object, without the recorder: the body it builds, a signal per request.
+  const api = new EventsApi(kubeConfig, { allowHttp2: h2 });
+  write = async (object) => {
+    const namespace = object.metadata!.namespace!;
+    const eventTime = Date.now();
+    const name = eventName(object.metadata!.name, reporter.controller, eventTime);
+    const body = eventBody(object, failed, reporter, { name, namespace, eventTime, count: 1 });
+    await api.create(namespace, body, new AbortController().signal);
+  };
+  close = () => api.close();
 } else {
   // Budgets that never fold or delay a write: each publish is its own request, as by hand.
   const recorder = new EventRecorder(

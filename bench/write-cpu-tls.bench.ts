@@ -10,7 +10,9 @@ import type { SideName, SideResult, SideTask } from './write-cpu-side.js';
  * CPU per write of `EventRecorder.publish()` against a real kube-apiserver
  * over TLS (the local control plane, `tools/control-plane`, or the cluster
  * of `KUBE_EVENTS_E2E_KUBECONFIG`), beside a bare undici Pool sending the
- * same creates, each over HTTP/1.1 and over HTTP/2: (a) {@link WRITES}
+ * same creates, each over HTTP/1.1 and over HTTP/2, and the recorder's
+ * Events API called by hand (`events-api h1`: the HTTP layer alone, so that
+ * what the recorder adds shows apart from it): (a) {@link WRITES}
  * creates, {@link CONCURRENCY} awaited at once, (b) {@link SEQUENTIAL}
  * creates one at a time, as a controller's reconcile loop sends them.
  * Each side runs in a fresh process (`write-cpu-side.ts`), so that only its
@@ -28,7 +30,7 @@ const SEQUENTIAL = 1_000;
 /** Writes before the measured ones, in each side's process; `WRITE_CPU_WARM_UP` sets another. */
 const WARM_UP = Number(process.env.WRITE_CPU_WARM_UP ?? 200);
 const ROUNDS = Number(process.env.WRITE_CPU_ROUNDS ?? 3);
-const SIDES: readonly SideName[] = ['bare h2', 'bare h1', 'library h1', 'library h2'];
+const SIDES: readonly SideName[] = ['bare h2', 'bare h1', 'events-api h1', 'library h1', 'library h2'];
 
 /** Runs one side in a fresh process, on the client's CPU when there is one. */
 function runSide(task: SideTask, pinning: CpuPinning | undefined): Promise<SideResult> {
@@ -134,7 +136,7 @@ export async function writeCpuOverTls(): Promise<void> {
       [`${SEQUENTIAL} creates, one at a time`, SEQUENTIAL, 1],
     ] as const) {
       const medians = await measure(kubeConfig, controlPlane.kubeconfigPath, writes, concurrency, pinning);
-      const [bareH2, bareH1, libraryH1, libraryH2] = SIDES.map((side) => medians.get(side)!.micros);
+      const [bareH2, bareH1, apiH1, libraryH1, libraryH2] = SIDES.map((side) => medians.get(side)!.micros);
       splitRows.push([
         label,
         ...SIDES.map((side) => {
@@ -146,17 +148,21 @@ export async function writeCpuOverTls(): Promise<void> {
         label,
         bareH2.toFixed(0),
         bareH1.toFixed(0),
+        apiH1.toFixed(0),
         libraryH1.toFixed(0),
         libraryH2.toFixed(0),
         ratio(libraryH1, bareH2),
         ratio(libraryH2, bareH2),
         ratio(libraryH1, bareH1),
         ratio(libraryH2, bareH1),
+        ratio(apiH1, bareH1),
+        ratio(libraryH1, apiH1),
       ]);
     }
     printTable(
       `CPU per write against kube-apiserver over TLS (${controlPlane.server}), EventRecorder.publish() vs a bare undici Pool ` +
-        `sending the same creates, each over HTTP/1.1 (h1) and HTTP/2 (h2); µs of process CPU per write, ` +
+        `sending the same creates, each over HTTP/1.1 (h1) and HTTP/2 (h2), and the recorder's Events API called by hand ` +
+        `(events-api: its HTTP layer without the recorder); µs of process CPU per write, ` +
         `each side in a fresh process after ${WARM_UP} writes of warm-up; median of ${ROUNDS} rotated rounds; ` +
         (pinning
           ? `sides on CPU ${pinning.client}, the control plane on CPU(s) ${pinning.server}`
@@ -165,12 +171,15 @@ export async function writeCpuOverTls(): Promise<void> {
         'writes',
         'bare h2',
         'bare h1',
+        'events-api h1',
         'library h1',
         'library h2',
         'library h1 / bare h2',
         'library h2 / bare h2',
         'library h1 / bare h1',
         'library h2 / bare h1',
+        'events-api h1 / bare h1',
+        'library h1 / events-api h1',
       ],
       rows,
     );
