@@ -44,10 +44,13 @@ export interface SideTask {
   readonly concurrency: number;
 }
 
-/** What it measured: CPU of the whole process (every thread) per measured write, and the protocols its connections spoke. */
+/**
+ * What it measured: CPU of the whole process (every thread) per measured
+ * write, in user mode and in the kernel, and the protocols its connections
+ * spoke.
+ */
 export interface SideResult {
-  readonly micros: number;
-  /** Of it, µs in user mode (JavaScript, TLS, parsing) and in the kernel (system calls, the loopback's TCP). */
+  /** µs in user mode (JavaScript, TLS, parsing) and in the kernel (system calls, the loopback's TCP). */
   readonly userMicros: number;
   readonly systemMicros: number;
   /** ALPN protocols of the TLS connections made, `http/1.1` when none was negotiated. */
@@ -142,7 +145,6 @@ if (profiler) {
 await close();
 process.send!(
   {
-    micros: (user + system) / task.writes,
     userMicros: user / task.writes,
     systemMicros: system / task.writes,
     protocols: [...protocols],

@@ -109,7 +109,7 @@ async function measure(
     [...measured].map(([side, results]) => [
       side,
       {
-        micros: median(results.map((result) => result.micros)),
+        micros: median(results.map((result) => result.userMicros + result.systemMicros)),
         userMicros: median(results.map((result) => result.userMicros)),
         systemMicros: median(results.map((result) => result.systemMicros)),
       },
