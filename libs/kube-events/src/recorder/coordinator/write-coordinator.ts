@@ -172,7 +172,7 @@ export class WriteCoordinator implements DueWrites {
 
   /** A timer of the scheduler let the series' next write go. */
   sendDue(series: Series): void {
-    void this.sendNext(series);
+    this.sendNext(series);
   }
 
   /** `flush()` ran out of time: what the series has queued, not in flight, is given up. */
@@ -202,7 +202,7 @@ export class WriteCoordinator implements DueWrites {
       // probe interval, or a credentials' backoff, at most): the first publish after the fault ends resolves.
       deadlines.watch(awaited);
       this.scheduler.cancel(series);
-      void this.sendNext(series);
+      this.sendNext(series);
     } else {
       heldByConnection(series, this.state.heldUntil(now) ?? unreachableRetryAt(now));
       awaited.reject(this.downError());
@@ -212,11 +212,11 @@ export class WriteCoordinator implements DueWrites {
 
   /** Sends the series' next write now if the scheduler lets it go; else the scheduler sends it when it may. */
   private schedule(series: Series): void {
-    if (this.scheduler.schedule(series)) void this.sendNext(series);
+    if (this.scheduler.schedule(series)) this.sendNext(series);
   }
 
-  /** Sends the series' next write, settles how it ended, then schedules the series' next one. */
-  private async sendNext(series: Series): Promise<void> {
+  /** Sends the series' next write, then {@link writeEnded} settles how it ended. */
+  private sendNext(series: Series): void {
     const { clock } = this.parts;
     const now = clock.now();
     const heldUntil = this.state.heldUntil(now);
@@ -232,8 +232,13 @@ export class WriteCoordinator implements DueWrites {
     }
     if (!WriteSender.hasWrite(series)) return;
     this.state.writeStarted(now);
-    const sent = await this.parts.sender.send(series, now);
-    this.state.writeEnded(clock.now());
+    // A callback, not an async function: a suspended async function keeps a frame of all its locals per write.
+    void this.parts.sender.send(series, now).then((sent) => this.writeEnded(series, sent));
+  }
+
+  /** A write ended: settles how, frees its connection, then schedules the series' next one. */
+  private writeEnded(series: Series, sent: SentWrite): void {
+    this.state.writeEnded(this.parts.clock.now());
     this.settle(series, sent);
     this.connectionFreed();
     if (series.queue.length) this.schedule(series);
@@ -285,7 +290,7 @@ export class WriteCoordinator implements DueWrites {
       const [next, mark] = waiting;
       const inFlight = this.state.writesInFlight;
       if (this.parts.budget.loweredSince(mark)) this.schedule(next);
-      else void this.sendNext(next);
+      else this.sendNext(next);
       // One that had nothing left to send (written meanwhile) leaves the connection to the next.
       if (this.state.writesInFlight > inFlight) return;
     }

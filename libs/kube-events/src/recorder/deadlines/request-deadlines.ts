@@ -30,9 +30,10 @@ export class RequestDeadlines {
    * Runs `work`, aborted once the timeout has passed; settles right then,
    * whatever the request does: with what the aborted request says it was
    * waiting for (an exec credential plugin, say), or else with
-   * {@link PublishTimeoutError}.
+   * {@link PublishTimeoutError}. What `work` rejects with is passed
+   * through `asError` first, in the same step (no promise more per request).
    */
-  bound<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  bound<T>(work: (signal: AbortSignal) => Promise<T>, asError: (error: unknown) => unknown = sameError): Promise<T> {
     const controller = new AbortController();
     return new Promise<T>((resolve, reject) => {
       const request: BoundedRequest = {
@@ -43,14 +44,21 @@ export class RequestDeadlines {
         next: undefined,
       };
       this.line.add(request);
-      work(controller.signal).then(
+      let working: Promise<T>;
+      try {
+        working = work(controller.signal);
+      } catch (error) {
+        // Thrown before any promise: it settles the request as a rejection would, and leaves the line.
+        working = Promise.reject(error);
+      }
+      working.then(
         (value) => {
           this.line.remove(request);
           resolve(value);
         },
         (error: unknown) => {
           this.line.remove(request);
-          reject(error);
+          reject(asError(error));
         },
       );
     });
@@ -62,4 +70,8 @@ export class RequestDeadlines {
     // After the promise callbacks the abort runs: a request that heeds it rejects first, saying more.
     setImmediate(() => request.reject(error));
   }
+}
+
+function sameError(error: unknown): unknown {
+  return error;
 }

@@ -48,6 +48,16 @@ export class AwaitedPublish {
     if (this.settle()) this.resolvePromise();
   }
 
+  /**
+   * Resolves once its carrier's write has landed. The carrier is done with,
+   * so its set of waiters is left as it is: taking each waiter out would
+   * shrink the set, allocating, on every write.
+   */
+  resolveLanded(): void {
+    this.carrier = undefined;
+    this.resolve();
+  }
+
   /** Rejects; an error that says the occurrence stays queued is a promise its carrier counts (see `toldQueued`). */
   reject(error: unknown): void {
     if (!this.settle()) return;

@@ -32,8 +32,8 @@ export class RecorderOutcomes {
     waiters: ReadonlySet<AwaitedPublish>,
   ): void {
     this.report(kind, occurrence, details);
-    // Each leaves the set as it resolves, which a Set's iteration allows: no copy of it on every write.
-    for (const waiter of waiters) waiter.resolve();
+    // The batch is done with: its set of waiters is read as it is, no copy of it and no delete from it.
+    for (const waiter of waiters) waiter.resolveLanded();
   }
 
   /** No outcome follows: the recorder has shut down. */

@@ -39,15 +39,7 @@ export class EventRequests {
    * (see `WRITES_ANNOTATION`).
    */
   request(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext, mark?: string): Promise<WriteResult> {
-    const write = () =>
-      this.deadlines
-        .bound((signal) => {
-          if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
-          if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
-          return this.find(plan, signal);
-        })
-        .catch(rethrowAsPublishError);
-    if (!this.tracing) return write();
+    if (!this.tracing) return this.send(occurrence, plan, trace, mark);
     const { resource, event } = occurrence;
     const identity = () => ({
       reason: event.reason,
@@ -57,7 +49,17 @@ export class EventRequests {
       count: plan.kind === 'find' ? undefined : plan.count,
       object: { kind: resource.kind, name: resource.metadata?.name, uid: resource.metadata?.uid },
     });
+    const write = () => this.send(occurrence, plan, trace, mark);
     return this.tracing.traceWrite(plan.kind, identity, trace, write, writeAnswer);
+  }
+
+  /** Sends `plan`, bounded by the timeout; rejects with a `PublishError` only, whatever the writer threw. */
+  private send(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext, mark?: string): Promise<WriteResult> {
+    return this.deadlines.bound((signal) => {
+      if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
+      if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
+      return this.find(plan, signal);
+    }, asPublishError);
   }
 
   /** Adds annotations to an Event, bounded like a write. */
@@ -102,7 +104,8 @@ export class EventRequests {
     return { ...listed, event: { ...listed.event, metadata: { ...listed.event.metadata, annotations: comparable } } };
   }
 
-  private async create(
+  /** A promise chain, not an async function: a suspended async function keeps a frame of all its locals per write. */
+  private create(
     occurrence: Occurrence,
     plan: CreatePlan,
     trace: TraceContext | undefined,
@@ -118,11 +121,17 @@ export class EventRequests {
       this.reporter,
       plan,
     );
-    try {
-      return { kind: 'created', state: await this.api.create(plan.namespace, body, signal) };
-    } catch (error) {
-      if (!hasStatus(error, 409, 'AlreadyExists')) throw error;
-    }
+    return this.api.create(plan.namespace, body, signal).then(
+      (state): WriteResult => ({ kind: 'created', state }),
+      (error: unknown) => {
+        if (!hasStatus(error, 409, 'AlreadyExists')) throw error;
+        return this.readExisting(plan, signal);
+      },
+    );
+  }
+
+  /** After a create refused as existing: what the Event holds. */
+  private async readExisting(plan: CreatePlan, signal: AbortSignal): Promise<WriteResult> {
     try {
       return { kind: 'exists', state: await this.api.read(plan.namespace, plan.name, signal) };
     } catch (readError) {
@@ -168,9 +177,8 @@ export class EventRequests {
  * outcome or a publish's error carries it, its text is bounded and its
  * credentials redacted, as every error the Events API makes already is.
  */
-function rethrowAsPublishError(error: unknown): never {
-  if (error instanceof PublishError) throw error;
-  throw new PublishError(errorMessage(error), { cause: error });
+function asPublishError(error: unknown): PublishError {
+  return error instanceof PublishError ? error : new PublishError(errorMessage(error), { cause: error });
 }
 
 /** What a write's span says of its answer. */

@@ -164,19 +164,29 @@ export class WriteQueue {
  */
 function heldBytes({ resource, event }: Occurrence): number {
   const { metadata } = resource;
-  let bytes = stringBytes(resource.apiVersion) + stringBytes(resource.kind);
+  let bytes =
+    stringBytes(resource.apiVersion) +
+    stringBytes(resource.kind) +
+    stringBytes(event.type) +
+    stringBytes(event.reason) +
+    stringBytes(event.action) +
+    stringBytes(event.note) +
+    recordBytes(event.related) +
+    recordBytes(event.annotations) +
+    recordBytes(event.labels);
   if (metadata)
     bytes +=
       stringBytes(metadata.name) +
       stringBytes(metadata.namespace) +
       stringBytes(metadata.uid) +
       stringBytes(metadata.resourceVersion);
-  for (const value of Object.values(event)) {
-    if (typeof value === 'string') bytes += stringBytes(value);
-    else if (value && typeof value === 'object')
-      for (const [key, field] of Object.entries(value as Record<string, unknown>))
-        bytes += stringBytes(key) + stringBytes(field);
-  }
+  return bytes;
+}
+
+/** The keys and string values of a validated record (the related object, annotations, labels), read in place. */
+function recordBytes(record: object | undefined): number {
+  let bytes = 0;
+  if (record) for (const [key, value] of Object.entries(record)) bytes += stringBytes(key) + stringBytes(value);
   return bytes;
 }
 

@@ -2,7 +2,7 @@ import { LibraryLogger } from '../../library-logger.js';
 import type { PublishApiError, PublishError } from '../../errors.js';
 import type { KubeEventsClock } from '../../kube-events.interfaces.js';
 import { SERIES_LOOKUP_REFUSED } from '../../kube-events.messages.js';
-import type { Batch, Series, SeriesEvent, WriteResult } from '../series/index.js';
+import type { Batch, Series, SeriesEvent, WritePlan } from '../series/index.js';
 import type { EventRequests } from './event-requests.js';
 import type { Failed, WriteLedger } from './write-ledger.js';
 import type { WriteMarks } from './write-marks.js';
@@ -42,6 +42,20 @@ export type SentWrite =
       readonly answered: boolean;
     };
 
+/** A write between its requests: what the next one needs to know of those before it. */
+interface WriteInProgress {
+  readonly series: Series;
+  readonly batch: Batch;
+  /** When the write started, on the monotonic clock. */
+  readonly startedAt: number;
+  /** The requests sent so far, the one on its way included. */
+  requests: number;
+  /** Whether any request got an answer: the server can be reached. */
+  answered: boolean;
+  /** Whether the write went again once already on a fresh connection. */
+  resent: boolean;
+}
+
 /**
  * Sends a series' next write, start to end: takes it from the ledger (a
  * retry sends the same write), sends its plan, then each request its
@@ -61,41 +75,48 @@ export class WriteSender {
     return series.state !== 'writing' && series.queue.length > 0;
   }
 
-  /** Sends the series' next write (see {@link hasWrite}), started at `now`. */
-  async send(series: Series, now: number): Promise<SentWrite> {
+  /**
+   * Sends the series' next write (see {@link hasWrite}), started at `now`.
+   * Each request is a promise callback rather than a step of an async
+   * function, whose suspended frame would hold every local per write.
+   */
+  send(series: Series, now: number): Promise<SentWrite> {
+    const { batch, plan } = this.parts.ledger.takeWrite(series, now)!;
+    return this.request({ series, batch, startedAt: now, requests: 1, answered: false, resent: false }, plan);
+  }
+
+  /** Sends the write's next request, `plan`, and reads its answer: the write ends, or its next request follows. */
+  private request(write: WriteInProgress, plan: WritePlan): Promise<SentWrite> {
     const { requests, ledger, clock, marks } = this.parts;
-    const { batch, plan: first } = ledger.takeWrite(series, now)!;
-    let plan = first;
-    let answered = false;
-    let resent = false;
-    for (let requestCount = 1; ; requestCount++) {
-      let result: WriteResult;
-      const sentAt = clock.now();
-      const mark = marks?.next();
-      try {
-        result = await requests.request(batch.first, plan, batch.trace, mark);
-      } catch (error) {
+    const { series, batch, startedAt } = write;
+    const sentAt = clock.now();
+    const mark = marks?.next();
+    return requests.request(batch.first, plan, batch.trace, mark).then(
+      (result): SentWrite | Promise<SentWrite> => {
+        write.answered = true;
+        if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
+        const next = ledger.applyAnswer(series, batch, result, write.requests, startedAt, clock.now());
+        if (next.kind === 'failed')
+          return { kind: 'failed', batch, error: next.error, failed: next.failed, sentAt: startedAt, answered: true };
+        if (next.kind === 'written') {
+          const uid = 'state' in result ? result.state.uid : undefined;
+          return { kind: 'written', batch, created: next.created, count: next.count, event: next.event, uid };
+        }
+        write.requests++;
+        if (next.pauseMs <= 0) return this.request(write, next.plan);
+        return clock.sleep(next.pauseMs).then(() => this.request(write, next.plan));
+      },
+      (error: unknown): SentWrite | Promise<SentWrite> => {
         // The requests reject with a PublishError only, whatever the writer threw.
         const failure = error as PublishError;
-        const failed = ledger.applyFailure(series, batch, failure, resent, clock.now(), mark);
-        if (failed.kind === 'resend') {
-          resent = true;
-          continue;
-        }
-        return { kind: 'failed', batch, error: failure, failed, sentAt, answered };
-      }
-      answered = true;
-      if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
-      const next = ledger.applyAnswer(series, batch, result, requestCount, now, clock.now());
-      if (next.kind === 'failed')
-        return { kind: 'failed', batch, error: next.error, failed: next.failed, sentAt: now, answered };
-      if (next.kind === 'written') {
-        const uid = 'state' in result ? result.state.uid : undefined;
-        return { kind: 'written', batch, created: next.created, count: next.count, event: next.event, uid };
-      }
-      plan = next.plan;
-      if (next.pauseMs > 0) await clock.sleep(next.pauseMs);
-    }
+        const failed = ledger.applyFailure(series, batch, failure, write.resent, clock.now(), mark);
+        if (failed.kind !== 'resend')
+          return { kind: 'failed', batch, error: failure, failed, sentAt, answered: write.answered };
+        write.resent = true;
+        write.requests++;
+        return this.request(write, plan);
+      },
+    );
   }
 
   private warnLookupRefused(error: PublishApiError): void {
