@@ -12,12 +12,25 @@ interface BoundedRequest {
 }
 
 /**
+ * How many requests one abort signal serves at most: each adds a listener
+ * to it, and Node.js warns of a leak past ten.
+ */
+const REQUESTS_PER_SIGNAL = 8;
+
+/**
  * Bounds every request by the recorder's timeout. Every request has the same
  * timeout: one line of deadlines and one timer serve them all
  * ({@link DeadlineLine}), rather than a timer and a race per request.
+ * Requests with the same deadline (sent in the same millisecond of the
+ * clock) share an abort signal, which aborts for all of them at once:
+ * a signal costs an `EventTarget` and its listener map.
  */
 export class RequestDeadlines {
   private readonly line: DeadlineLine<BoundedRequest>;
+  /** The controller of the requests last sent, due at {@link sharedDeadline}, and how many it serves. */
+  private shared: AbortController | undefined;
+  private sharedDeadline = Number.NaN;
+  private sharedBy = 0;
 
   constructor(
     private readonly clock: KubeEventsClock,
@@ -34,10 +47,11 @@ export class RequestDeadlines {
    * through `asError` first, in the same step (no promise more per request).
    */
   bound<T>(work: (signal: AbortSignal) => Promise<T>, asError: (error: unknown) => unknown = sameError): Promise<T> {
-    const controller = new AbortController();
+    const deadline = this.clock.now() + this.timeout;
+    const controller = this.controllerFor(deadline);
     return new Promise<T>((resolve, reject) => {
       const request: BoundedRequest = {
-        deadline: this.clock.now() + this.timeout,
+        deadline,
         controller,
         reject,
         previous: undefined,
@@ -62,6 +76,19 @@ export class RequestDeadlines {
         },
       );
     });
+  }
+
+  /** The controller of a request due at `deadline`: that of the requests sent just before it, while it serves. */
+  private controllerFor(deadline: number): AbortController {
+    const shared = this.shared;
+    if (shared && deadline === this.sharedDeadline && this.sharedBy < REQUESTS_PER_SIGNAL && !shared.signal.aborted) {
+      this.sharedBy++;
+      return shared;
+    }
+    this.shared = new AbortController();
+    this.sharedDeadline = deadline;
+    this.sharedBy = 1;
+    return this.shared;
   }
 
   private expired(request: BoundedRequest): void {

@@ -130,7 +130,7 @@ export interface Series extends SeriesWriteState {
    */
   inDoubt: InDoubtCreate | undefined;
   /** Occurrences waiting to be written, oldest first; the first may be in flight. */
-  readonly queue: Batch[];
+  queue: Batch[];
   /** A previous process may have left its Event on the server (`resumeSeries`): look for it before the first write. */
   lookupPending: boolean;
   /** Used again since it last took its place in the index's order: it gets a second chance before it is dropped. */

@@ -72,7 +72,7 @@ export class WriteQueue {
       bytes,
       occurrences: 1,
       trace: occurrence.trace,
-      waiters: new Set([waiter]),
+      waiters: new Set<AwaitedPublish>().add(waiter),
       attempts: {
         plan: undefined,
         base: 0,
@@ -86,7 +86,9 @@ export class WriteQueue {
       },
     };
     waiter.carrier = batch;
-    series.queue.push(batch);
+    // A series' first batch gets an array of its size: a push onto an empty one reserves room for sixteen.
+    if (series.queue.length) series.queue.push(batch);
+    else series.queue = [batch];
     this.waiting++;
     this.waitingBytes += bytes;
     this.withWork.add(series);
@@ -145,7 +147,7 @@ export class WriteQueue {
 
   /** Removes a batch from its series; `wasInFlight` when its write just settled, so it took no waiting room. */
   private remove(series: Series, index: number, wasInFlight = false): Batch | undefined {
-    const [batch] = series.queue.splice(index, 1);
+    const batch = index === 0 ? series.queue.shift() : series.queue.splice(index, 1)[0];
     if (!batch) return undefined;
     if (!wasInFlight) {
       this.waiting--;
