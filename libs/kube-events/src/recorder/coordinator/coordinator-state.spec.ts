@@ -25,12 +25,12 @@ describe('the write coordinator’s states', () => {
     expect(state.nextWaiting()).toBeUndefined();
 
     state.writeEnded(5);
-    expect(state.nextWaiting()).toEqual([a, 1]);
+    expect(state.nextWaiting()).toEqual({ series: a, mark: 1 });
     expect(state.isWaiting(a)).toBe(false);
     state.writeStarted(5);
     expect(state.nextWaiting()).toBeUndefined();
     state.writeEnded(6);
-    expect(state.nextWaiting()).toEqual([b, 2]);
+    expect(state.nextWaiting()).toEqual({ series: b, mark: 2 });
     expect(state.state).toBe('healthy');
   });
 

@@ -35,6 +35,12 @@ export type ConnectionDown =
       readonly retryAt: number;
     };
 
+/** A series whose write waits for a connection, and the budget's mark when the budgets let it go. */
+export interface WaitingWrite {
+  readonly series: Series;
+  mark: number;
+}
+
 /** The write coordinator's state: see {@link CoordinatorStateKind}. */
 export class CoordinatorState {
   private connection: ConnectionDown | undefined;
@@ -42,7 +48,13 @@ export class CoordinatorState {
   private lastAttemptAt = -Infinity;
   private inFlight = 0;
   /** Series whose write the budgets let go while every connection was busy, with the budget's mark then. */
-  private readonly waiting = new Map<Series, number>();
+  private readonly waiting = new Map<Series, WaitingWrite>();
+  /**
+   * The same, in the order they came. Not the map's own order: a `Map`
+   * walks every entry deleted from its front until it rebuilds its table,
+   * and this one is taken from the front on every write.
+   */
+  private readonly waitingOrder: WaitingWrite[] = [];
   private drainDeadline: number | undefined;
   private shutDown = false;
 
@@ -142,7 +154,14 @@ export class CoordinatorState {
 
   /** The budgets let the series' write go, but every connection is busy: it waits, in order, with the budget's `mark`. */
   waitForConnection(series: Series, mark: number): void {
-    this.waiting.set(series, mark);
+    const waiting = this.waiting.get(series);
+    if (waiting) {
+      waiting.mark = mark;
+      return;
+    }
+    const write = { series, mark };
+    this.waiting.set(series, write);
+    this.waitingOrder.push(write);
   }
 
   /** Whether the series waits for a connection. */
@@ -151,12 +170,11 @@ export class CoordinatorState {
   }
 
   /** The first series waiting for a connection, when one is free, with its mark; it waits no more. */
-  nextWaiting(): readonly [Series, number] | undefined {
+  nextWaiting(): WaitingWrite | undefined {
     if (this.inFlight >= this.writesAtOnce) return undefined;
-    const next = this.waiting.entries().next();
-    if (next.done) return undefined;
-    this.waiting.delete(next.value[0]);
-    return next.value;
+    const next = this.waitingOrder.shift();
+    if (next) this.waiting.delete(next.series);
+    return next;
   }
 
   /** `flush()` began: until `deadline` every queued write goes whatever the budgets; a second flush keeps the later. */
@@ -164,6 +182,7 @@ export class CoordinatorState {
     this.drainDeadline = Math.max(this.drainDeadline ?? deadline, deadline);
     // What waited for a connection is scheduled again with the rest, in the draining mode.
     this.waiting.clear();
+    this.waitingOrder.length = 0;
   }
 
   /** Nothing is left queued: `flush()` is done. */

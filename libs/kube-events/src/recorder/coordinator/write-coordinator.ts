@@ -287,7 +287,7 @@ export class WriteCoordinator implements DueWrites {
    */
   private connectionFreed(): void {
     for (let waiting = this.state.nextWaiting(); waiting; waiting = this.state.nextWaiting()) {
-      const [next, mark] = waiting;
+      const { series: next, mark } = waiting;
       const inFlight = this.state.writesInFlight;
       if (this.parts.budget.loweredSince(mark)) this.schedule(next);
       else this.sendNext(next);
