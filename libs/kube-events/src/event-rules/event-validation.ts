@@ -82,25 +82,26 @@ export function validatePublish(
 ): ValidatedPublish {
   return {
     resource: checkAs('resource', checkedResource, resource),
-    event: checkAs('event', (value: KubeEvent) => checkedEvent(value, redactNote), event),
+    event: checkAs('event', checkedEvent, event, redactNote),
   };
 }
 
 /** The note as it will be written; a redaction that fails refuses the event rather than let the note through. */
 function preparedNote(note: string, redactNote: (note: string) => string): string {
-  const prepared = checkAs('note', (value: string) => redactedNote(value, redactNote), note);
+  const prepared = checkAs('note', redactedNote, note, redactNote);
   if (typeof prepared !== 'string') throw new InvalidEventError('note', NOTE_REDACTOR_RETURNED(prepared));
   return prepared;
 }
 
 /**
- * Runs `check` on `value`. What reading the value throws (a getter, a
- * revoked Proxy) becomes a refusal of `field` that keeps it as the cause;
- * the check's own refusals pass as they are.
+ * Runs `check` on `value`, with `using` (a redactor, say) passed along
+ * rather than caught in a closure on every publish. What reading the value
+ * throws (a getter, a revoked Proxy) becomes a refusal of `field` that
+ * keeps it as the cause; the check's own refusals pass as they are.
  */
-function checkAs<T, R>(field: string, check: (value: T) => R, value: T): R {
+function checkAs<T, R, U = undefined>(field: string, check: (value: T, using: U) => R, value: T, using?: U): R {
   try {
-    return check(value);
+    return check(value, using as U);
   } catch (error) {
     if (error instanceof InvalidEventError) throw error;
     throw new InvalidEventError(field, UNREADABLE_FIELD(field, error), { cause: error });

@@ -253,8 +253,9 @@ export class WriteCoordinator implements DueWrites {
     if (sent.kind === 'written' || sent.answered) this.answered();
     if (sent.kind === 'written') {
       budget.admitted(now);
-      const written = { name: sent.event.name, namespace: sent.event.namespace, uid: sent.uid };
-      const details = { count: sent.count, written, trace: batch.trace, now };
+      // What the observers read is built only when someone observes.
+      const written = outcomes.observed && { name: sent.event.name, namespace: sent.event.namespace, uid: sent.uid };
+      const details = written ? { count: sent.count, written, trace: batch.trace, now } : undefined;
       outcomes.written(sent.created ? 'created' : 'patched', batch.first, details, batch.waiters);
       return;
     }

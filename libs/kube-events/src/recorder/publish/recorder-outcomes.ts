@@ -16,6 +16,11 @@ export class RecorderOutcomes {
 
   constructor(private readonly reporter: Readonly<Required<Reporter>>) {}
 
+  /** Whether anyone observes the outcomes: when nobody does, their details need not be built. */
+  get observed(): boolean {
+    return this.outcomes.observed;
+  }
+
   /** Tells the observers what became of `occurrence`. */
   report(kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails): void {
     if (this.outcomes.observed) this.outcomes.next(outcomeOf(kind, this.reporter, occurrence, details));
@@ -23,15 +28,16 @@ export class RecorderOutcomes {
 
   /**
    * A write counted `occurrence` and the publishes it carried on the server:
-   * the observers are told first (sinks, metrics), then the publishes resolve.
+   * the observers are told first (sinks, metrics), then the publishes
+   * resolve. `details` is unset when nobody observes (see {@link observed}).
    */
   written(
     kind: 'created' | 'patched',
     occurrence: Occurrence,
-    details: OutcomeDetails,
+    details: OutcomeDetails | undefined,
     waiters: ReadonlySet<AwaitedPublish>,
   ): void {
-    this.report(kind, occurrence, details);
+    if (details && this.outcomes.observed) this.outcomes.next(outcomeOf(kind, this.reporter, occurrence, details));
     // The batch is done with: its set of waiters is read as it is, no copy of it and no delete from it.
     for (const waiter of waiters) waiter.resolveLanded();
   }
