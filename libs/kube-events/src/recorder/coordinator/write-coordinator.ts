@@ -232,18 +232,17 @@ export class WriteCoordinator implements DueWrites {
     }
     if (!WriteSender.hasWrite(series)) return;
     this.state.writeStarted(now);
-    // A callback, not an async function: a suspended async function keeps a frame of all its locals per write.
-    void this.parts.sender.send(series, now).then((sent) => this.writeEnded(series, sent));
+    this.parts.sender.send(series, now, this.writeEnded);
   }
 
-  /** A write ended: settles how, frees its connection, then schedules the series' next one. */
-  private writeEnded(series: Series, sent: SentWrite): void {
+  /** A write ended: settles how, frees its connection, then schedules the series' next one. One function for every write. */
+  private readonly writeEnded = (series: Series, sent: SentWrite): void => {
     this.state.writeEnded(this.parts.clock.now());
     this.settle(series, sent);
     this.connectionFreed();
     if (series.queue.length) this.schedule(series);
     this.checkDrained();
-  }
+  };
 
   /** Applies how a write ended: what it said of the server and its load, then the publishes it carried. */
   private settle(series: Series, sent: SentWrite): void {

@@ -54,6 +54,8 @@ interface WriteInProgress {
   answered: boolean;
   /** Whether the write went again once already on a fresh connection. */
   resent: boolean;
+  /** Told how the write ended. */
+  readonly ended: (series: Series, sent: SentWrite) => void;
 }
 
 /**
@@ -76,45 +78,58 @@ export class WriteSender {
   }
 
   /**
-   * Sends the series' next write (see {@link hasWrite}), started at `now`.
-   * Each request is a promise callback rather than a step of an async
-   * function, whose suspended frame would hold every local per write.
+   * Sends the series' next write (see {@link hasWrite}), started at `now`,
+   * and calls `ended` with how it ended. Each request is a promise callback
+   * rather than a step of an async function, whose suspended frame would
+   * hold every local per write, and the end is a call, not one more promise.
    */
-  send(series: Series, now: number): Promise<SentWrite> {
+  send(series: Series, now: number, ended: (series: Series, sent: SentWrite) => void): void {
     const { batch, plan } = this.parts.ledger.takeWrite(series, now)!;
-    return this.request({ series, batch, startedAt: now, requests: 1, answered: false, resent: false }, plan);
+    this.request({ series, batch, startedAt: now, requests: 1, answered: false, resent: false, ended }, plan);
   }
 
   /** Sends the write's next request, `plan`, and reads its answer: the write ends, or its next request follows. */
-  private request(write: WriteInProgress, plan: WritePlan): Promise<SentWrite> {
+  private request(write: WriteInProgress, plan: WritePlan): void {
     const { requests, ledger, clock, marks } = this.parts;
-    const { series, batch, startedAt } = write;
+    const { series, batch, startedAt, ended } = write;
     const sentAt = clock.now();
     const mark = marks?.next();
-    return requests.request(batch.first, plan, batch.trace, mark).then(
-      (result): SentWrite | Promise<SentWrite> => {
+    void requests.request(batch.first, plan, batch.trace, mark).then(
+      (result) => {
         write.answered = true;
         if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
         const next = ledger.applyAnswer(series, batch, result, write.requests, startedAt, clock.now());
-        if (next.kind === 'failed')
-          return { kind: 'failed', batch, error: next.error, failed: next.failed, sentAt: startedAt, answered: true };
+        if (next.kind === 'failed') {
+          ended(series, {
+            kind: 'failed',
+            batch,
+            error: next.error,
+            failed: next.failed,
+            sentAt: startedAt,
+            answered: true,
+          });
+          return;
+        }
         if (next.kind === 'written') {
           const uid = 'state' in result ? result.state.uid : undefined;
-          return { kind: 'written', batch, created: next.created, count: next.count, event: next.event, uid };
+          ended(series, { kind: 'written', batch, created: next.created, count: next.count, event: next.event, uid });
+          return;
         }
         write.requests++;
-        if (next.pauseMs <= 0) return this.request(write, next.plan);
-        return clock.sleep(next.pauseMs).then(() => this.request(write, next.plan));
+        if (next.pauseMs <= 0) this.request(write, next.plan);
+        else void clock.sleep(next.pauseMs).then(() => this.request(write, next.plan));
       },
-      (error: unknown): SentWrite | Promise<SentWrite> => {
+      (error: unknown) => {
         // The requests reject with a PublishError only, whatever the writer threw.
         const failure = error as PublishError;
         const failed = ledger.applyFailure(series, batch, failure, write.resent, clock.now(), mark);
-        if (failed.kind !== 'resend')
-          return { kind: 'failed', batch, error: failure, failed, sentAt, answered: write.answered };
+        if (failed.kind !== 'resend') {
+          ended(series, { kind: 'failed', batch, error: failure, failed, sentAt, answered: write.answered });
+          return;
+        }
         write.resent = true;
         write.requests++;
-        return this.request(write, plan);
+        this.request(write, plan);
       },
     );
   }
