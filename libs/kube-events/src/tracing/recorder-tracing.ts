@@ -83,6 +83,15 @@ export class RecorderTracing {
   }
 
   /**
+   * Whether writes run in spans now: `writeSpans` is on and an SDK is
+   * registered. Asked before each write, so that a write without a span
+   * builds nothing for one.
+   */
+  tracesWrites(): boolean {
+    return this.tracer !== undefined && this.sdkRegistered();
+  }
+
+  /**
    * Runs `write` in a span `<operation> Event`, a child of the span its
    * latest occurrence was published in (a root span when there was none,
    * whatever context the write happens to run in). An HTTP
@@ -95,10 +104,10 @@ export class RecorderTracing {
     write: () => Promise<T>,
     answer: (result: T) => WriteAnswer,
   ): Promise<T> {
-    if (!this.tracer || !this.sdkRegistered()) return write();
+    if (!this.tracesWrites()) return write();
     const { api } = this;
     const parent = trace ? api.trace.setSpanContext(api.ROOT_CONTEXT, trace.spanContext) : api.ROOT_CONTEXT;
-    const span = this.tracer.startSpan(
+    const span = this.tracer!.startSpan(
       `${operation} Event`,
       { kind: api.SpanKind.INTERNAL, attributes: k8sEventAttributes(identity()) },
       parent,

@@ -39,7 +39,7 @@ export class EventRequests {
    * (see `WRITES_ANNOTATION`).
    */
   request(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext, mark?: string): Promise<WriteResult> {
-    if (!this.tracing) return this.send(occurrence, plan, trace, mark);
+    if (!this.tracing?.tracesWrites()) return this.send(occurrence, plan, trace, mark);
     const { resource, event } = occurrence;
     const identity = () => ({
       reason: event.reason,
