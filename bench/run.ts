@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: prints each benchmark's table, with ratios against the
  * baseline measured in the same run. Pass names to run some only:
- * `npm run bench -- scaling heap http storms tracing recovery redaction crafted writes flow`.
+ * `npm run bench -- scaling heap allocations http storms tracing recovery redaction crafted writes flow`.
  * `flow` starts a local control plane of its own. `--server real` runs
  * `writes` against a real kube-apiserver over TLS (the local control plane,
  * or the cluster of `KUBE_EVENTS_E2E_KUBECONFIG`) rather than the fake API
  * server over plain HTTP.
  */
+import { allocationsPerWrite } from './allocations.bench.js';
 import { eventWritesFlowBench } from './event-writes-flow.bench.js';
 import { httpOverhead } from './http-overhead.bench.js';
 import { heapPerSeries, seriesScaling } from './series-scaling.bench.js';
@@ -26,6 +27,7 @@ if (serverAt >= 0) args.splice(serverAt, args[serverAt].includes('=') ? 1 : 2);
 const benchmarks: Record<string, () => Promise<void>> = {
   scaling: seriesScaling,
   heap: heapPerSeries,
+  allocations: allocationsPerWrite,
   http: httpOverhead,
   storms,
   recovery: recoveryBench,
