@@ -12,8 +12,8 @@ interface BoundedRequest {
 }
 
 /**
- * How many requests one abort signal serves at most: each adds a listener
- * to it, and Node.js warns of a leak past ten.
+ * How many requests one abort signal serves at most: each adds an abort
+ * listener to it, and adding or removing one walks those already there.
  */
 const REQUESTS_PER_SIGNAL = 8;
 
