@@ -1,6 +1,11 @@
+import { jest } from '@jest/globals';
 import { PublishTimeoutError } from '../../errors.js';
-import { FakeClock } from '../../testing/fake-clock.js';
+import { systemClock } from '../../system-clock.js';
 import { RequestDeadlines } from './request-deadlines.js';
+
+const clock = systemClock;
+/** Moves the real clock on Jest's fake timers, and runs what falls due. */
+const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
 const TIMEOUT = 1_000;
 
@@ -13,30 +18,33 @@ function hangingRequest(signals: AbortSignal[]): (signal: AbortSignal) => Promis
 }
 
 describe('RequestDeadlines', () => {
+  // The real clock on Jest's fake timers: it stands still until the test moves it.
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   it('aborts requests sent in the same millisecond together at their deadline, and none sent later', async () => {
-    const clock = new FakeClock();
     const deadlines = new RequestDeadlines(clock, TIMEOUT);
     const signals: AbortSignal[] = [];
     const first = deadlines.bound(hangingRequest(signals));
     const second = deadlines.bound(hangingRequest(signals));
     const answered = deadlines.bound(async () => 'answered');
-    await clock.advance(1);
+    await advance(1);
     const later = deadlines.bound(hangingRequest(signals));
     const settled = [first, second, later].map((request) => request.catch((error: unknown) => error));
 
     await expect(answered).resolves.toBe('answered');
-    await clock.advance(TIMEOUT - 1);
+    await advance(TIMEOUT - 1);
     await expect(settled[0]).resolves.toBeInstanceOf(PublishTimeoutError);
     await expect(settled[1]).resolves.toBeInstanceOf(PublishTimeoutError);
     expect(signals.map((signal) => signal.aborted)).toEqual([true, true, false]);
 
-    await clock.advance(1);
+    await advance(1);
     await expect(settled[2]).resolves.toBeInstanceOf(PublishTimeoutError);
     expect(signals[2].aborted).toBe(true);
   });
 
   it('passes what a request rejects with through the mapping it was given', async () => {
-    const deadlines = new RequestDeadlines(new FakeClock(), TIMEOUT);
+    const deadlines = new RequestDeadlines(clock, TIMEOUT);
     const refused = new Error('refused');
     const mapped = deadlines.bound(
       () => Promise.reject(refused),
