@@ -42,6 +42,13 @@ export interface SideTask {
   readonly writes: number;
   /** Writes awaited at once: 1 sends them one at a time. */
   readonly concurrency: number;
+  /**
+   * Instead of `side` alone: these sides in this one process, each with its
+   * own pool, taking turns at blocks of `writes` for `rounds` rounds (which
+   * goes first rotates), so that what the server's state does to one block
+   * it does to its neighbours too. `side` is then ignored.
+   */
+  readonly rotation?: { readonly sides: readonly SideName[]; readonly rounds: number };
 }
 
 /**
@@ -59,6 +66,13 @@ export interface SideResult {
   readonly connections: number;
 }
 
+/** What a rotation measured: each side's µs of CPU (user and system) per write, block by block, in round order. */
+export interface RotationResult {
+  readonly blocks: Readonly<Record<string, number[]>>;
+  /** ALPN protocols of the TLS connections made, every side's. */
+  readonly protocols: string[];
+}
+
 const task = JSON.parse(process.argv[2]) as SideTask;
 const protocols = new Set<string>();
 let connections = 0;
@@ -70,42 +84,48 @@ subscribe('undici:client:connected', (message) => {
 
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromFile(task.kubeconfigPath);
-const h2 = task.side.endsWith('h2');
+/** A side's writes and how to close it. */
+interface SideWriter {
+  readonly write: (object: KubernetesObject) => Promise<void>;
+  readonly close: () => Promise<void>;
+}
 
-let write: (object: KubernetesObject) => Promise<void>;
-let close: () => Promise<void>;
-if (task.side.startsWith('bare')) {
-  const cluster = kubeConfig.getCurrentCluster()!;
-  const token = kubeConfig.getCurrentUser()?.token;
-  if (!token) throw new Error('the bare client authenticates with a bearer token: the kubeconfig has none');
-  const bare = new BareClient({
-    origin: new URL(cluster.server).origin,
-    token,
-    connections: POOL_CONNECTIONS,
-    allowH2: h2,
-    ca: cluster.caData ? Buffer.from(cluster.caData, 'base64') : cluster.caFile && readFileSync(cluster.caFile),
-  });
-  write = (object) => bare.create(object);
-  close = () => bare.close();
-} else if (task.side.startsWith('events-api')) {
-  // What the recorder sends for a new object, without the recorder: the body it builds, a signal per request.
-  const api = new EventsApi(kubeConfig, { allowHttp2: h2 });
-  write = async (object) => {
-    const namespace = object.metadata!.namespace!;
-    const eventTime = Date.now();
-    const name = eventName(object.metadata!.name, reporter.controller, eventTime);
-    const body = eventBody(object, failed, reporter, { name, namespace, eventTime, count: 1 });
-    await api.create(namespace, body, new AbortController().signal);
-  };
-  close = () => api.close();
-} else {
+/** The writer of `side`, with a pool of its own. */
+function writerFor(side: SideName): SideWriter {
+  const h2 = side.endsWith('h2');
+  if (side.startsWith('bare')) {
+    const cluster = kubeConfig.getCurrentCluster()!;
+    const token = kubeConfig.getCurrentUser()?.token;
+    if (!token) throw new Error('the bare client authenticates with a bearer token: the kubeconfig has none');
+    const bare = new BareClient({
+      origin: new URL(cluster.server).origin,
+      token,
+      connections: POOL_CONNECTIONS,
+      allowH2: h2,
+      ca: cluster.caData ? Buffer.from(cluster.caData, 'base64') : cluster.caFile && readFileSync(cluster.caFile),
+    });
+    return { write: (object) => bare.create(object), close: () => bare.close() };
+  }
+  if (side.startsWith('events-api')) {
+    // What the recorder sends for a new object, without the recorder: the body it builds, a signal per request.
+    const api = new EventsApi(kubeConfig, { allowHttp2: h2 });
+    return {
+      write: async (object) => {
+        const namespace = object.metadata!.namespace!;
+        const eventTime = Date.now();
+        const name = eventName(object.metadata!.name, reporter.controller, eventTime);
+        const body = eventBody(object, failed, reporter, { name, namespace, eventTime, count: 1 });
+        await api.create(namespace, body, new AbortController().signal);
+      },
+      close: () => api.close(),
+    };
+  }
   // Budgets that never fold or delay a write: each publish is its own request, as by hand.
   const recorder = new EventRecorder(
     { reporter, kubeConfig, writeControl: { objectBurst: 1e9, qps: 1e9, burst: 1e9 } },
     new EventsApi(kubeConfig, { allowHttp2: h2 }),
   );
-  write = (object) => recorder.publish(object, failed);
-  close = () => recorder.onApplicationShutdown();
+  return { write: (object) => recorder.publish(object, failed), close: () => recorder.onApplicationShutdown() };
 }
 
 const objectsOf = (prefix: string, count: number): KubernetesObject[] =>
@@ -115,8 +135,8 @@ const objectsOf = (prefix: string, count: number): KubernetesObject[] =>
     metadata: { name: `${prefix}-${i}`, namespace: task.namespace, uid: `uid-${prefix}-${i}`, resourceVersion: '1' },
   }));
 
-/** Writes each object, {@link SideTask.concurrency} at a time, each worker awaiting its own. */
-async function writeAll(objects: KubernetesObject[]): Promise<void> {
+/** Writes each object with `write`, {@link SideTask.concurrency} at a time, each worker awaiting its own. */
+async function writeAll(write: SideWriter['write'], objects: KubernetesObject[]): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < objects.length) await write(objects[next++]);
@@ -124,31 +144,53 @@ async function writeAll(objects: KubernetesObject[]): Promise<void> {
   await Promise.all(Array.from({ length: task.concurrency }, worker));
 }
 
-await writeAll(objectsOf('warm', task.warmUp));
-const measured = objectsOf('measured', task.writes);
-const profileDir = process.env.WRITE_CPU_PROFILE;
-const profiler = profileDir ? new Session() : undefined;
-if (profiler) {
-  profiler.connect();
-  await profiler.post('Profiler.enable');
-  await profiler.post('Profiler.start');
+if (task.rotation) {
+  const { sides, rounds } = task.rotation;
+  const writers = sides.map((side) => [side, writerFor(side)] as const);
+  for (const [side, { write }] of writers)
+    await writeAll(write, objectsOf(`warm-${side.replace(' ', '-')}`, task.warmUp));
+  const blocks: Record<string, number[]> = Object.fromEntries(sides.map((side) => [side, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (let turn = 0; turn < writers.length; turn++) {
+      const [side, { write }] = writers[(turn + round) % writers.length];
+      const objects = objectsOf(`r${round}-${side.replace(' ', '-')}`, task.writes);
+      settledHeap();
+      const before = process.cpuUsage();
+      await writeAll(write, objects);
+      const { user, system } = process.cpuUsage(before);
+      blocks[side].push((user + system) / task.writes);
+    }
+  }
+  for (const [, { close }] of writers) await close();
+  process.send!({ blocks, protocols: [...protocols] } satisfies RotationResult, () => process.exit(0));
+} else {
+  const { write, close } = writerFor(task.side);
+  await writeAll(write, objectsOf('warm', task.warmUp));
+  const measured = objectsOf('measured', task.writes);
+  const profileDir = process.env.WRITE_CPU_PROFILE;
+  const profiler = profileDir ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  settledHeap();
+  const before = process.cpuUsage();
+  await writeAll(write, measured);
+  const { user, system } = process.cpuUsage(before);
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    const name = `${task.side.replace(' ', '-')}.${task.writes}x${task.concurrency}.cpuprofile`;
+    await writeFile(join(profileDir!, name), JSON.stringify(profile));
+  }
+  await close();
+  process.send!(
+    {
+      userMicros: user / task.writes,
+      systemMicros: system / task.writes,
+      protocols: [...protocols],
+      connections,
+    } satisfies SideResult,
+    () => process.exit(0),
+  );
 }
-settledHeap();
-const before = process.cpuUsage();
-await writeAll(measured);
-const { user, system } = process.cpuUsage(before);
-if (profiler) {
-  const { profile } = await profiler.post('Profiler.stop');
-  const name = `${task.side.replace(' ', '-')}.${task.writes}x${task.concurrency}.cpuprofile`;
-  await writeFile(join(profileDir!, name), JSON.stringify(profile));
-}
-await close();
-process.send!(
-  {
-    userMicros: user / task.writes,
-    systemMicros: system / task.writes,
-    protocols: [...protocols],
-    connections,
-  } satisfies SideResult,
-  () => process.exit(0),
-);

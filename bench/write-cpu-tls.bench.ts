@@ -4,7 +4,7 @@ import { CoreV1Api, EventsV1Api, type KubeConfig } from '@kubernetes/client-node
 import { startControlPlane } from '../tools/control-plane/control-plane.js';
 import { type CpuPinning, pinCpus } from './cpu-pinning.js';
 import { median, printTable, ratio } from './measure.js';
-import type { SideName, SideResult, SideTask } from './write-cpu-side.js';
+import type { RotationResult, SideName, SideResult, SideTask } from './write-cpu-side.js';
 
 /**
  * CPU per write of `EventRecorder.publish()` against a real kube-apiserver
@@ -31,9 +31,18 @@ const SEQUENTIAL = 1_000;
 const WARM_UP = Number(process.env.WRITE_CPU_WARM_UP ?? 200);
 const ROUNDS = Number(process.env.WRITE_CPU_ROUNDS ?? 3);
 const SIDES: readonly SideName[] = ['bare h2', 'bare h1', 'events-api h1', 'library h1', 'library h2'];
+/**
+ * With `WRITE_CPU_ROTATION=<rounds>`, then: the sides over HTTP/1.1 and the
+ * bare HTTP/2 one, in one process, taking turns at blocks of {@link WRITES}
+ * creates (see `SideTask.rotation`). Neighbouring blocks meet the server in
+ * the same state, so their ratio moves less from run to run than that of
+ * sides in processes of their own.
+ */
+const ROTATION_ROUNDS = Number(process.env.WRITE_CPU_ROTATION ?? 0);
+const ROTATION_SIDES: readonly SideName[] = ['bare h2', 'bare h1', 'events-api h1', 'library h1'];
 
-/** Runs one side in a fresh process, on the client's CPU when there is one. */
-function runSide(task: SideTask, pinning: CpuPinning | undefined): Promise<SideResult> {
+/** Runs one side (or a rotation) in a fresh process, on the client's CPU when there is one. */
+function runSide<Result = SideResult>(task: SideTask, pinning: CpuPinning | undefined): Promise<Result> {
   const node = [
     process.execPath,
     '--expose-gc',
@@ -46,8 +55,8 @@ function runSide(task: SideTask, pinning: CpuPinning | undefined): Promise<SideR
   // taskset execs node in its place: the IPC channel it inherits is node's.
   const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
-    let result: SideResult | undefined;
-    child.once('message', (message: SideResult) => (result = message));
+    let result: Result | undefined;
+    child.once('message', (message: Result) => (result = message));
     child.once('error', reject);
     child.once('exit', (code) =>
       result ? resolve(result) : reject(new Error(`${task.side}: its process exited with ${code} and no result`)),
@@ -114,6 +123,60 @@ async function measure(
         systemMicros: median(results.map((result) => result.systemMicros)),
       },
     ]),
+  );
+}
+
+/** The sides in one process, taking turns (`WRITE_CPU_ROTATION`): each one's median, and the recorder's ratios. */
+async function rotation(kubeConfig: KubeConfig, kubeconfigPath: string, pinning: CpuPinning | undefined) {
+  const namespace = 'bench-rotation';
+  await kubeConfig
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name: namespace } } })
+    .catch(() => undefined);
+  await kubeConfig.makeApiClient(EventsV1Api).deleteCollectionNamespacedEvent({ namespace });
+  const { blocks, protocols } = await runSide<RotationResult>(
+    {
+      side: 'library h1',
+      kubeconfigPath,
+      namespace,
+      warmUp: WARM_UP,
+      writes: WRITES,
+      concurrency: CONCURRENCY,
+      rotation: { sides: ROTATION_SIDES, rounds: ROTATION_ROUNDS },
+    },
+    pinning,
+  );
+  if (!protocols.includes('h2') || !protocols.includes('http/1.1'))
+    throw new Error(`the rotation's connections spoke ${protocols.join(', ')}, not both h2 and http/1.1`);
+  await expectAndClear(kubeConfig, namespace, ROTATION_SIDES.length * (WARM_UP + ROTATION_ROUNDS * WRITES));
+  const [bareH2, bareH1, apiH1, libraryH1] = ROTATION_SIDES.map((side) => median(blocks[side]));
+  // Round by round, the recorder against its own Events API: how far one round's ratio strays.
+  const perRound = blocks['library h1'].map((micros, round) => micros / blocks['events-api h1'][round]);
+  printTable(
+    `The same sides in one process, taking turns at blocks of ${WRITES} creates, ${CONCURRENCY} at a time ` +
+      `(${ROTATION_ROUNDS} rounds rotating which goes first, after ${WARM_UP} writes of warm-up each); µs of process CPU per write, medians`,
+    [
+      'bare h2',
+      'bare h1',
+      'events-api h1',
+      'library h1',
+      'library h1 / bare h2',
+      'library h1 / bare h1',
+      'library h1 / events-api h1',
+      'the same, round by round',
+    ],
+    [
+      [
+        bareH2.toFixed(0),
+        bareH1.toFixed(0),
+        apiH1.toFixed(0),
+        libraryH1.toFixed(0),
+        ratio(libraryH1, bareH2),
+        ratio(libraryH1, bareH1),
+        ratio(libraryH1, apiH1),
+        `${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}×`,
+      ],
+    ],
   );
 }
 
@@ -189,6 +252,7 @@ export async function writeCpuOverTls(): Promise<void> {
       ['writes', ...SIDES],
       splitRows,
     );
+    if (ROTATION_ROUNDS > 0) await rotation(kubeConfig, controlPlane.kubeconfigPath, pinning);
   } finally {
     await controlPlane.stop();
     pinning?.release();
