@@ -16,11 +16,10 @@ import type { HeapProfiler } from 'node:inspector';
 import { Session } from 'node:inspector/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, type EventsWriter } from 'nestjs-kube-events';
-import { eventBody } from '../libs/kube-events/src/api/event-body.js';
-import { eventName } from '../libs/kube-events/src/event-rules/event-name.js';
 import { failed, reporter } from './bare-client.js';
 import { InMemoryWriter } from './in-memory-writer.js';
 import { printTable, ratio } from './measure.js';
+import { newObjectEvent } from './new-object-event.js';
 
 const WARM_UP = 5_000;
 const WRITES = 20_000;
@@ -65,11 +64,7 @@ async function bytesPerWrite(side: string, write: (object: KubernetesObject) => 
 export async function allocationsPerWrite(): Promise<void> {
   const byHandWriter: EventsWriter = new InMemoryWriter();
   const byHand = await bytesPerWrite('by-hand', async (object) => {
-    const namespace = object.metadata!.namespace!;
-    const eventTime = Date.now();
-    const name = eventName(object.metadata!.name, reporter.controller, eventTime);
-    const body = eventBody(object, failed, reporter, { name, namespace, eventTime, count: 1 });
-    await byHandWriter.create(namespace, body, new AbortController().signal);
+    await byHandWriter.create(object.metadata!.namespace!, newObjectEvent(object), new AbortController().signal);
   });
   // Budgets that never fold or delay a write: each publish is its own write, as by hand.
   const recorder = new EventRecorder(

@@ -16,12 +16,11 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder } from 'nestjs-kube-events';
-import { eventBody } from '../libs/kube-events/src/api/event-body.js';
 import { EventsApi } from '../libs/kube-events/src/api/events-api.js';
-import { eventName } from '../libs/kube-events/src/event-rules/event-name.js';
 import { POOL_CONNECTIONS } from '../libs/kube-events/src/api/pooled-authentication.js';
 import { BareClient, failed, reporter } from './bare-client.js';
 import { settledHeap } from './measure.js';
+import { newObjectEvent } from './new-object-event.js';
 
 /**
  * Who writes: a bare undici Pool, the recorder, or the recorder's Events API
@@ -111,11 +110,7 @@ function writerFor(side: SideName): SideWriter {
     const api = new EventsApi(kubeConfig, { allowHttp2: h2 });
     return {
       write: async (object) => {
-        const namespace = object.metadata!.namespace!;
-        const eventTime = Date.now();
-        const name = eventName(object.metadata!.name, reporter.controller, eventTime);
-        const body = eventBody(object, failed, reporter, { name, namespace, eventTime, count: 1 });
-        await api.create(namespace, body, new AbortController().signal);
+        await api.create(object.metadata!.namespace!, newObjectEvent(object), new AbortController().signal);
       },
       close: () => api.close(),
     };

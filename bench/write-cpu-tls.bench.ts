@@ -66,6 +66,15 @@ function runSide<Result = SideResult>(task: SideTask, pinning: CpuPinning | unde
 
 const namespaceOf = (side: SideName) => `bench-${side.replace(' ', '-')}`;
 
+/** Makes sure the namespace exists and holds no Event. */
+async function emptyNamespace(kubeConfig: KubeConfig, name: string): Promise<void> {
+  await kubeConfig
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name } } })
+    .catch(() => undefined);
+  await kubeConfig.makeApiClient(EventsV1Api).deleteCollectionNamespacedEvent({ namespace: name });
+}
+
 /** Counts the Events the side wrote, then deletes them. */
 async function expectAndClear(kubeConfig: KubeConfig, namespace: string, expected: number): Promise<void> {
   const events = kubeConfig.makeApiClient(EventsV1Api);
@@ -130,11 +139,7 @@ async function measure(
 /** The sides in one process, taking turns (`WRITE_CPU_ROTATION`): each one's median, and the recorder's ratios. */
 async function rotation(kubeConfig: KubeConfig, kubeconfigPath: string, pinning: CpuPinning | undefined) {
   const namespace = 'bench-rotation';
-  await kubeConfig
-    .makeApiClient(CoreV1Api)
-    .createNamespace({ body: { metadata: { name: namespace } } })
-    .catch(() => undefined);
-  await kubeConfig.makeApiClient(EventsV1Api).deleteCollectionNamespacedEvent({ namespace });
+  await emptyNamespace(kubeConfig, namespace);
   const { blocks, protocols } = await runSide<RotationResult>(
     {
       side: 'library h1',
@@ -187,12 +192,7 @@ export async function writeCpuOverTls(): Promise<void> {
   const controlPlane = await startControlPlane();
   try {
     const kubeConfig = controlPlane.kubeConfig();
-    const core = kubeConfig.makeApiClient(CoreV1Api);
-    for (const side of SIDES) {
-      const name = namespaceOf(side);
-      await core.createNamespace({ body: { metadata: { name } } }).catch(() => undefined);
-      await kubeConfig.makeApiClient(EventsV1Api).deleteCollectionNamespacedEvent({ namespace: name });
-    }
+    for (const side of SIDES) await emptyNamespace(kubeConfig, namespaceOf(side));
     const rows: string[][] = [];
     const splitRows: string[][] = [];
     for (const [label, writes, concurrency] of [
