@@ -78,10 +78,14 @@ export class RequestDeadlines {
     });
   }
 
-  /** The controller of a request due at `deadline`: that of the requests sent just before it, while it serves. */
+  /**
+   * The controller of a request due at `deadline`: that of the requests sent
+   * just before it, while it serves. One aborted is past its deadline, which
+   * a new request's (now plus a positive timeout) never equals.
+   */
   private controllerFor(deadline: number): AbortController {
     const shared = this.shared;
-    if (shared && deadline === this.sharedDeadline && this.sharedBy < REQUESTS_PER_SIGNAL && !shared.signal.aborted) {
+    if (shared && deadline === this.sharedDeadline && this.sharedBy < REQUESTS_PER_SIGNAL) {
       this.sharedBy++;
       return shared;
     }

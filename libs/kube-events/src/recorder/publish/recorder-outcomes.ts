@@ -37,7 +37,7 @@ export class RecorderOutcomes {
     details: OutcomeDetails | undefined,
     waiters: ReadonlySet<AwaitedPublish>,
   ): void {
-    if (details && this.outcomes.observed) this.outcomes.next(outcomeOf(kind, this.reporter, occurrence, details));
+    if (details) this.outcomes.next(outcomeOf(kind, this.reporter, occurrence, details));
     // The batch is done with: its set of waiters is read as it is, no copy of it and no delete from it.
     for (const waiter of waiters) waiter.resolveLanded();
   }
