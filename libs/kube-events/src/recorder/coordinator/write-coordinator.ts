@@ -237,18 +237,18 @@ export class WriteCoordinator implements DueWrites {
 
   /** A write ended: settles how, frees its connection, then schedules the series' next one. One function for every write. */
   private readonly writeEnded = (series: Series, sent: SentWrite): void => {
-    this.state.writeEnded(this.parts.clock.now());
-    this.settle(series, sent);
+    const now = this.parts.clock.now();
+    this.state.writeEnded(now);
+    this.settle(series, sent, now);
     this.connectionFreed();
     if (series.queue.length) this.schedule(series);
     this.checkDrained();
   };
 
-  /** Applies how a write ended: what it said of the server and its load, then the publishes it carried. */
-  private settle(series: Series, sent: SentWrite): void {
-    const { outcomes, budget, clock } = this.parts;
+  /** Applies how a write ended at `now`: what it said of the server and its load, then the publishes it carried. */
+  private settle(series: Series, sent: SentWrite, now: number): void {
+    const { outcomes, budget } = this.parts;
     const { batch } = sent;
-    const now = clock.now();
     if (sent.kind === 'written' || sent.answered) this.answered();
     if (sent.kind === 'written') {
       budget.admitted(now);
