@@ -95,7 +95,8 @@ export class RecorderTracing {
    * Runs `write` in a span `<operation> Event`, a child of the span its
    * latest occurrence was published in (a root span when there was none,
    * whatever context the write happens to run in). An HTTP
-   * instrumentation's client spans nest under it.
+   * instrumentation's client spans nest under it. Called once
+   * {@link tracesWrites} said yes, which is not asked again.
    */
   traceWrite<T>(
     operation: string,
@@ -104,10 +105,10 @@ export class RecorderTracing {
     write: () => Promise<T>,
     answer: (result: T) => WriteAnswer,
   ): Promise<T> {
-    if (!this.tracesWrites()) return write();
+    if (!this.tracer) return write();
     const { api } = this;
     const parent = trace ? api.trace.setSpanContext(api.ROOT_CONTEXT, trace.spanContext) : api.ROOT_CONTEXT;
-    const span = this.tracer!.startSpan(
+    const span = this.tracer.startSpan(
       `${operation} Event`,
       { kind: api.SpanKind.INTERNAL, attributes: k8sEventAttributes(identity()) },
       parent,
