@@ -63,6 +63,8 @@ export interface SideResult {
   readonly protocols: string[];
   /** Connections made, warm-up included. */
   readonly connections: number;
+  /** HTTP requests sent during the measured writes: one per write, unless a write was retried or read back. */
+  readonly requests: number;
 }
 
 /** What a rotation measured: each side's µs of CPU (user and system) per write, block by block, in round order. */
@@ -80,6 +82,8 @@ subscribe('undici:client:connected', (message) => {
   protocols.add(socket.alpnProtocol || 'http/1.1');
   connections++;
 });
+let requests = 0;
+subscribe('undici:request:create', () => requests++);
 
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromFile(task.kubeconfigPath);
@@ -170,9 +174,11 @@ if (task.rotation) {
     await profiler.post('Profiler.start');
   }
   settledHeap();
+  const requestsBefore = requests;
   const before = process.cpuUsage();
   await writeAll(write, measured);
   const { user, system } = process.cpuUsage(before);
+  const measuredRequests = requests - requestsBefore;
   if (profiler) {
     const { profile } = await profiler.post('Profiler.stop');
     const name = `${task.side.replace(' ', '-')}.${task.writes}x${task.concurrency}.cpuprofile`;
@@ -185,6 +191,7 @@ if (task.rotation) {
       systemMicros: system / task.writes,
       protocols: [...protocols],
       connections,
+      requests: measuredRequests,
     } satisfies SideResult,
     () => process.exit(0),
   );

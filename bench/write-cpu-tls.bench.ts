@@ -90,6 +90,10 @@ interface SideMedians {
   readonly micros: number;
   readonly userMicros: number;
   readonly systemMicros: number;
+  /** µs of CPU per write of each round, in round order: how far one round strays from the median. */
+  readonly rounds: number[];
+  /** The most HTTP requests per measured write of any round: above 1, some writes were retried or read back. */
+  readonly requestsPerWrite: number;
 }
 
 /** Rounds of every side, rotating which goes first; the medians of each. */
@@ -131,6 +135,8 @@ async function measure(
         micros: median(results.map((result) => result.userMicros + result.systemMicros)),
         userMicros: median(results.map((result) => result.userMicros)),
         systemMicros: median(results.map((result) => result.systemMicros)),
+        rounds: results.map((result) => result.userMicros + result.systemMicros),
+        requestsPerWrite: Math.max(...results.map((result) => result.requests / writes)),
       },
     ]),
   );
@@ -201,11 +207,14 @@ export async function writeCpuOverTls(): Promise<void> {
     ] as const) {
       const medians = await measure(kubeConfig, controlPlane.kubeconfigPath, writes, concurrency, pinning);
       const [bareH2, bareH1, apiH1, libraryH1, libraryH2] = SIDES.map((side) => medians.get(side)!.micros);
+      // Round by round (each side's round r ran within the same rotation): how far one round's ratio strays.
+      const bareH2Rounds = medians.get('bare h2')!.rounds;
+      const perRound = medians.get('library h1')!.rounds.map((micros, round) => micros / bareH2Rounds[round]);
       splitRows.push([
         label,
         ...SIDES.map((side) => {
-          const { userMicros, systemMicros } = medians.get(side)!;
-          return `${userMicros.toFixed(0)} / ${systemMicros.toFixed(0)}`;
+          const { userMicros, systemMicros, requestsPerWrite } = medians.get(side)!;
+          return `${userMicros.toFixed(0)} / ${systemMicros.toFixed(0)} (${requestsPerWrite.toFixed(2)})`;
         }),
       ]);
       rows.push([
@@ -216,6 +225,7 @@ export async function writeCpuOverTls(): Promise<void> {
         libraryH1.toFixed(0),
         libraryH2.toFixed(0),
         ratio(libraryH1, bareH2),
+        `${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}×`,
         ratio(libraryH2, bareH2),
         ratio(libraryH1, bareH1),
         ratio(libraryH2, bareH1),
@@ -239,6 +249,7 @@ export async function writeCpuOverTls(): Promise<void> {
         'library h1',
         'library h2',
         'library h1 / bare h2',
+        'the same, round by round',
         'library h2 / bare h2',
         'library h1 / bare h1',
         'library h2 / bare h1',
@@ -249,7 +260,8 @@ export async function writeCpuOverTls(): Promise<void> {
     );
     // Where a side's CPU goes: its own work (user), or system calls and the loopback's TCP (system).
     printTable(
-      'The same rounds, user and system CPU apart: µs per write, user / system, each the median of its rounds',
+      'The same rounds, user and system CPU apart: µs per write, user / system, each the median of its rounds; ' +
+        'in brackets, the most HTTP requests per write of any round (1.00: no write was retried or read back)',
       ['writes', ...SIDES],
       splitRows,
     );
