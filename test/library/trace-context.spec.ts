@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { jest } from '@jest/globals';
 import {
   context,
   createTraceState,
@@ -273,6 +274,25 @@ describe('trace context on Events', () => {
     expect(create.status).toMatchObject({ code: 2, message: expect.stringContaining('forbidden') });
     expect(create.attributes['error.type']).toBe('403');
     expect(create.events.map((event) => event.name)).toEqual(['exception']);
+  });
+
+  it('writes the Event without a span when the tracing SDK fails to start one', async () => {
+    // A faulty sampler or processor throws from startSpan: tracing must not cost the object its Event.
+    const startSpan = jest.spyOn(provider.getTracer('nestjs-kube-events'), 'startSpan').mockImplementation(() => {
+      throw new Error('the sampler failed');
+    });
+    try {
+      const recorder = recorderWith();
+      await recorder.publish(configMap('app'), syncFailed);
+      await recorder.publish(configMap('app'), syncFailed);
+
+      expect(startSpan).toHaveBeenCalledTimes(2);
+      expect(writeSpans()).toEqual([]);
+      expect(stored()).toHaveLength(1);
+      expect(stored()[0].series?.count).toBe(2);
+    } finally {
+      startSpan.mockRestore();
+    }
   });
 
   it('writes no span with writeSpans: false, and still the annotation', async () => {

@@ -108,11 +108,17 @@ export class RecorderTracing {
     if (!this.tracer) return write();
     const { api } = this;
     const parent = trace ? api.trace.setSpanContext(api.ROOT_CONTEXT, trace.spanContext) : api.ROOT_CONTEXT;
-    const span = this.tracer.startSpan(
-      `${operation} Event`,
-      { kind: api.SpanKind.INTERNAL, attributes: k8sEventAttributes(identity()) },
-      parent,
-    );
+    let span: Span;
+    try {
+      span = this.tracer.startSpan(
+        `${operation} Event`,
+        { kind: api.SpanKind.INTERNAL, attributes: k8sEventAttributes(identity()) },
+        parent,
+      );
+    } catch {
+      // The SDK's sampler or processor threw: the write goes without a span, rather than not at all.
+      return write();
+    }
     return this.inSpan(span, parent, write, answer);
   }
 
