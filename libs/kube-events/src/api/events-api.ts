@@ -32,7 +32,7 @@ import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js'
 import { truncateText } from '../event-rules/note-truncation.js';
 import { microTime } from './micro-time.js';
 import { flowOf, type EventWritesFlow } from './event-writes-flow.js';
-import { PooledAuthentication, type PooledAuthenticationOptions } from './pooled-authentication.js';
+import { type Authenticated, PooledAuthentication, type PooledAuthenticationOptions } from './pooled-authentication.js';
 import {
   describeUnreachable,
   isFailedConnectionAttempt,
@@ -253,25 +253,40 @@ export class EventsApi implements EventsWriter {
    * One request; PATCH bodies are JSON merge patches. Only a 2xx answer
    * whose body `read` takes is a success: a redirect is a refusal, and a
    * body it throws on is unreadable (the write may have been applied).
+   * Credentials kept from the last request are used at once; only a
+   * request that must authenticate waits for it.
    */
-  private async send<T>(
+  private send<T>(
     method: 'GET' | 'POST' | 'PATCH',
     path: string,
     signal: AbortSignal,
     body: unknown,
     read: (answer: unknown) => T,
   ): Promise<T> {
-    let status: number | undefined;
+    const request = { method, path, signal, body, read };
+    const reusable = this.authentication.reusableCredentials();
+    if (reusable) return this.sendAuthenticated(reusable, request);
+    return this.authentication.authenticate(signal).then(
+      (authenticated) => this.sendAuthenticated(authenticated, request),
+      (error: unknown) => Promise.reject(toPublishError(error, signal, undefined)),
+    );
+  }
+
+  /**
+   * {@link send} with its credentials: a promise chain, not an async
+   * function, whose suspended frame would hold every local per request.
+   */
+  private sendAuthenticated<T>(authenticated: Authenticated, request: EventsRequest<T>): Promise<T> {
+    const { method, path, signal, body } = request;
+    let answer: Promise<JsonAnswer>;
+    const headers: Record<string, string> = {
+      ...authenticated.headers,
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+    };
     try {
-      const authenticated =
-        this.authentication.reusableCredentials() ?? (await this.authentication.authenticate(signal));
-      const headers: Record<string, string> = {
-        ...authenticated.headers,
-        accept: 'application/json',
-        'user-agent': USER_AGENT,
-      };
       if (body !== undefined) headers['content-type'] = method === 'PATCH' ? MERGE_PATCH : 'application/json';
-      const response = await jsonRequest({
+      answer = jsonRequest({
         origin: this.origin,
         path: `${this.basePath}${path}`,
         method,
@@ -280,17 +295,47 @@ export class EventsApi implements EventsWriter {
         signal,
         dispatcher: authenticated.dispatcher,
       });
-      status = response.statusCode;
+    } catch (error) {
+      return Promise.reject(toPublishError(error, signal, undefined));
+    }
+    return answer.then(
+      (response) => this.answered(response, authenticated, headers, request),
+      (error: unknown) =>
+        Promise.reject(
+          error instanceof AnswerCutError
+            ? toPublishError(error.cause, signal, error.statusCode)
+            : toPublishError(error, signal, undefined),
+        ),
+    );
+  }
+
+  /** What an answer says: the value `read` takes from a 2xx, else the refusal, the redirect or the unreadable body. */
+  private answered<T>(
+    response: JsonAnswer,
+    authenticated: Authenticated,
+    headers: Record<string, string>,
+    { path, signal, read }: EventsRequest<T>,
+  ): T {
+    const status = response.statusCode;
+    try {
       if (path.startsWith(EVENTS_GROUP_PATH)) this.flow = flowOf(response.headers, this.flow) ?? this.flow;
       if (status === 401) this.authentication.refused(authenticated);
       if (status >= 400) throw refusal(response, credentialsOf(headers));
       if (status >= 300) throw redirected(response, this.origin, credentialsOf(headers));
       return read(parsedAnswer(response));
     } catch (error) {
-      if (error instanceof AnswerCutError) throw toPublishError(error.cause, signal, error.statusCode);
       throw toPublishError(error, signal, status);
     }
   }
+}
+
+/** One request of {@link EventsApi}, as `send` was given it. */
+interface EventsRequest<T> {
+  readonly method: 'GET' | 'POST' | 'PATCH';
+  readonly path: string;
+  readonly signal: AbortSignal;
+  readonly body: unknown;
+  readonly read: (answer: unknown) => T;
 }
 
 const MERGE_PATCH = 'application/merge-patch+json';

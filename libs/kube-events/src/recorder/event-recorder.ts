@@ -185,7 +185,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @throws PublishApiError when the API server refused it, or is unreachable (`queued`: it will be written when it answers)
    */
   publish(resource: KubernetesObject, event: KubeEvent): Promise<void> {
-    return this.coordinator.takeIn(resource, event, false).written;
+    return this.coordinator.publish(resource, event, false);
   }
 
   /** Forgets every series of `resource`: its next publish creates a new Event. */
@@ -198,7 +198,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * that {@link forgetFailures} resets. `@PublishesFailures` calls these two.
    */
   publishFailure(resource: KubernetesObject, event: KubeEvent): Promise<void> {
-    return this.coordinator.takeIn(resource, event, true).written;
+    return this.coordinator.publish(resource, event, true);
   }
 
   /**
@@ -214,7 +214,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    * @internal
    */
   schedulePublish(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
-    return this.coordinator.takeIn(resource, event, failure);
+    return this.coordinator.schedulePublish(resource, event, failure);
   }
 
   /** Forgets the failure series of `resource` only, as after a successful reconcile. */

@@ -91,35 +91,56 @@ export class WriteCoordinator implements DueWrites {
     return this.state.drainingUntil;
   }
 
-  /**
-   * Takes a publish in: `resource` and `event` become the copies
-   * `validatePublish` checked (the note redacted and cut), which is all the
-   * recorder reads of them from here on; refused, the publish fails at once.
-   * Counted in its series, the occurrence is queued and its write scheduled.
-   */
-  takeIn(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
-    const { options, outcomes } = this.parts;
+  /** Takes a publish in ({@link takeIn}): settles once the occurrence is counted on the API server, or with why not. */
+  publish(resource: KubernetesObject, event: KubeEvent, failure: boolean): Promise<void> {
     const publishedAt = this.parts.clock.now();
+    const awaited = new AwaitedPublish(publishedAt + this.parts.options.timeout);
+    this.takeIn(resource, event, failure, publishedAt, awaited);
+    return awaited.promise;
+  }
+
+  /** Takes a publish in ({@link takeIn}), and says when the caller may go on: see {@link ScheduledPublish}. */
+  schedulePublish(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
+    const publishedAt = this.parts.clock.now();
+    const awaited = new AwaitedPublish(publishedAt + this.parts.options.timeout);
+    const waitsForWrite = this.takeIn(resource, event, failure, publishedAt, awaited);
+    return { scheduled: waitsForWrite ? awaited.promise : Promise.resolve(), written: awaited.promise };
+  }
+
+  /**
+   * Takes a publish in, `awaited` by its caller: `resource` and `event`
+   * become the copies `validatePublish` checked (the note redacted and
+   * cut), which is all the recorder reads of them from here on; refused,
+   * the publish fails at once. Counted in its series, the occurrence is
+   * queued and its write scheduled. Returns whether `awaited` is settled
+   * already or its own write is on the wire: that write is the answer.
+   */
+  private takeIn(
+    resource: KubernetesObject,
+    event: KubeEvent,
+    failure: boolean,
+    publishedAt: number,
+    awaited: AwaitedPublish,
+  ): boolean {
+    const { options, outcomes } = this.parts;
     try {
       ({ resource, event } = validatePublish(resource, event, options.redactNote));
     } catch (error) {
-      return this.refuse(refusedOccurrence(resource, event, failure, publishedAt, options.redactNote), error);
+      return this.refuse(refusedOccurrence(resource, event, failure, publishedAt, options.redactNote), awaited, error);
     }
     const published = { resource, event, failure, publishedAt, trace: this.parts.tracing?.capture() };
-    if (this.state.closed) return this.refuse(published, new PublishError(RECORDER_SHUT_DOWN(resource, event)));
+    if (this.state.closed)
+      return this.refuse(published, awaited, new PublishError(RECORDER_SHUT_DOWN(resource, event)));
     const { series, occurrence, combined } = this.parts.series.count(published);
     if (combined) outcomes.report('combined', published, { count: 1, now: publishedAt });
-    const awaited = new AwaitedPublish(publishedAt + options.timeout);
-    // Settled already, or its own write is on the wire: that write is the answer.
-    if (this.dispatch(series, occurrence, awaited)) return { scheduled: awaited.promise, written: awaited.promise };
-    return { scheduled: Promise.resolve(), written: awaited.promise };
+    return this.dispatch(series, occurrence, awaited);
   }
 
-  /** A publish refused before it is counted in a series: its outcome says why, and both its promises reject. */
-  private refuse(occurrence: Occurrence, error: unknown): ScheduledPublish {
+  /** A publish refused before it is counted in a series: its outcome says why, and its caller is told. */
+  private refuse(occurrence: Occurrence, awaited: AwaitedPublish, error: unknown): true {
     this.parts.outcomes.report('failed', occurrence, { count: 1, error, now: occurrence.publishedAt });
-    const rejected = Promise.reject(error);
-    return { scheduled: rejected, written: rejected };
+    awaited.reject(error);
+    return true;
   }
 
   /** Ends the series of the object `uid` (all, or its failure ones): returns the Events they had written. */

@@ -6,7 +6,10 @@ import type { KubeEventsClock } from '../../kube-events.interfaces.js';
 interface BoundedRequest {
   readonly deadline: number;
   readonly controller: AbortController;
-  readonly reject: (error: PublishTimeoutError) => void;
+  /** Told what the request rejected with, or the timeout: whichever comes first, once. */
+  readonly failed: (error: PublishTimeoutError) => void;
+  /** Told its answer or its failure already: what comes after is dropped. */
+  settled: boolean;
   previous: BoundedRequest | undefined;
   next: BoundedRequest | undefined;
 }
@@ -40,42 +43,61 @@ export class RequestDeadlines {
   }
 
   /**
-   * Runs `work`, aborted once the timeout has passed; settles right then,
-   * whatever the request does: with what the aborted request says it was
-   * waiting for (an exec credential plugin, say), or else with
-   * {@link PublishTimeoutError}. What `work` rejects with is passed
-   * through `asError` first, in the same step (no promise more per request).
+   * Runs `work`, aborted once the timeout has passed, and calls `answered`
+   * with what it resolves to or `failed` with what it rejects with, once:
+   * at the timeout at the latest, whatever the request does, with what the
+   * aborted request says it was waiting for (an exec credential plugin,
+   * say), or else with {@link PublishTimeoutError}. What `work` rejects
+   * with is passed through `asError` first. Callbacks, not a promise: a
+   * write's answer reaches its sender in the same step.
    */
-  bound<T>(work: (signal: AbortSignal) => Promise<T>, asError: (error: unknown) => unknown = sameError): Promise<T> {
+  run<T, E>(
+    work: (signal: AbortSignal) => Promise<T>,
+    answered: (value: T) => void,
+    failed: (error: E | PublishTimeoutError) => void,
+    asError: (error: unknown) => E,
+  ): void {
     const deadline = this.clock.now() + this.timeout;
     const controller = this.controllerFor(deadline);
-    return new Promise<T>((resolve, reject) => {
-      const request: BoundedRequest = {
-        deadline,
-        controller,
-        reject,
-        previous: undefined,
-        next: undefined,
-      };
-      this.line.add(request);
-      let working: Promise<T>;
-      try {
-        working = work(controller.signal);
-      } catch (error) {
-        // Thrown before any promise: it settles the request as a rejection would, and leaves the line.
-        working = Promise.reject(error);
-      }
-      working.then(
-        (value) => {
-          this.line.remove(request);
-          resolve(value);
-        },
-        (error: unknown) => {
-          this.line.remove(request);
-          reject(asError(error));
-        },
-      );
-    });
+    const request: BoundedRequest = {
+      deadline,
+      controller,
+      failed,
+      settled: false,
+      previous: undefined,
+      next: undefined,
+    };
+    this.line.add(request);
+    let working: Promise<T>;
+    try {
+      working = work(controller.signal);
+    } catch (error) {
+      // Thrown before any promise: it settles the request as a rejection would, and leaves the line.
+      working = Promise.reject(error);
+    }
+    working.then(
+      (value) => {
+        if (!this.settle(request)) return;
+        answered(value);
+      },
+      (error: unknown) => {
+        if (!this.settle(request)) return;
+        failed(asError(error));
+      },
+    );
+  }
+
+  /** {@link run} as a promise, for the requests that are not a write's (an annotation, say). */
+  bound<T>(work: (signal: AbortSignal) => Promise<T>, asError: (error: unknown) => unknown = sameError): Promise<T> {
+    return new Promise<T>((resolve, reject) => this.run(work, resolve, reject, asError));
+  }
+
+  /** Whether this is the request's first outcome; if so, it leaves the line. */
+  private settle(request: BoundedRequest): boolean {
+    if (request.settled) return false;
+    request.settled = true;
+    this.line.remove(request);
+    return true;
   }
 
   /**
@@ -99,7 +121,11 @@ export class RequestDeadlines {
     const error = new PublishTimeoutError(this.timeout);
     request.controller.abort(error);
     // After the promise callbacks the abort runs: a request that heeds it rejects first, saying more.
-    setImmediate(() => request.reject(error));
+    setImmediate(() => {
+      if (request.settled) return;
+      request.settled = true;
+      request.failed(error);
+    });
   }
 }
 

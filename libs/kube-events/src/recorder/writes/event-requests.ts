@@ -36,10 +36,22 @@ export class EventRequests {
   /**
    * Sends `plan` for occurrences like `occurrence`, the latest of which was
    * published in `trace`; a create or a patch leaves `mark` on the Event
-   * (see `WRITES_ANNOTATION`).
+   * (see `WRITES_ANNOTATION`). Calls `answered` with what the server holds
+   * afterwards, or `failed` with a `PublishError` only, whatever the writer
+   * threw: callbacks, so that the answer reaches the sender in one step.
    */
-  request(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext, mark?: string): Promise<WriteResult> {
-    if (!this.tracing?.tracesWrites()) return this.send(occurrence, plan, trace, mark);
+  request(
+    occurrence: Occurrence,
+    plan: WritePlan,
+    trace: TraceContext | undefined,
+    mark: string | undefined,
+    answered: (result: WriteResult) => void,
+    failed: (error: PublishError) => void,
+  ): void {
+    if (!this.tracing?.tracesWrites()) {
+      this.send(occurrence, plan, trace, mark, answered, failed);
+      return;
+    }
     const { resource, event } = occurrence;
     const identity = () => ({
       reason: event.reason,
@@ -49,17 +61,32 @@ export class EventRequests {
       count: plan.kind === 'find' ? undefined : plan.count,
       object: { kind: resource.kind, name: resource.metadata?.name, uid: resource.metadata?.uid },
     });
-    const write = () => this.send(occurrence, plan, trace, mark);
-    return this.tracing.traceWrite(plan.kind, identity, trace, write, writeAnswer);
+    const write = () =>
+      new Promise<WriteResult>((resolve, reject) => this.send(occurrence, plan, trace, mark, resolve, reject));
+    this.tracing
+      .traceWrite(plan.kind, identity, trace, write, writeAnswer)
+      .then(answered, (error: unknown) => failed(error as PublishError));
   }
 
-  /** Sends `plan`, bounded by the timeout; rejects with a `PublishError` only, whatever the writer threw. */
-  private send(occurrence: Occurrence, plan: WritePlan, trace?: TraceContext, mark?: string): Promise<WriteResult> {
-    return this.deadlines.bound((signal) => {
-      if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
-      if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
-      return this.find(plan, signal);
-    }, asPublishError);
+  /** Sends `plan`, bounded by the timeout; fails with a `PublishError` only, whatever the writer threw. */
+  private send(
+    occurrence: Occurrence,
+    plan: WritePlan,
+    trace: TraceContext | undefined,
+    mark: string | undefined,
+    answered: (result: WriteResult) => void,
+    failed: (error: PublishError) => void,
+  ): void {
+    this.deadlines.run(
+      (signal) => {
+        if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
+        if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
+        return this.find(plan, signal);
+      },
+      answered,
+      failed,
+      asPublishError,
+    );
   }
 
   /** Adds annotations to an Event, bounded like a write. */

@@ -2,7 +2,7 @@ import { LibraryLogger } from '../../library-logger.js';
 import type { PublishApiError, PublishError } from '../../errors.js';
 import type { KubeEventsClock } from '../../kube-events.interfaces.js';
 import { SERIES_LOOKUP_REFUSED } from '../../kube-events.messages.js';
-import type { Batch, Series, SeriesEvent, WritePlan } from '../series/index.js';
+import type { Batch, Series, SeriesEvent, WritePlan, WriteResult } from '../series/index.js';
 import type { EventRequests } from './event-requests.js';
 import type { Failed, WriteLedger } from './write-ledger.js';
 import type { WriteMarks } from './write-marks.js';
@@ -79,59 +79,77 @@ export class WriteSender {
 
   /**
    * Sends the series' next write (see {@link hasWrite}), started at `now`,
-   * and calls `ended` with how it ended. Each request is a promise callback
-   * rather than a step of an async function, whose suspended frame would
-   * hold every local per write, and the end is a call, not one more promise.
+   * and calls `ended` with how it ended. Each request's answer is a
+   * callback rather than a step of an async function, whose suspended
+   * frame would hold every local per write, and the end is a call, not
+   * one more promise.
    */
   send(series: Series, now: number, ended: (series: Series, sent: SentWrite) => void): void {
     const { batch, plan } = this.parts.ledger.takeWrite(series, now)!;
     this.request({ series, batch, startedAt: now, requests: 1, answered: false, resent: false, ended }, plan);
   }
 
-  /** Sends the write's next request, `plan`, and reads its answer: the write ends, or its next request follows. */
+  /** Sends the write's next request, `plan`: its answer or its failure says whether the write ends or goes on. */
   private request(write: WriteInProgress, plan: WritePlan): void {
-    const { requests, ledger, clock, marks } = this.parts;
-    const { series, batch, startedAt, ended } = write;
+    const { requests, clock, marks } = this.parts;
+    const { batch } = write;
     const sentAt = clock.now();
     const mark = marks?.next();
-    void requests.request(batch.first, plan, batch.trace, mark).then(
-      (result) => {
-        write.answered = true;
-        if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
-        const next = ledger.applyAnswer(series, batch, result, write.requests, startedAt, clock.now());
-        if (next.kind === 'failed') {
-          ended(series, {
-            kind: 'failed',
-            batch,
-            error: next.error,
-            failed: next.failed,
-            sentAt: startedAt,
-            answered: true,
-          });
-          return;
-        }
-        if (next.kind === 'written') {
-          const uid = 'state' in result ? result.state.uid : undefined;
-          ended(series, { kind: 'written', batch, created: next.created, count: next.count, event: next.event, uid });
-          return;
-        }
-        write.requests++;
-        if (next.pauseMs <= 0) this.request(write, next.plan);
-        else void clock.sleep(next.pauseMs).then(() => this.request(write, next.plan));
-      },
-      (error: unknown) => {
-        // The requests reject with a PublishError only, whatever the writer threw.
-        const failure = error as PublishError;
-        const failed = ledger.applyFailure(series, batch, failure, write.resent, clock.now(), mark);
-        if (failed.kind !== 'resend') {
-          ended(series, { kind: 'failed', batch, error: failure, failed, sentAt, answered: write.answered });
-          return;
-        }
-        write.resent = true;
-        write.requests++;
-        this.request(write, plan);
-      },
+    requests.request(
+      batch.first,
+      plan,
+      batch.trace,
+      mark,
+      (result) => this.answered(write, result),
+      (error) => this.failed(write, plan, error, sentAt, mark),
     );
+  }
+
+  /** The server answered the write's request: the write ends, or its next request follows. */
+  private answered(write: WriteInProgress, result: WriteResult): void {
+    const { ledger, clock } = this.parts;
+    const { series, batch, startedAt, ended } = write;
+    write.answered = true;
+    if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
+    const next = ledger.applyAnswer(series, batch, result, write.requests, startedAt, clock.now());
+    if (next.kind === 'failed') {
+      ended(series, {
+        kind: 'failed',
+        batch,
+        error: next.error,
+        failed: next.failed,
+        sentAt: startedAt,
+        answered: true,
+      });
+      return;
+    }
+    if (next.kind === 'written') {
+      const uid = 'state' in result ? result.state.uid : undefined;
+      ended(series, { kind: 'written', batch, created: next.created, count: next.count, event: next.event, uid });
+      return;
+    }
+    write.requests++;
+    if (next.pauseMs <= 0) this.request(write, next.plan);
+    else void clock.sleep(next.pauseMs).then(() => this.request(write, next.plan));
+  }
+
+  /** The write's request `plan`, sent at `sentAt`, failed with `error`: the write ends, or goes again on a fresh connection. */
+  private failed(
+    write: WriteInProgress,
+    plan: WritePlan,
+    error: PublishError,
+    sentAt: number,
+    mark: string | undefined,
+  ): void {
+    const { series, batch, ended } = write;
+    const failed = this.parts.ledger.applyFailure(series, batch, error, write.resent, this.parts.clock.now(), mark);
+    if (failed.kind !== 'resend') {
+      ended(series, { kind: 'failed', batch, error, failed, sentAt, answered: write.answered });
+      return;
+    }
+    write.resent = true;
+    write.requests++;
+    this.request(write, plan);
   }
 
   private warnLookupRefused(error: PublishApiError): void {
