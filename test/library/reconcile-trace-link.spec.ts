@@ -1,6 +1,7 @@
 // KEP-5915's reading side: with `traceLink`, a @PublishesFailures reconcile runs in a root span of kind
 // consumer linked to the trace context its object's annotation carries, and the failure Event names that span.
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -101,6 +102,51 @@ describe('@PublishesFailures({ traceLink })', () => {
     const [span] = reconcileSpans();
     expect(span.links).toEqual([]);
     app.get(FakeEventRecorder).expectEvent({ reason: 'ReconcileFailed', count: 1 });
+  });
+
+  it('runs the reconcile without its span when the tracing SDK fails to start one, and still reports it', async () => {
+    // A faulty sampler throws from startSpan: the reconcile runs, and fails or returns as it would untraced.
+    const startSpan = jest
+      .spyOn(tracing.provider.getTracer('nestjs-kube-events'), 'startSpan')
+      .mockImplementation(() => {
+        throw new Error('the sampler failed');
+      });
+    try {
+      const reconciler = app.get(WidgetReconciler);
+      await expect(reconciler.reconcile(widget({ 'tracing.k8s.io/traceparent': APPLIED }))).rejects.toThrow(
+        'cannot sync w1',
+      );
+      await expect(reconciler.run(widget())).resolves.toBe('ran w1');
+
+      expect(startSpan.mock.calls.map(([name]) => name)).toEqual(
+        expect.arrayContaining(['WidgetReconciler.reconcile', 'WidgetReconciler.run']),
+      );
+      expect(reconcileSpans()).toEqual([]);
+      app.get(FakeEventRecorder).expectEvent({ reason: 'ReconcileFailed', count: 1 });
+    } finally {
+      startSpan.mockRestore();
+    }
+  });
+
+  it('keeps the reconcile’s error when the tracing SDK throws as its span ends', async () => {
+    const tracer = tracing.provider.getTracer('nestjs-kube-events');
+    const startSpan = tracer.startSpan.bind(tracer);
+    const spy = jest.spyOn(tracer, 'startSpan').mockImplementation((...args) => {
+      const span = startSpan(...args);
+      span.end = () => {
+        throw new Error('the processor failed');
+      };
+      return span;
+    });
+    try {
+      await expect(app.get(WidgetReconciler).reconcile(widget())).rejects.toThrow('cannot sync w1');
+      await expect(app.get(WidgetReconciler).run(widget())).resolves.toBe('ran w1');
+      expect(spy.mock.calls.map(([name]) => name)).toEqual(
+        expect.arrayContaining(['WidgetReconciler.reconcile', 'WidgetReconciler.run']),
+      );
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('reads the annotation a project names, and keeps the return value', async () => {

@@ -295,6 +295,30 @@ describe('trace context on Events', () => {
     }
   });
 
+  it('keeps the write when the tracing SDK throws as its span ends', async () => {
+    // A faulty processor throws from end(): the Event is written all the same, and its publish resolves.
+    const tracer = provider.getTracer('nestjs-kube-events');
+    const startSpan = tracer.startSpan.bind(tracer);
+    const spy = jest.spyOn(tracer, 'startSpan').mockImplementation((...args) => {
+      const span = startSpan(...args);
+      span.end = () => {
+        throw new Error('the processor failed');
+      };
+      return span;
+    });
+    try {
+      const recorder = recorderWith();
+      await recorder.publish(configMap('app'), syncFailed);
+      await recorder.publish(configMap('app'), syncFailed);
+
+      expect(spy).toHaveBeenCalledTimes(2);
+      expect(stored()).toHaveLength(1);
+      expect(stored()[0].series?.count).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('writes no span with writeSpans: false, and still the annotation', async () => {
     const recorder = recorderWith({ writeSpans: false });
     const span = await inSpan('reconcile', () => recorder.publish(configMap(), syncFailed));

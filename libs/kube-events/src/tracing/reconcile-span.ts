@@ -6,6 +6,7 @@ import { parseTraceparent } from './traceparent.js';
 import { w3cTracestate } from './w3c-trace-context.js';
 import { errorMessage, errorStack } from '../describe-value.js';
 import { isPromiseLike } from '../promise-like.js';
+import { withoutSdkFaults } from './sdk-faults.js';
 
 /** The annotation KEP-5915 names for the trace context of the change that made an object what it is. */
 export const TRACEPARENT_ANNOTATION = 'tracing.k8s.io/traceparent';
@@ -48,12 +49,18 @@ export function inReconcileSpan<T>(
 ): T {
   const linked = object && annotatedSpanContext(api, object, annotation);
   const links: Link[] = linked ? [{ context: linked }] : [];
-  const span = api.trace.getTracer('nestjs-kube-events').startSpan(name, {
-    kind: api.SpanKind.CONSUMER,
-    root: true,
-    links,
-    attributes: objectAttributes(object),
-  });
+  let span: Span;
+  try {
+    span = api.trace.getTracer('nestjs-kube-events').startSpan(name, {
+      kind: api.SpanKind.CONSUMER,
+      root: true,
+      links,
+      attributes: objectAttributes(object),
+    });
+  } catch {
+    // The SDK's sampler or processor threw: the reconcile runs without its span, rather than fail for it.
+    return work();
+  }
   return api.context.with(api.trace.setSpan(api.context.active(), span), () => {
     let result: T;
     try {
@@ -90,12 +97,15 @@ function objectAttributes(object: KubernetesObject | undefined): Record<string, 
   });
 }
 
+/** Ends the span; what the SDK throws then is dropped: the reconcile's own result stands. */
 function ended(api: OpenTelemetryApi, span: Span, error?: unknown): void {
-  if (error !== undefined) {
-    // A span goes to a collector: what it says of the error is bounded, redacted and escaped, as log lines are.
-    const message = errorMessage(error);
-    span.recordException(error instanceof Error ? { name: error.name, message, stack: errorStack(error) } : message);
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message });
-  }
-  span.end();
+  withoutSdkFaults(() => {
+    if (error !== undefined) {
+      // A span goes to a collector: what it says of the error is bounded, redacted and escaped, as log lines are.
+      const message = errorMessage(error);
+      span.recordException(error instanceof Error ? { name: error.name, message, stack: errorStack(error) } : message);
+      span.setStatus({ code: api.SpanStatusCode.ERROR, message });
+    }
+    span.end();
+  });
 }

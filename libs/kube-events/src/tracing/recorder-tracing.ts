@@ -1,6 +1,7 @@
 import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { ResolvedTracingOptions } from '../kube-events.interfaces.js';
 import { k8sEventAttributes, type K8sEventIdentity } from './k8s-event-attributes.js';
+import { withoutSdkFaults } from './sdk-faults.js';
 import { loadOpenTelemetryApi, type OpenTelemetryApi } from './opentelemetry-api.js';
 import type { ModuleLoader } from './optional-module.js';
 import {
@@ -136,6 +137,11 @@ export class RecorderTracing {
     );
   }
 
+  /**
+   * Runs the write in its span. What the SDK throws while the span is
+   * given its result or ended (a faulty processor) is dropped: the span is
+   * lost, not the write's own result.
+   */
   private async inSpan<T>(
     span: Span,
     parent: Context,
@@ -143,19 +149,24 @@ export class RecorderTracing {
     answer: (result: T) => WriteAnswer,
   ): Promise<T> {
     const { api } = this;
+    let result: T;
     try {
-      const result = await api.context.with(api.trace.setSpan(parent, span), write);
+      result = await api.context.with(api.trace.setSpan(parent, span), write);
+    } catch (error) {
+      withoutSdkFaults(() => {
+        span.recordException(error instanceof Error ? error : String(error));
+        span.setAttribute('error.type', errorType(error));
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : undefined });
+        span.end();
+      });
+      throw error;
+    }
+    withoutSdkFaults(() => {
       const { result: kind, event } = answer(result);
       span.setAttributes({ ...(event && k8sEventAttributes(event)), [WRITE_RESULT_ATTRIBUTE]: kind });
-      return result;
-    } catch (error) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setAttribute('error.type', errorType(error));
-      span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : undefined });
-      throw error;
-    } finally {
       span.end();
-    }
+    });
+    return result;
   }
 }
 
