@@ -11,7 +11,14 @@ export {
   writing,
   written,
 } from './series-write-state.js';
-export { type Batch, type BatchAttempts, type Series, type SeriesEvent, type TrackedObject } from './series.js';
+export {
+  type Batch,
+  type BatchAttempts,
+  NO_BATCHES,
+  type Series,
+  type SeriesEvent,
+  type TrackedObject,
+} from './series.js';
 export { SimilarEvents } from './similar-events.js';
 export { TokenBucket } from './token-bucket.js';
 export {

@@ -1,6 +1,6 @@
 import { InsertionOrder } from '../../insertion-order.js';
 import type { Occurrence } from '../publish/index.js';
-import type { Series, SeriesEvent, TrackedObject } from './series.js';
+import { NO_BATCHES, type Series, type SeriesEvent, type TrackedObject } from './series.js';
 import type { SimilarEvents } from './similar-events.js';
 import { SpentBudgets } from './spent-budgets.js';
 import { StringPool } from '../../string-pool.js';
@@ -236,7 +236,7 @@ function newSeries(
     occurrences: 0,
     openedAt,
     inDoubt: undefined,
-    queue: [],
+    queue: NO_BATCHES,
     // The write state of a series that never wrote, written out: V8 keeps the fields after a spread outside the
     // object, 16 B more per series.
     state: 'idle',

@@ -1,5 +1,5 @@
 import { type AwaitedPublish, IdentityDigests, type Occurrence } from '../publish/index.js';
-import { type Batch, type Series, queued, writing, written } from '../series/index.js';
+import { type Batch, NO_BATCHES, type Series, queued, writing, written } from '../series/index.js';
 
 /** Queued writes one series may hold; past it the oldest waiting one is given up, so one noisy object cannot use up `maxPending`. */
 const MAX_BATCHES_PER_SERIES = 8;
@@ -86,7 +86,8 @@ export class WriteQueue {
       },
     };
     waiter.carrier = batch;
-    // A series' first batch gets an array of its size: a push onto an empty one reserves room for sixteen.
+    // A series' first batch gets an array of its size: a push onto an empty one reserves room for sixteen (and
+    // an idle series' is the shared frozen one).
     if (series.queue.length) series.queue.push(batch);
     else series.queue = [batch];
     this.waiting++;
@@ -147,13 +148,17 @@ export class WriteQueue {
 
   /** Removes a batch from its series; `wasInFlight` when its write just settled, so it took no waiting room. */
   private remove(series: Series, index: number, wasInFlight = false): Batch | undefined {
-    const batch = index === 0 ? series.queue.shift() : series.queue.splice(index, 1)[0];
-    if (!batch) return undefined;
+    if (index >= series.queue.length) return undefined;
+    const batch = index === 0 ? series.queue.shift()! : series.queue.splice(index, 1)[0];
     if (!wasInFlight) {
       this.waiting--;
       this.waitingBytes -= batch.bytes;
     }
-    if (!series.queue.length) this.withWork.delete(series);
+    if (!series.queue.length) {
+      // An idle series holds no array of its own: a recorder tracks thousands.
+      series.queue = NO_BATCHES;
+      this.withWork.delete(series);
+    }
     return batch;
   }
 }
