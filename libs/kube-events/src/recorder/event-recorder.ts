@@ -111,7 +111,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.outcomes$ = this.outcomes.outcomes$;
     const { seriesWindow: window, maxSeries, writeControl, timeout, resumeSeries: resume } = this.options;
     const limit = this.options.combineSimilarEvents;
-    const similar = limit ? new SimilarEvents(limit, window, maxSeries) : undefined;
+    const similar = limit ? new SimilarEvents(limit, window) : undefined;
     this.series = new SeriesIndex({ window, maxSeries, resume, similar });
     this.ended = new EndedEvents(maxSeries);
     this.eventsApi = eventsApi ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());

@@ -61,18 +61,19 @@ export class SeriesIndex {
   }
 
   /**
-   * Counts a valid occurrence in its series: its note combined first when
-   * the object's notes keep changing; an object without a uid gets an Event
-   * of its own every time.
+   * Counts a valid occurrence in its series, its note combined when the
+   * object's notes keep changing; an object without a uid gets an Event of
+   * its own every time.
    */
   count(occurrence: Occurrence): Counted {
-    const combined = this.options.similar?.combine(occurrence);
-    const counted = combined ?? occurrence;
-    const { failure, publishedAt } = counted;
-    const uid = counted.resource.metadata?.uid;
-    const { reason, action } = counted.event;
-    const series = uid ? this.acquire(uid, failure, reason, action, publishedAt) : this.untracked(failure, publishedAt);
-    return { series, occurrence: counted, combined: combined !== undefined };
+    const { failure, publishedAt } = occurrence;
+    const uid = occurrence.resource.metadata?.uid;
+    if (!uid) return { series: this.untracked(failure, publishedAt), occurrence, combined: false };
+    const { reason, action } = occurrence.event;
+    // The series' key leaves the note out, so the series is found before the note is combined.
+    const series = this.acquire(uid, failure, reason, action, publishedAt);
+    const combined = this.options.similar?.combine(series.object!, occurrence);
+    return { series, occurrence: combined ?? occurrence, combined: combined !== undefined };
   }
 
   /** Returns the series (failure?, `uid`, `reason`, `action`), creating it, marks it used and counts the occurrence. */
@@ -128,9 +129,9 @@ export class SeriesIndex {
    * Occurrences they hold are still written, to their Event.
    */
   forget(uid: string, failure: true | undefined, now: number): SeriesEvent[] {
-    this.options.similar?.forget(uid, failure);
     const object = this.objects.get(uid);
     if (!object) return [];
+    this.options.similar?.forget(object, failure);
     const ended: SeriesEvent[] = [];
     // Read before any is removed: a removal unlinks its series.
     const all: Series[] = [];
@@ -145,7 +146,14 @@ export class SeriesIndex {
 
   /** A new tracked object with its first series. */
   private firstSeriesOf(uid: string, kind: SeriesKind, now: number): Series {
-    const object: TrackedObject = { uid, series: undefined, budget: undefined, previous: undefined, next: undefined };
+    const object: TrackedObject = {
+      uid,
+      series: undefined,
+      budget: undefined,
+      notes: undefined,
+      previous: undefined,
+      next: undefined,
+    };
     const series = newSeries(object, kind, this.options.resume, now);
     object.series = series;
     this.objects.set(uid, object);

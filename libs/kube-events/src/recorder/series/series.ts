@@ -2,6 +2,7 @@ import type { PublishError } from '../../errors.js';
 import type { TraceContext } from '../../tracing/trace-context.js';
 import type { AwaitedPublish, Occurrence } from '../publish/index.js';
 import type { SeriesWriteState } from './series-write-state.js';
+import type { NoteChanges } from './similar-events.js';
 import type { TokenBucket } from './token-bucket.js';
 import type { WritePlan } from './write-plan.js';
 
@@ -111,6 +112,8 @@ export interface TrackedObject {
   series: Series | undefined;
   /** The writes the object may still send, made on its first write. */
   budget: TokenBucket | undefined;
+  /** How its notes changed, for combining similar events (`SimilarEvents`, which alone reads and changes it). */
+  notes: NoteChanges | undefined;
   /** Its neighbours among the objects kept only for their spent budget, which `SpentBudgets` owns. */
   previous: TrackedObject | undefined;
   next: TrackedObject | undefined;

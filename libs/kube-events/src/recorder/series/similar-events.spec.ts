@@ -1,6 +1,7 @@
 import type { KubeEvent } from '../../kube-events.interfaces.js';
 import type { Occurrence } from '../publish/index.js';
-import { SimilarEvents } from './similar-events.js';
+import { SeriesIndex } from './series-index.js';
+import { type NoteHistory, SimilarEvents } from './similar-events.js';
 
 const WINDOW = 600_000;
 
@@ -18,14 +19,25 @@ function occurrence(
   } as Occurrence;
 }
 
+/** Combines similar events with `limit`, each object's notes kept by uid, as the series index keeps them. */
+function similarEvents(limit: number) {
+  const similar = new SimilarEvents(limit, WINDOW);
+  const objects = new Map<string, NoteHistory>();
+  const of = (uid: string) => objects.get(uid) ?? objects.set(uid, { notes: undefined }).get(uid)!;
+  return {
+    combine: (occurrence: Occurrence) => similar.combine(of(occurrence.resource.metadata!.uid!), occurrence),
+    forget: (uid: string, failure: true | undefined) => similar.forget(of(uid), failure),
+  };
+}
+
 /** The notes the occurrences are written with. */
-function written(similar: SimilarEvents, occurrences: Occurrence[]): string[] {
+function written(similar: ReturnType<typeof similarEvents>, occurrences: Occurrence[]): string[] {
   return occurrences.map((each) => (similar.combine(each) ?? each).event.note!);
 }
 
 describe('SimilarEvents', () => {
   it('tells long notes apart by all of their text, and a repeat of one from another', () => {
-    const similar = new SimilarEvents(2, WINDOW, 100);
+    const similar = similarEvents(2);
     const prefix = 'x'.repeat(1_000);
     const notes = written(similar, [
       occurrence(`${prefix} a`, 0),
@@ -39,7 +51,7 @@ describe('SimilarEvents', () => {
   });
 
   it('lets limit - 1 different notes through, then counts every later occurrence on one combined Event', () => {
-    const similar = new SimilarEvents(10, WINDOW, 100);
+    const similar = similarEvents(10);
     const notes = written(
       similar,
       Array.from({ length: 40 }, (_, n) => occurrence(`waiting for pod web-0 (attempt ${n})`, n * 100)),
@@ -53,14 +65,14 @@ describe('SimilarEvents', () => {
   });
 
   it('never combines repeats of one note, nor a note that changes less often than the limit', () => {
-    const similar = new SimilarEvents(3, WINDOW, 100);
+    const similar = similarEvents(3);
     const notes = ['a', 'a', 'a', 'b', 'b', 'b', 'b'].map((note, n) => occurrence(note, n));
 
     expect(written(similar, notes)).toEqual(['a', 'a', 'a', 'b', 'b', 'b', 'b']);
   });
 
   it('counts two notes that alternate, each of which would open an Event', () => {
-    const similar = new SimilarEvents(4, WINDOW, 100);
+    const similar = similarEvents(4);
     const notes = ['a', 'b', 'a', 'b', 'a', 'b'].map((note, n) => occurrence(note, n));
 
     expect(written(similar, notes)).toEqual([
@@ -74,7 +86,7 @@ describe('SimilarEvents', () => {
   });
 
   it('tells notes apart by their text alone: trace context and annotations never make a note different', () => {
-    const similar = new SimilarEvents(2, WINDOW, 100);
+    const similar = similarEvents(2);
     const traced = (at: number, spanId: string) =>
       ({
         ...occurrence('same note', at, { annotations: { 'example.com/attempt': String(at) } }),
@@ -88,7 +100,7 @@ describe('SimilarEvents', () => {
   });
 
   it('keeps objects, reasons, actions, types and failure series apart', () => {
-    const similar = new SimilarEvents(2, WINDOW, 100);
+    const similar = similarEvents(2);
     const first = written(similar, [occurrence('a', 0), occurrence('b', 1)]);
     const others = written(similar, [
       occurrence('c', 2, { uid: 'uid-2' }),
@@ -103,7 +115,7 @@ describe('SimilarEvents', () => {
   });
 
   it('starts over once the window passes without an occurrence', () => {
-    const similar = new SimilarEvents(2, WINDOW, 100);
+    const similar = similarEvents(2);
     const notes = written(similar, [
       occurrence('a', 0),
       occurrence('b', 1),
@@ -115,7 +127,7 @@ describe('SimilarEvents', () => {
   });
 
   it('starts over for the failures of an object that reconciled, and for every series of one forgotten', () => {
-    const similar = new SimilarEvents(2, WINDOW, 100);
+    const similar = similarEvents(2);
     written(similar, [
       occurrence('a', 0),
       occurrence('b', 1),
@@ -133,7 +145,7 @@ describe('SimilarEvents', () => {
   });
 
   it('cuts a combined note to the limit of a note', () => {
-    const similar = new SimilarEvents(2, WINDOW, 100);
+    const similar = similarEvents(2);
     const long = 'x'.repeat(1024);
     const [, combined] = written(similar, [occurrence('a', 0), occurrence(long, 1)]);
 
@@ -141,12 +153,21 @@ describe('SimilarEvents', () => {
     expect(combined).toMatch(/^\(combined from similar events\): x+\.\.\.$/);
   });
 
-  it('leaves objects without a uid alone, and remembers at most maxObjects objects', () => {
-    const similar = new SimilarEvents(2, WINDOW, 3);
-    const noUid = occurrence('a', 0, { uid: '' });
+  it('leaves objects without a uid alone, and forgets an object’s notes with its series', () => {
+    const index = new SeriesIndex({
+      window: WINDOW,
+      maxSeries: 1,
+      resume: false,
+      similar: new SimilarEvents(2, WINDOW),
+    });
+    const counted = (note: string, at: number, uid?: string) => index.count(occurrence(note, at, { uid }));
 
-    expect(similar.combine(noUid)).toBeUndefined();
-    for (let n = 0; n < 10; n++) similar.combine(occurrence('a', n, { uid: `uid-${n}` }));
-    expect(similar.size).toBe(3);
+    expect([counted('a', 0, ''), counted('b', 1, '')].map((each) => each.combined)).toEqual([false, false]);
+    // With room for one series, another object's takes the place of uid-1's: its notes go with it.
+    counted('a', 2);
+    counted('x', 3, 'uid-2');
+    expect(counted('b', 4).combined).toBe(false);
+    // Kept, the same two notes combine.
+    expect(counted('c', 5).combined).toBe(true);
   });
 });

@@ -1,11 +1,10 @@
 import { hash } from 'node:crypto';
 import { truncateNote } from '../../event-rules/note-truncation.js';
 import { COMBINED_NOTE_PREFIX } from '../../kube-events.constants.js';
-import { InsertionOrder } from '../../insertion-order.js';
 import type { Occurrence } from '../publish/index.js';
 
 /** How the notes of one object's events of one kind (failure or not, type, reason, action) changed within the window. */
-interface NoteChanges {
+export interface NoteChanges {
   readonly failure: boolean;
   readonly type: string;
   readonly reason: string;
@@ -22,12 +21,10 @@ interface NoteChanges {
   next: NoteChanges | undefined;
 }
 
-/** The note changes of one object's kinds of event; objects are linked in the order of use. */
-interface ObjectNoteChanges {
-  readonly uid: string;
-  kinds: NoteChanges | undefined;
-  previous: ObjectNoteChanges | undefined;
-  next: ObjectNoteChanges | undefined;
+/** What an object keeps of its notes, for {@link SimilarEvents}: the series index's record of the object holds it. */
+export interface NoteHistory {
+  /** The note changes of the object's kinds of event, most recent kind first. */
+  notes: NoteChanges | undefined;
 }
 
 /**
@@ -46,32 +43,24 @@ interface ObjectNoteChanges {
  * Counting changes rather than distinct notes also bounds two notes that
  * alternate, each of which would open a new Event.
  *
- * What it remembers is one entry per object and kind of event, the least
- * recently used objects forgotten past `maxObjects`.
+ * What it remembers is one entry per kind of event, on the object's record
+ * in the series index ({@link NoteHistory}): one map and one order of use
+ * for both, so that an object is bounded, and forgotten, with its series.
  */
 export class SimilarEvents {
-  /** Per object uid: its kinds of event. */
-  private readonly objects = new Map<string, ObjectNoteChanges>();
-  /** The same objects, least recently used first: a use moves one, and changes no map. */
-  private readonly order = new InsertionOrder<ObjectNoteChanges>();
-
   constructor(
     private readonly limit: number,
     private readonly window: number,
-    private readonly maxObjects: number,
   ) {}
 
   /**
-   * The occurrence as it is to be counted: `undefined` when it goes on as it
-   * is, else a copy whose note is its combined Event's.
+   * The occurrence about `object` as it is to be counted: `undefined` when
+   * it goes on as it is, else a copy whose note is its combined Event's.
    */
-  combine(occurrence: Occurrence): Occurrence | undefined {
-    const uid = occurrence.resource.metadata?.uid;
-    if (!uid) return undefined;
+  combine(object: NoteHistory, occurrence: Occurrence): Occurrence | undefined {
     const { event, failure, publishedAt } = occurrence;
     const note = event.note ?? '';
-    const object = this.touch(uid);
-    let kind = object.kinds;
+    let kind = object.notes;
     while (
       kind &&
       !(
@@ -83,7 +72,7 @@ export class SimilarEvents {
     )
       kind = kind.next;
     if (!kind) {
-      object.kinds = {
+      object.notes = {
         failure,
         type: event.type,
         reason: event.reason,
@@ -92,7 +81,7 @@ export class SimilarEvents {
         opened: 1,
         lastAt: publishedAt,
         combinedNote: undefined,
-        next: object.kinds,
+        next: object.notes,
       };
       return undefined;
     }
@@ -116,39 +105,11 @@ export class SimilarEvents {
   }
 
   /** Forgets what the object's events (all, or its failure ones) did: its next note opens an Event of its own. */
-  forget(uid: string, failure: true | undefined): void {
-    const object = this.objects.get(uid);
-    if (!object) return;
-    let head = failure ? object.kinds : undefined;
+  forget(object: NoteHistory, failure: true | undefined): void {
+    let head = failure ? object.notes : undefined;
     while (head?.failure) head = head.next;
     for (let kind = head; kind; kind = kind.next) while (kind.next?.failure) kind.next = kind.next.next;
-    object.kinds = head;
-    if (head) return;
-    this.order.remove(object);
-    this.objects.delete(uid);
-  }
-
-  /** How many objects it remembers. */
-  get size(): number {
-    return this.objects.size;
-  }
-
-  /** The object's entry, made the most recently used; a new one forgets the least recently used past `maxObjects`. */
-  private touch(uid: string): ObjectNoteChanges {
-    const known = this.objects.get(uid);
-    if (known) {
-      this.order.moveToEnd(known);
-      return known;
-    }
-    const object: ObjectNoteChanges = { uid, kinds: undefined, previous: undefined, next: undefined };
-    this.objects.set(uid, object);
-    this.order.push(object);
-    if (this.objects.size > this.maxObjects) {
-      const oldest = this.order.first!;
-      this.order.remove(oldest);
-      this.objects.delete(oldest.uid);
-    }
-    return object;
+    object.notes = head;
   }
 }
 
