@@ -8,7 +8,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { PublishesFailures } from 'nestjs-kube-events';
 import { FakeEventRecorder, KubeEventsTestingModule } from 'nestjs-kube-events/testing';
-import { inMemoryTracing, traceGloballyWith } from '../support/in-memory-tracing.js';
+import { inMemoryTracing, spansThrowingOnEnd, traceGloballyWith } from '../support/in-memory-tracing.js';
 
 const tracing = inMemoryTracing();
 const APPLIED = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -129,15 +129,7 @@ describe('@PublishesFailures({ traceLink })', () => {
   });
 
   it('keeps the reconcile’s error when the tracing SDK throws as its span ends', async () => {
-    const tracer = tracing.provider.getTracer('nestjs-kube-events');
-    const startSpan = tracer.startSpan.bind(tracer);
-    const spy = jest.spyOn(tracer, 'startSpan').mockImplementation((...args) => {
-      const span = startSpan(...args);
-      span.end = () => {
-        throw new Error('the processor failed');
-      };
-      return span;
-    });
+    const spy = spansThrowingOnEnd(tracing.provider.getTracer('nestjs-kube-events'));
     try {
       await expect(app.get(WidgetReconciler).reconcile(widget())).rejects.toThrow('cannot sync w1');
       await expect(app.get(WidgetReconciler).run(widget())).resolves.toBe('ran w1');

@@ -18,7 +18,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, KubeEventsModule, PublishesFailures, type KubeEvent } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
-import { inMemoryTracing, traceGloballyWith } from '../support/in-memory-tracing.js';
+import { inMemoryTracing, spansThrowingOnEnd, traceGloballyWith } from '../support/in-memory-tracing.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
 import { MAX_CALLER_ANNOTATIONS_BYTES } from '../../libs/kube-events/src/event-rules/annotation-bytes.js';
 
@@ -297,15 +297,7 @@ describe('trace context on Events', () => {
 
   it('keeps the write when the tracing SDK throws as its span ends', async () => {
     // A faulty processor throws from end(): the Event is written all the same, and its publish resolves.
-    const tracer = provider.getTracer('nestjs-kube-events');
-    const startSpan = tracer.startSpan.bind(tracer);
-    const spy = jest.spyOn(tracer, 'startSpan').mockImplementation((...args) => {
-      const span = startSpan(...args);
-      span.end = () => {
-        throw new Error('the processor failed');
-      };
-      return span;
-    });
+    const spy = spansThrowingOnEnd(provider.getTracer('nestjs-kube-events'));
     try {
       const recorder = recorderWith();
       await recorder.publish(configMap('app'), syncFailed);

@@ -1,6 +1,7 @@
 // Spans kept in memory, from a tracer provider that the tests of one describe block register globally (with the
 // async-hooks context manager a Nest application needs): what the library and a test's own code trace.
-import { context, trace } from '@opentelemetry/api';
+import { jest } from '@jest/globals';
+import { context, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 
@@ -27,4 +28,20 @@ export function traceGloballyWith({ spans, provider }: InMemoryTracing): void {
     await provider.shutdown();
   });
   beforeEach(() => spans.reset());
+}
+
+/**
+ * Makes every span `tracer` starts from now on throw when it ends, as a
+ * faulty span processor does; the returned spy records the starts, and
+ * `mockRestore()` undoes it.
+ */
+export function spansThrowingOnEnd(tracer: Tracer) {
+  const startSpan = tracer.startSpan.bind(tracer);
+  return jest.spyOn(tracer, 'startSpan').mockImplementation((...args) => {
+    const span = startSpan(...args);
+    span.end = () => {
+      throw new Error('the processor failed');
+    };
+    return span;
+  });
 }

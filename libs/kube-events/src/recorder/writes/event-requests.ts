@@ -48,8 +48,14 @@ export class EventRequests {
     answered: (result: WriteResult) => void,
     failed: (error: PublishError) => void,
   ): void {
+    const send = (signal: AbortSignal): Promise<WriteResult> => {
+      if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
+      if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
+      return this.find(plan, signal);
+    };
+    // Bounded by the timeout, and failing with a PublishError only, whatever the writer threw.
     if (!this.tracing?.tracesWrites()) {
-      this.send(occurrence, plan, trace, mark, answered, failed);
+      this.deadlines.run(send, answered, failed, asPublishError);
       return;
     }
     const { resource, event } = occurrence;
@@ -61,32 +67,10 @@ export class EventRequests {
       count: plan.kind === 'find' ? undefined : plan.count,
       object: { kind: resource.kind, name: resource.metadata?.name, uid: resource.metadata?.uid },
     });
-    const write = () =>
-      new Promise<WriteResult>((resolve, reject) => this.send(occurrence, plan, trace, mark, resolve, reject));
+    const write = () => this.deadlines.bound(send, asPublishError);
     this.tracing
       .traceWrite(plan.kind, identity, trace, write, writeAnswer)
       .then(answered, (error: unknown) => failed(error as PublishError));
-  }
-
-  /** Sends `plan`, bounded by the timeout; fails with a `PublishError` only, whatever the writer threw. */
-  private send(
-    occurrence: Occurrence,
-    plan: WritePlan,
-    trace: TraceContext | undefined,
-    mark: string | undefined,
-    answered: (result: WriteResult) => void,
-    failed: (error: PublishError) => void,
-  ): void {
-    this.deadlines.run(
-      (signal) => {
-        if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
-        if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
-        return this.find(plan, signal);
-      },
-      answered,
-      failed,
-      asPublishError,
-    );
   }
 
   /** Adds annotations to an Event, bounded like a write. */
