@@ -6,7 +6,7 @@ import { parseTraceparent } from './traceparent.js';
 import { w3cTracestate } from './w3c-trace-context.js';
 import { errorMessage, errorStack } from '../describe-value.js';
 import { isPromiseLike } from '../promise-like.js';
-import { withoutSdkFaults } from './sdk-faults.js';
+import { startedSpan, withoutSdkFaults } from './sdk-faults.js';
 
 /** The annotation KEP-5915 names for the trace context of the change that made an object what it is. */
 export const TRACEPARENT_ANNOTATION = 'tracing.k8s.io/traceparent';
@@ -49,18 +49,16 @@ export function inReconcileSpan<T>(
 ): T {
   const linked = object && annotatedSpanContext(api, object, annotation);
   const links: Link[] = linked ? [{ context: linked }] : [];
-  let span: Span;
-  try {
-    span = api.trace.getTracer('nestjs-kube-events').startSpan(name, {
+  const span = startedSpan(() =>
+    api.trace.getTracer('nestjs-kube-events').startSpan(name, {
       kind: api.SpanKind.CONSUMER,
       root: true,
       links,
       attributes: objectAttributes(object),
-    });
-  } catch {
-    // The SDK's sampler or processor threw: the reconcile runs without its span, rather than fail for it.
-    return work();
-  }
+    }),
+  );
+  // The SDK failed to start one: the reconcile runs without its span, rather than fail for it.
+  if (!span) return work();
   return api.context.with(api.trace.setSpan(api.context.active(), span), () => {
     let result: T;
     try {

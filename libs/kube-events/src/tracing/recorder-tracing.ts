@@ -1,7 +1,7 @@
 import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { ResolvedTracingOptions } from '../kube-events.interfaces.js';
 import { k8sEventAttributes, type K8sEventIdentity } from './k8s-event-attributes.js';
-import { withoutSdkFaults } from './sdk-faults.js';
+import { startedSpan, withoutSdkFaults } from './sdk-faults.js';
 import { loadOpenTelemetryApi, type OpenTelemetryApi } from './opentelemetry-api.js';
 import type { ModuleLoader } from './optional-module.js';
 import {
@@ -109,18 +109,16 @@ export class RecorderTracing {
     if (!this.tracer) return write();
     const { api } = this;
     const parent = trace ? api.trace.setSpanContext(api.ROOT_CONTEXT, trace.spanContext) : api.ROOT_CONTEXT;
-    let span: Span;
-    try {
-      span = this.tracer.startSpan(
+    const { tracer } = this;
+    const span = startedSpan(() =>
+      tracer.startSpan(
         `${operation} Event`,
         { kind: api.SpanKind.INTERNAL, attributes: k8sEventAttributes(identity()) },
         parent,
-      );
-    } catch {
-      // The SDK's sampler or processor threw: the write goes without a span, rather than not at all.
-      return write();
-    }
-    return this.inSpan(span, parent, write, answer);
+      ),
+    );
+    // The SDK failed to start one: the write goes without a span, rather than not at all.
+    return span ? this.inSpan(span, parent, write, answer) : write();
   }
 
   /**
