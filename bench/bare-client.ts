@@ -13,6 +13,17 @@ export const failed = {
   note: 'source ConfigMap default/app not found',
 } as const satisfies KubeEvent;
 
+/**
+ * {@link failed} with a note that names `object`, as an operator's notes do:
+ * a recorder meets each note once, so what it does to a note it has not
+ * seen (its credential patterns, its identity digest) is paid on every
+ * write, not once per process.
+ */
+export const failedAbout = (object: KubernetesObject): KubeEvent => ({
+  ...failed,
+  note: `source ConfigMap ${object.metadata!.namespace}/${object.metadata!.name}-source not found`,
+});
+
 const microTime = () => `${new Date().toISOString().slice(0, -1)}000Z`;
 
 /** How the bare client reaches the server. */
@@ -21,8 +32,8 @@ export interface BareClientOptions {
   readonly origin: string;
   /** The bearer token. */
   readonly token: string;
-  /** Keep-alive connections, at most. */
-  readonly connections: number;
+  /** Keep-alive connections, at most; undici's default sets no bound. */
+  readonly connections?: number;
   /** Whether HTTP/2 is offered (ALPN, over TLS only); undici's default is to offer it. */
   readonly allowH2?: boolean;
   /** The server's CA, PEM. */
@@ -46,14 +57,15 @@ export class BareClient {
 
   constructor({ origin, token, connections, allowH2, ca }: BareClientOptions) {
     this.pool = new Pool(origin, {
-      connections,
+      ...(connections !== undefined && { connections }),
       ...(allowH2 !== undefined && { allowH2 }),
       ...(ca !== undefined && { connect: { ca } }),
     });
     this.headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
   }
 
-  async create(object: KubernetesObject): Promise<void> {
+  /** Creates the Event `event` (by default {@link failed}) about `object`. */
+  async create(object: KubernetesObject, event: KubeEvent = failed): Promise<void> {
     const { name, namespace, uid, resourceVersion } = object.metadata!;
     const eventName = `${name}.${(Date.now() * 1e6 + this.sequence++).toString(16)}`;
     const eventTime = microTime();
@@ -62,10 +74,10 @@ export class BareClient {
       kind: 'Event',
       metadata: { name: eventName, namespace },
       eventTime,
-      type: failed.type,
-      reason: failed.reason,
-      action: failed.action,
-      note: failed.note,
+      type: event.type,
+      reason: event.reason,
+      action: event.action,
+      note: event.note,
       regarding: { apiVersion: object.apiVersion, kind: object.kind, name, namespace, uid, resourceVersion },
       reportingController: reporter.controller,
       reportingInstance: reporter.instance,

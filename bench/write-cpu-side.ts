@@ -4,7 +4,9 @@
  * connections) is counted: forked with a {@link SideTask} as its one
  * argument, it makes {@link SideTask.warmUp} writes, then
  * {@link SideTask.writes} measured ones, and sends a {@link SideResult}.
- * With `WRITE_CPU_PROFILE=<dir>`, it writes a CPU profile of the measured
+ * By default ({@link SideMethod}) the library is loaded as a user installs
+ * it, the built package alone: nothing here imports `src/`. With
+ * `WRITE_CPU_PROFILE=<dir>`, it writes a CPU profile of the measured
  * writes alone there (`<side>.<writes>x<concurrency>.cpuprofile`), for
  * Chrome DevTools or `speedscope`.
  */
@@ -14,20 +16,46 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
+import { NestFactory } from '@nestjs/core';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { EventRecorder } from 'nestjs-kube-events';
-import { EventsApi } from '../libs/kube-events/src/api/events-api.js';
-import { POOL_CONNECTIONS } from '../libs/kube-events/src/api/pooled-authentication.js';
-import { BareClient, failed, reporter } from './bare-client.js';
+import { EventRecorder, KubeEventsModule, type KubeEvent } from 'nestjs-kube-events';
+import { EventsApi } from '../libs/kube-events/dist/api/events-api.js';
+import { POOL_CONNECTIONS } from '../libs/kube-events/dist/api/pooled-authentication.js';
+import { BareClient, failed, failedAbout, reporter } from './bare-client.js';
 import { settledHeap } from './measure.js';
 import { newObjectEvent } from './new-object-event.js';
 
 /**
- * Who writes: a bare undici Pool, the recorder, or the recorder's Events API
- * called by hand (`events-api`: its HTTP layer without the recorder, one
- * create per write), and whether HTTP/2 is offered.
+ * Who writes: a bare undici Pool (`bare h2`: at undici's defaults, which
+ * offer HTTP/2; `bare h1`: HTTP/1.1 over as many connections as the
+ * recorder's pool), the recorder, or the recorder's Events API called by
+ * hand (`events-api`: its HTTP layer without the recorder, one create per
+ * write). The recorder and its Events API speak HTTP/1.1.
  */
-export type SideName = 'bare h1' | 'bare h2' | 'events-api h1' | 'library h1' | 'library h2';
+export type SideName = 'bare h1' | 'bare h2' | 'events-api h1' | 'library h1';
+
+/**
+ * How the sides are built and measured. The defaults are the bench's
+ * method; each other value puts back one thing of the method before it
+ * (`WRITE_CPU_SIDE_BUILD=source`, `WRITE_CPU_SETTLE=1`,
+ * `WRITE_CPU_NOTE=fixed`), so that what each one does to the figures can
+ * be shown as rows of their own.
+ */
+export interface SideMethod {
+  /**
+   * `module`: the recorder a user gets, from `KubeEventsModule.forRoot` in
+   * a Nest application context (its permission watch, metrics and sinks
+   * included), and the Events API, both from the built package. `source`:
+   * a recorder built by hand with `new EventRecorder()` over an Events API
+   * compiled from `src/` as the process loads it (two copies of the
+   * library's lower floors in one process).
+   */
+  readonly build: 'module' | 'source';
+  /** Two full collections right before the measured writes, so that little garbage is left to collect in them. */
+  readonly settle: boolean;
+  /** `object`: every note names its object, as an operator's do; `fixed`: the same note on every write. */
+  readonly note: 'object' | 'fixed';
+}
 
 /** What one process measures. */
 export interface SideTask {
@@ -41,6 +69,7 @@ export interface SideTask {
   readonly writes: number;
   /** Writes awaited at once: 1 sends them one at a time. */
   readonly concurrency: number;
+  readonly method: SideMethod;
   /**
    * Instead of `side` alone: these sides in this one process, each with its
    * own pool, taking turns at blocks of `writes` for `rounds` rounds (which
@@ -75,6 +104,7 @@ export interface RotationResult {
 }
 
 const task = JSON.parse(process.argv[2]) as SideTask;
+const { method } = task;
 const protocols = new Set<string>();
 let connections = 0;
 subscribe('undici:client:connected', (message) => {
@@ -87,15 +117,26 @@ subscribe('undici:request:create', () => requests++);
 
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromFile(task.kubeconfigPath);
+/** The Event each write reports about `object`. */
+const eventAbout = (object: KubernetesObject): KubeEvent => (method.note === 'object' ? failedAbout(object) : failed);
+/** Budgets that never fold or delay a write: each publish is its own request, as by hand. */
+const writeControl = { objectBurst: 1e9, qps: 1e9, burst: 1e9 };
+
 /** A side's writes and how to close it. */
 interface SideWriter {
   readonly write: (object: KubernetesObject) => Promise<void>;
   readonly close: () => Promise<void>;
 }
 
+/** The Events API of {@link SideMethod.build}: the built package's, or one compiled from `src/` now. */
+async function eventsApiClass(): Promise<typeof EventsApi> {
+  if (method.build === 'module') return EventsApi;
+  const source = await import('../libs/kube-events/src/api/events-api.js');
+  return source.EventsApi as unknown as typeof EventsApi;
+}
+
 /** The writer of `side`, with a pool of its own. */
-function writerFor(side: SideName): SideWriter {
-  const h2 = side.endsWith('h2');
+async function writerFor(side: SideName): Promise<SideWriter> {
   if (side.startsWith('bare')) {
     const cluster = kubeConfig.getCurrentCluster()!;
     const token = kubeConfig.getCurrentUser()?.token;
@@ -103,28 +144,40 @@ function writerFor(side: SideName): SideWriter {
     const bare = new BareClient({
       origin: new URL(cluster.server).origin,
       token,
-      connections: POOL_CONNECTIONS,
-      allowH2: h2,
+      // `bare h2` leaves the Pool at undici's defaults; `bare h1` is the recorder's pool by hand.
+      ...(side === 'bare h1' && { connections: POOL_CONNECTIONS, allowH2: false }),
       ca: cluster.caData ? Buffer.from(cluster.caData, 'base64') : cluster.caFile && readFileSync(cluster.caFile),
     });
-    return { write: (object) => bare.create(object), close: () => bare.close() };
+    return { write: (object) => bare.create(object, eventAbout(object)), close: () => bare.close() };
   }
   if (side.startsWith('events-api')) {
     // What the recorder sends for a new object, without the recorder: the body it builds, a signal per request.
-    const api = new EventsApi(kubeConfig, { allowHttp2: h2 });
+    const api = new (await eventsApiClass())(kubeConfig);
     return {
       write: async (object) => {
-        await api.create(object.metadata!.namespace!, newObjectEvent(object), new AbortController().signal);
+        const body = newObjectEvent(object, eventAbout(object));
+        await api.create(object.metadata!.namespace!, body, new AbortController().signal);
       },
       close: () => api.close(),
     };
   }
-  // Budgets that never fold or delay a write: each publish is its own request, as by hand.
-  const recorder = new EventRecorder(
-    { reporter, kubeConfig, writeControl: { objectBurst: 1e9, qps: 1e9, burst: 1e9 } },
-    new EventsApi(kubeConfig, { allowHttp2: h2 }),
+  if (method.build === 'source') {
+    const recorder = new EventRecorder(
+      { reporter, kubeConfig, writeControl },
+      new (await eventsApiClass())(kubeConfig),
+    );
+    return {
+      write: (object) => recorder.publish(object, eventAbout(object)),
+      close: () => recorder.onApplicationShutdown(),
+    };
+  }
+  // As a user builds it: the module's recorder, every other option at its default.
+  const app = await NestFactory.createApplicationContext(
+    KubeEventsModule.forRoot({ reporter, kubeConfig, writeControl }),
+    { logger: ['error', 'warn'] },
   );
-  return { write: (object) => recorder.publish(object, failed), close: () => recorder.onApplicationShutdown() };
+  const recorder = app.get(EventRecorder);
+  return { write: (object) => recorder.publish(object, eventAbout(object)), close: () => app.close() };
 }
 
 const objectsOf = (prefix: string, count: number): KubernetesObject[] =>
@@ -145,7 +198,8 @@ async function writeAll(write: SideWriter['write'], objects: KubernetesObject[])
 
 if (task.rotation) {
   const { sides, rounds } = task.rotation;
-  const writers = sides.map((side) => [side, writerFor(side)] as const);
+  const writers: (readonly [SideName, SideWriter])[] = [];
+  for (const side of sides) writers.push([side, await writerFor(side)]);
   for (const [side, { write }] of writers)
     await writeAll(write, objectsOf(`warm-${side.replace(' ', '-')}`, task.warmUp));
   const blocks: Record<string, number[]> = Object.fromEntries(sides.map((side) => [side, []]));
@@ -153,7 +207,7 @@ if (task.rotation) {
     for (let turn = 0; turn < writers.length; turn++) {
       const [side, { write }] = writers[(turn + round) % writers.length];
       const objects = objectsOf(`r${round}-${side.replace(' ', '-')}`, task.writes);
-      settledHeap();
+      if (method.settle) settledHeap();
       const before = process.cpuUsage();
       await writeAll(write, objects);
       const { user, system } = process.cpuUsage(before);
@@ -163,7 +217,7 @@ if (task.rotation) {
   for (const [, { close }] of writers) await close();
   process.send!({ blocks, protocols: [...protocols] } satisfies RotationResult, () => process.exit(0));
 } else {
-  const { write, close } = writerFor(task.side);
+  const { write, close } = await writerFor(task.side);
   await writeAll(write, objectsOf('warm', task.warmUp));
   const measured = objectsOf('measured', task.writes);
   const profileDir = process.env.WRITE_CPU_PROFILE;
@@ -173,7 +227,7 @@ if (task.rotation) {
     await profiler.post('Profiler.enable');
     await profiler.post('Profiler.start');
   }
-  settledHeap();
+  if (method.settle) settledHeap();
   const requestsBefore = requests;
   const before = process.cpuUsage();
   await writeAll(write, measured);
