@@ -89,12 +89,12 @@ describe('the packed library in a Nest 11 CommonJS application', () => {
   }, 120_000);
 
   it("runs the template's spec and the documented unit test with the page's recipe, without a cluster", async () => {
-    const tested = await app.script('test', await noCluster());
+    const tested = await app.script('test', await noCluster(join(workDir, 'home')));
     expect(tested.stderr).toMatch(/Tests:\s+2 passed, 2 total/);
   }, 180_000);
 
   it('runs the AppModule test with overrideModule(KubeEventsModule), without a cluster', async () => {
-    const tested = await app.script('test:e2e', await noCluster());
+    const tested = await app.script('test:e2e', await noCluster(join(workDir, 'home')));
     expect(tested.stderr).toMatch(/Tests:\s+2 passed, 2 total/);
   }, 180_000);
 });

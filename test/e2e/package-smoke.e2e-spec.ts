@@ -101,12 +101,12 @@ describe('the packed library in a Nest 12 ESM application', () => {
   }, 120_000);
 
   it("runs the template's spec and the documented unit test under the template's Vitest, without a cluster", async () => {
-    const tested = await app.script('test', await noCluster());
+    const tested = await app.script('test', await noCluster(join(workDir, 'home')));
     expect(tested.stdout).toMatch(/Tests\s+2 passed \(2\)/);
   }, 180_000);
 
   it('runs the AppModule test with overrideModule(KubeEventsModule) under Vitest, without a cluster', async () => {
-    const tested = await app.script('test:e2e', await noCluster());
+    const tested = await app.script('test:e2e', await noCluster(join(workDir, 'home')));
     expect(tested.stdout).toMatch(/Tests\s+2 passed \(2\)/);
   }, 180_000);
 
@@ -114,7 +114,7 @@ describe('the packed library in a Nest 12 ESM application', () => {
     const jestConfig = (await filesOf('docs/testing.md', 'Nest 12 with Jest')).get('jest.config.js');
     await app.write({ 'jest.config.js': jestConfig! });
     const jest = join(app.directory, 'node_modules/jest/bin/jest.js');
-    const tested = await app.node(['--experimental-vm-modules', jest], await noCluster());
+    const tested = await app.node(['--experimental-vm-modules', jest], await noCluster(join(workDir, 'home')));
     expect(tested.stderr).toMatch(/Tests:\s+2 passed, 2 total/);
   }, 180_000);
 });

@@ -1,5 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { sharedControlPlane } from '../../../tools/control-plane/control-plane.js';
@@ -41,11 +40,11 @@ export async function runQuickStart(
   return { ran, events: await scratch.eventsAbout(configMap) };
 }
 
-/** The environment of a machine without a cluster: no kubeconfig anywhere the library looks. */
-export async function noCluster(): Promise<NodeJS.ProcessEnv> {
-  return {
-    HOME: await mkdtemp(join(tmpdir(), 'no-kubeconfig-')),
-    KUBECONFIG: undefined,
-    KUBERNETES_SERVICE_HOST: undefined,
-  };
+/**
+ * The environment of a machine without a cluster: no kubeconfig anywhere the library looks, with `home` (an
+ * empty folder it makes) as the home folder.
+ */
+export async function noCluster(home: string): Promise<NodeJS.ProcessEnv> {
+  await mkdir(home, { recursive: true });
+  return { HOME: home, KUBECONFIG: undefined, KUBERNETES_SERVICE_HOST: undefined };
 }
