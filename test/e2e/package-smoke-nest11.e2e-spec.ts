@@ -1,8 +1,8 @@
 // The packed library in a Nest 11 application, as a newcomer on Nest 11 makes one: `nest new` of @nestjs/cli 11
-// (CommonJS, Jest with ts-jest), then a plain `npm install` of the tarball and @kubernetes/client-node beside
-// Nest 11. The README's Quick start is built with the app's TypeScript and run against the local control plane;
-// the template's own specs, docs/testing.md's unit test and its AppModule test then run with the page's Nest 11
-// recipe, on a machine without a cluster.
+// (CommonJS, Jest with ts-jest), then a plain `npm install` of the tarball, @kubernetes/client-node and
+// @nestjs/terminus 11 beside Nest 11. The README's Quick start is built with the app's TypeScript and run against
+// the local control plane; the template's own specs, docs/testing.md's unit test, a terminus health check and the
+// page's AppModule test then run with its Nest 11 recipe, on a machine without a cluster.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,27 @@ import { documentedFiles, noCluster, runQuickStart } from './support/documented-
 import { GeneratedApp, packLibrary, workspaceVersion } from './support/generated-app.js';
 import { Scratch } from './support/library-fixtures.js';
 import { nest11Template } from './support/nest-templates.js';
+
+/** The health check of the package README's "Health", on @nestjs/terminus 11, with the fake recorder. */
+const HEALTH_SPEC = `import { Test } from '@nestjs/testing';
+import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { KubeEventsHealthIndicator } from 'nestjs-kube-events/terminus';
+import { KubeEventsTestingModule } from 'nestjs-kube-events/testing';
+
+describe('KubeEventsHealthIndicator', () => {
+  it('reports up to terminus', async () => {
+    const app = await Test.createTestingModule({
+      imports: [TerminusModule, KubeEventsTestingModule.forRoot()],
+      providers: [KubeEventsHealthIndicator],
+    }).compile();
+    await app.init();
+    const kubeEvents = app.get(KubeEventsHealthIndicator);
+    const result = await app.get(HealthCheckService).check([() => kubeEvents.isHealthy()]);
+    expect(result).toMatchObject({ status: 'ok', info: { 'kube-events': { status: 'up', writable: true } } });
+    await app.close();
+  });
+});
+`;
 
 /** The package.json of Nest 11's template with docs/testing.md's "Nest 11 with Jest" merged in. */
 async function withNest11Recipe(packageJson: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -41,8 +62,11 @@ describe('the packed library in a Nest 11 CommonJS application', () => {
     (packageJson.dependencies as Record<string, string>)['nestjs-kube-events'] = `file:${tarball}`;
     (packageJson.dependencies as Record<string, string>)['@kubernetes/client-node'] =
       `^${await workspaceVersion('@kubernetes/client-node')}`;
+    // The optional peer for a health endpoint, at the version Nest 11 apps run.
+    (packageJson.dependencies as Record<string, string>)['@nestjs/terminus'] = '^11.0.0';
     app = await GeneratedApp.create(join(workDir, 'app'), { name: 'nest11-app', ...packageJson }, template.files);
     await app.write(await documentedFiles());
+    await app.write({ 'src/health.spec.ts': HEALTH_SPEC });
     // "and the same moduleNameMapper in test/jest-e2e.json"
     const e2eConfig = JSON.parse(await readFile(join(app.directory, 'test/jest-e2e.json'), 'utf8')) as object;
     await app.write({ 'test/jest-e2e.json': JSON.stringify({ ...e2eConfig, moduleNameMapper }, null, 2) });
@@ -57,10 +81,12 @@ describe('the packed library in a Nest 11 CommonJS application', () => {
     const installed = await app.install();
     expect(installed.stderr).not.toMatch(/ERESOLVE/);
     expect(installed.code).toBe(0);
-    const common = JSON.parse(
-      await readFile(join(app.directory, 'node_modules/@nestjs/common/package.json'), 'utf8'),
-    ) as { version: string };
-    expect(common.version).toMatch(/^11\./);
+    for (const name of ['@nestjs/common', '@nestjs/core', '@nestjs/terminus']) {
+      const installed = JSON.parse(
+        await readFile(join(app.directory, 'node_modules', name, 'package.json'), 'utf8'),
+      ) as { version: string };
+      expect(installed.version).toMatch(/^11\./);
+    }
   }, 600_000);
 
   it("compiles, with no error from the library's types when skipLibCheck is off and OpenTelemetry absent", async () => {
@@ -88,9 +114,9 @@ describe('the packed library in a Nest 11 CommonJS application', () => {
     );
   }, 120_000);
 
-  it("runs the template's spec and the documented unit test with the page's recipe, without a cluster", async () => {
+  it("runs the template's spec, the documented unit test and a terminus 11 health check with the page's recipe, without a cluster", async () => {
     const tested = await app.script('test', await noCluster(join(workDir, 'home')));
-    expect(tested.stderr).toMatch(/Tests:\s+2 passed, 2 total/);
+    expect(tested.stderr).toMatch(/Tests:\s+3 passed, 3 total/);
   }, 180_000);
 
   it('runs the AppModule test with overrideModule(KubeEventsModule), without a cluster', async () => {
