@@ -1,6 +1,6 @@
 // docs/testing.md's test on a fake clock, run as a reader would: its spec beside the Quick start's reconciler
-// (README.md), under Jest, with `describe`, `expect` and `it` from '@jest/globals' in place of Vitest's, as the
-// page's "With Jest" section says. The spec's tests are this file's tests.
+// (README.md), under Jest, whose globals (`describe`, `expect`, `it`) the spec uses as under Vitest's
+// `globals: true`. The spec's tests are this file's tests.
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,8 +21,5 @@ const spec = (await filesOf('docs/testing.md', 'Time the test controls')).get(
 );
 if (!reconciler || !spec) throw new Error('the Quick start reconciler or the fake clock spec is missing from the docs');
 await writeFile(join(app, 'src/config-map.reconciler.ts'), reconciler);
-await writeFile(
-  join(app, 'src/config-map.reconciler.clock.spec.ts'),
-  spec.replace("from 'vitest'", "from '@jest/globals'"),
-);
+await writeFile(join(app, 'src/config-map.reconciler.clock.spec.ts'), spec);
 await import(pathToFileURL(join(app, 'src/config-map.reconciler.clock.spec.ts')).href);

@@ -2,7 +2,7 @@
 // `@PublishesFailures`, and rendered by the package's command for the controller's docs.
 import 'reflect-metadata';
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,6 +115,16 @@ describe('nestjs-kube-events catalog', () => {
       code: 1,
       stderr: `${stale} is not what the Event catalog in ${module} renders: run the same command without --check to write it.\n`,
     });
+  }, 30_000);
+
+  it('writes --out into a folder it makes, as docs/events.md in an app that has no docs/ yet', async () => {
+    const module = join(SAMPLE, 'dist/config-mirror/config-mirror.events.js');
+    const app = await mkdtemp(join(tmpdir(), 'catalog-app-'));
+    await run(process.execPath, [COMMAND, 'catalog', module, '--out', 'docs/events.md'], { cwd: app });
+    expect(await readFile(join(app, 'docs/events.md'), 'utf8')).toContain(
+      '| `ReconcileFailed` | Warning | `Reconcile` |',
+    );
+    await rm(app, { recursive: true, force: true });
   }, 30_000);
 
   it('says why a module could not be loaded without repeating a credential its error quotes', async () => {

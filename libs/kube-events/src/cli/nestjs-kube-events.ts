@@ -2,8 +2,8 @@
 // The package's command. `nestjs-kube-events catalog <module>` renders the Event catalog a module exports
 // (`defineEventCatalog`) as Markdown: to stdout, to a file (`--out`), or checks that file is current (`--check`,
 // for CI: it exits 1 when the file differs from what the catalog renders).
-import { readFile, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderEventCatalog } from '../catalog/catalog-markdown.js';
@@ -64,6 +64,8 @@ async function main(argv: string[]): Promise<number> {
       1,
     );
   }
+  // A docs folder the project has not made yet, as a first `--out docs/events.md` in a new app finds.
+  await mkdir(dirname(values.out), { recursive: true });
   await writeFile(values.out, page);
   return 0;
 }

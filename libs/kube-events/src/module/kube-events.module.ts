@@ -1,5 +1,4 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ConfigurableKubeEventsModule,
   KUBE_EVENTS_ASYNC_OPTIONS_TYPE,
@@ -15,12 +14,9 @@ import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { KubeEventsMetricsModule } from '../metrics/kube-events-metrics.module.js';
 import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
 import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
-import { EventsApi } from '../api/events-api.js';
-import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
-import { KubeEventsHealth } from '../health/kube-events-health.js';
 import { getKubeEventsHealthToken } from '../health/health-tokens.js';
-import { PermissionCheck } from '../permissions/permission-check.js';
-import { permissionCheckMode, resolveRecorderOptions } from '../recorder/recorder-options.js';
+import { RecorderConnection } from './recorder-connection.js';
+import { overrideWithModuleClass } from './module-override.js';
 
 /**
  * Provides an `EventRecorder` for one controller, wraps the methods
@@ -35,6 +31,12 @@ import { permissionCheckMode, resolveRecorderOptions } from '../recorder/recorde
  * `$KUBECONFIG` or `~/.kube/config`, and start-up fails when there is none.
  * An empty `reporter.instance` (`POD_NAME` set but empty) counts as unset:
  * the instance is then the controller name.
+ *
+ * In a test of a module that imports it, `Test.createTestingModule(…)`
+ * `.overrideModule(KubeEventsModule).useModule(KubeEventsTestingModule.forRoot())`
+ * replaces every `forRoot`/`forRootAsync` import of it, and
+ * `.overrideProvider(EventRecorder)` replaces the recorder alone: neither
+ * then looks for a kubeconfig.
  *
  * @example
  * KubeEventsModule.forRoot({ reporter: { controller: 'example.com/widget-controller', instance: process.env.POD_NAME } })
@@ -52,65 +54,30 @@ export class KubeEventsModule extends ConfigurableKubeEventsModule {
   }
 }
 
+// `overrideModule(KubeEventsModule)` in a test then replaces the `forRoot(…)` an application imports.
+overrideWithModuleClass(KubeEventsModule);
+
 function withRecorder(definition: DynamicModule, name: string | undefined): DynamicModule {
   if (name !== undefined && (typeof name !== 'string' || name === ''))
     throw new Error(INVALID_OPTIONS('name', NOT_A_RECORDER_NAME(name)));
   const token = getEventRecorderToken(name);
-  const kubeConfigToken = `KUBE_EVENTS:kube-config:${name ?? ''}`;
-  const eventsApiToken = `KUBE_EVENTS:events-api:${name ?? ''}`;
-  const permissionsToken = `KUBE_EVENTS:permissions:${name ?? ''}`;
+  const connectionToken = `KUBE_EVENTS:connection:${name ?? ''}`;
   return {
     ...definition,
     imports: [...(definition.imports ?? []), PublishesFailuresModule, EventSinksModule, KubeEventsMetricsModule],
     providers: [
       ...(definition.providers ?? []),
-      {
-        provide: kubeConfigToken,
-        // The options are checked before the kubeconfig is looked for, so a bad one fails start-up by name.
-        useFactory: (options: KubeEventsModuleOptions) => {
-          resolveRecorderOptions(options);
-          return options.kubeConfig ?? loadDefaultKubeConfig();
-        },
-        inject: [KUBE_EVENTS_MODULE_OPTIONS],
-      },
-      {
-        provide: eventsApiToken,
-        useFactory: (kubeConfig: KubeConfig, options: KubeEventsModuleOptions, metrics: KubeEventsMetrics) => {
-          const eventsApi = new EventsApi(kubeConfig);
-          // The flow is the pool's to know: the metrics read it from here when scraped. The options were checked
-          // with the kubeconfig, which this takes.
-          if (options.metrics !== false)
-            metrics.followWritesFlow(options.reporter.controller, () => eventsApi.eventWritesFlow());
-          return eventsApi;
-        },
-        inject: [kubeConfigToken, KUBE_EVENTS_MODULE_OPTIONS, KubeEventsMetrics],
-      },
-      {
-        provide: permissionsToken,
-        useFactory: (options: KubeEventsModuleOptions, kubeConfig: KubeConfig, eventsApi: EventsApi) => {
-          const { reporter, timeout, resumeSeries } = resolveRecorderOptions(options);
-          return new PermissionCheck(eventsApi, {
-            mode: permissionCheckMode(options.permissionCheck),
-            controller: reporter.controller,
-            verbs: resumeSeries ? ['create', 'get', 'patch', 'list'] : ['create', 'get', 'patch'],
-            // In a pod, client-node's in-cluster config names the ServiceAccount's namespace; kubectl's default otherwise.
-            homeNamespace: kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace || 'default',
-            timeoutMs: timeout,
-          });
-        },
-        inject: [KUBE_EVENTS_MODULE_OPTIONS, kubeConfigToken, eventsApiToken],
-      },
+      { provide: connectionToken, useFactory: () => new RecorderConnection() },
       {
         provide: token,
-        useFactory: (options: KubeEventsModuleOptions, eventsApi: EventsApi, permissions: PermissionCheck) =>
-          new EventRecorder(options, permissions.watch(eventsApi)),
-        inject: [KUBE_EVENTS_MODULE_OPTIONS, eventsApiToken, permissionsToken],
+        useFactory: (options: KubeEventsModuleOptions, connection: RecorderConnection, metrics: KubeEventsMetrics) =>
+          new EventRecorder(options, connection.open(options, metrics)),
+        inject: [KUBE_EVENTS_MODULE_OPTIONS, connectionToken, KubeEventsMetrics],
       },
       {
         provide: getKubeEventsHealthToken(name),
-        useFactory: (recorder: EventRecorder, permissions: PermissionCheck, eventsApi: EventsApi) =>
-          new KubeEventsHealth(recorder, permissions, () => eventsApi.eventWritesFlow()),
-        inject: [token, permissionsToken, eventsApiToken],
+        useFactory: (recorder: EventRecorder, connection: RecorderConnection) => connection.health(recorder),
+        inject: [token, connectionToken],
       },
       recorderSinksProvider(name, token, KUBE_EVENTS_MODULE_OPTIONS, KubeEventsMetrics),
     ],

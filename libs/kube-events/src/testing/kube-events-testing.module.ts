@@ -7,9 +7,8 @@ import { getEventRecorderToken } from '../recorder/recorder-tokens.js';
 import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
 import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
-import { KubeEventsHealth } from '../health/kube-events-health.js';
 import { getKubeEventsHealthToken } from '../health/health-tokens.js';
-import { PermissionCheck } from '../permissions/permission-check.js';
+import { healthWithoutReview } from '../health/health-without-review.js';
 import { FakeEventRecorder, type FakeEventRecorderOptions } from './fake-event-recorder.js';
 import { InMemoryMetricsModule } from './in-memory-metrics.module.js';
 
@@ -66,17 +65,7 @@ export class KubeEventsTestingModule {
         // The fake's health, as the module provides the recorder's: no permission check, nothing to review.
         provide: getKubeEventsHealthToken(name),
         inject: [token],
-        useFactory: (recorder: FakeEventRecorder) =>
-          new KubeEventsHealth(
-            recorder,
-            new PermissionCheck(undefined, {
-              mode: 'off',
-              controller: recorder.reporter.controller,
-              verbs: [],
-              homeNamespace: 'default',
-              timeoutMs: recorder.timeout,
-            }),
-          ),
+        useFactory: healthWithoutReview,
       },
     ];
     const exports: DynamicModule['exports'] = [token, getKubeEventsHealthToken(name), InMemoryMetricsModule];

@@ -1,7 +1,31 @@
-import type { SpanContext } from '@opentelemetry/api';
 import { annotationsFit } from '../event-rules/annotation-bytes.js';
-import type { OpenTelemetryApi } from './opentelemetry-api.js';
 import { w3cTraceparent, w3cTracestate } from './w3c-trace-context.js';
+
+/**
+ * OpenTelemetry's `SpanContext` as far as the library reads it and hands it
+ * back, declared here: the library's types reach every consumer, and
+ * `@opentelemetry/api` is an optional peer one may not have.
+ */
+interface SpanContext {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly traceFlags: number;
+  readonly isRemote?: boolean;
+  readonly traceState?: TraceState;
+}
+
+/** OpenTelemetry's `TraceState`, for the same reason. */
+interface TraceState {
+  set(key: string, value: string): TraceState;
+  unset(key: string): TraceState;
+  get(key: string): string | undefined;
+  serialize(): string;
+}
+
+/** The part of the OpenTelemetry API that finds the active span. */
+interface ActiveSpanApi {
+  readonly trace: { getActiveSpan(): { spanContext(): SpanContext } | undefined };
+}
 
 /** The W3C trace context of the span a publish ran in, in valid W3C form. */
 export interface TraceContext {
@@ -26,7 +50,7 @@ export interface TraceAnnotationKeys {
  * the application's own making that throws, or returns something else than
  * asked, counts as no context rather than fail the publish.
  */
-export function activeTraceContext(api: OpenTelemetryApi): TraceContext | undefined {
+export function activeTraceContext(api: ActiveSpanApi): TraceContext | undefined {
   try {
     const spanContext = api.trace.getActiveSpan()?.spanContext();
     if (!spanContext) return undefined;
