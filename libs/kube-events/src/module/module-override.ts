@@ -29,6 +29,8 @@ interface OverrideLookup {
 export function overrideWithModuleClass(moduleClass: Type): void {
   const scanner = DependenciesScanner.prototype as unknown as OverrideLookup;
   const lookup = scanner.getOverrideModuleByModule;
+  // A Nest release without this lookup keeps its own rule rather than fail every application's start-up.
+  if (typeof lookup !== 'function') return;
   scanner.getOverrideModuleByModule = function (module, overrides) {
     const found = lookup.call(this, module, overrides);
     if (found || !overrides.length || !isDynamicModuleOf(module, moduleClass)) return found;
