@@ -14,6 +14,7 @@ import { EventSinksModule } from '../sinks/event-sinks.module.js';
 import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { KubeEventsMetricsModule } from '../metrics/kube-events-metrics.module.js';
 import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
+import { PublishesConditionChangesModule } from '../condition-changes/publishes-condition-changes.module.js';
 import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
 import { EventsApi } from '../api/events-api.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
@@ -61,7 +62,13 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
   const permissionsToken = `KUBE_EVENTS:permissions:${name ?? ''}`;
   return {
     ...definition,
-    imports: [...(definition.imports ?? []), PublishesFailuresModule, EventSinksModule, KubeEventsMetricsModule],
+    imports: [
+      ...(definition.imports ?? []),
+      PublishesFailuresModule,
+      PublishesConditionChangesModule,
+      EventSinksModule,
+      KubeEventsMetricsModule,
+    ],
     providers: [
       ...(definition.providers ?? []),
       {
