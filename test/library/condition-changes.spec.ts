@@ -97,6 +97,13 @@ class WidgetStatus {
     return undefined;
   }
 
+  /** Both decorators on one method, which resolves with what it wrote inside a result of its own. */
+  @PublishesFailures()
+  @PublishesConditionChanges({ written: (result: { mirror: Widget }) => result.mirror })
+  async writeAndSay(widget: Widget, conditions: StatusCondition[]): Promise<{ mirror: Widget }> {
+    return { mirror: await this.patch(widget, conditions) };
+  }
+
   /** A reconcile whose failures `@PublishesFailures` publishes, writing the status as it goes. */
   @PublishesFailures()
   async reconcile(widget: Widget, conditions: StatusCondition[]): Promise<void> {
@@ -220,6 +227,19 @@ describe('condition changes', () => {
     expect(server.events().map(({ type, reason, action }) => [type, reason, action])).toEqual([
       ['Warning', 'ReconcileFailed', 'Reconcile'],
       ['Normal', 'Mirrored', 'UpdateStatus'],
+    ]);
+  });
+
+  it('works beside @PublishesFailures on the same method, reading the object as written with `written`', async () => {
+    server.failNext(409, (request) => request.path === STATUS_PATH, 'Conflict', 'the object has been modified');
+    await expect(status.writeAndSay(store.current, [ready('False')])).rejects.toMatchObject({ code: 409 });
+    answerStatusWrite();
+    const { mirror } = await status.writeAndSay(store.current, [ready('False')]);
+
+    expect(mirror.metadata?.resourceVersion).toBe('2');
+    expect(server.events().map(({ type, reason, action }) => [type, reason, action])).toEqual([
+      ['Warning', 'ReconcileFailed', 'Reconcile'],
+      ['Warning', 'SourceMissing', 'UpdateStatus'],
     ]);
   });
 
