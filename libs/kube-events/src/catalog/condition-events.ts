@@ -14,7 +14,8 @@ export interface ConditionEventsEntry {
   readonly action?: string;
   /**
    * `true` for a condition that is good when `False` (an "abnormal-true"
-   * one); `Degraded`, `Stalled`, `Failed` and a Node's pressures are so already.
+   * one). `Degraded`, `Stalled`, `Failed` and a Node's pressures
+   * (`ABNORMAL_TRUE_CONDITIONS`) are so whatever this says.
    * @default false
    */
   readonly abnormalTrue?: boolean;
@@ -41,9 +42,9 @@ export function isConditionEventsEntry(entry: object): entry is ConditionEventsE
   return 'condition' in entry;
 }
 
-/** Whether a condition of `entry` is good when `False`. */
+/** Whether a condition of `entry` is good when `False`: declared so, or one of the built-in abnormal-true ones. */
 export function declaredAbnormalTrue(entry: ConditionEventsEntry): boolean {
-  return entry.abnormalTrue ?? ABNORMAL_TRUE_CONDITIONS.includes(entry.condition);
+  return entry.abnormalTrue === true || ABNORMAL_TRUE_CONDITIONS.includes(entry.condition);
 }
 
 /** The problem with a condition entry, or `undefined` when it has none. */
