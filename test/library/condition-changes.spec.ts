@@ -177,6 +177,23 @@ describe('condition changes', () => {
     expect(server.events()[0].regarding).toMatchObject({ kind: 'Widget', name: 'w1', uid: 'uid-w1' });
   });
 
+  it('publishes the condition’s message redacted, then cut to the note’s limit', async () => {
+    const recorder = app.get(EventRecorder);
+    const leaky = `could not reach https://registry.example: Authorization: Bearer Hunter2Token99abcdef ${'x'.repeat(3_000)}`;
+
+    await recorder.publishConditionChanges(
+      store.current,
+      [ready('True')],
+      [condition('Ready', 'False', 'Down', leaky)],
+    );
+
+    const [{ note }] = server.events();
+    expect(note).toMatch(/^Ready True → False: could not reach https:\/\/registry\.example: Authorization: /);
+    expect(note).not.toContain('Hunter2Token99abcdef');
+    expect(Buffer.byteLength(note!)).toBeLessThanOrEqual(1024);
+    expect(note).toMatch(/\.\.\.$/);
+  });
+
   it('the decorator publishes the transition once the status write resolved, about the object as written', async () => {
     await writeReady('False');
     const written = await writeReady('True');
