@@ -307,6 +307,8 @@ export const NO_RECORDER_HEALTH = (name: string | undefined) =>
   'in the application, or KubeEventsTestingModule.forRoot() in a test.';
 export const INVALID_CATALOG_ENTRY = (name: string, problem: string) =>
   `defineEventCatalog: entry ${excerpt(name)}: ${problem}.`;
+export const NOT_CONDITION_TYPES = (value: unknown) =>
+  `abnormalTrue must be a list of condition types, got ${describeValue(value)}.`;
 export const NOT_DECLARED_CONDITION_EVENTS = (value: unknown) =>
   `events must list the condition entries of an Event catalog (defineEventCatalog({ ready: { condition: 'Ready', … } }).ready), got ${describeValue(value)}.`;
 export const PUBLISHES_CONDITION_CHANGES_INACTIVE = (method: string) =>

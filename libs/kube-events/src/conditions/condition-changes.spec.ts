@@ -134,4 +134,13 @@ describe('conditionChanges', () => {
       { type: 'Ready', after: { status: 'True', reason: 'A' }, eventType: 'Normal' },
     ]);
   });
+
+  it.each([
+    ['a string', 'Degraded'],
+    ['a list with a number', ['Degraded', 7]],
+  ])('refuses abnormalTrue that is %s, naming it', (_what, abnormalTrue) => {
+    expect(() => conditionChanges([], [], { abnormalTrue: abnormalTrue as never })).toThrow(
+      expect.objectContaining({ name: 'InvalidEventError', field: 'abnormalTrue' }),
+    );
+  });
 });

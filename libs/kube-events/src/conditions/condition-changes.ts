@@ -1,4 +1,6 @@
+import { InvalidEventError } from '../errors.js';
 import type { EventType } from '../kube-events.interfaces.js';
+import { NOT_CONDITION_TYPES } from '../kube-events.messages.js';
 import { abnormalTrueTypes, isBadStatus, isGoodStatus } from './condition-polarity.js';
 
 /**
@@ -67,6 +69,7 @@ export interface ConditionChangesOptions {
  * order of the list, is none. Publishes nothing:
  * `EventRecorder.publishConditionChanges` publishes them.
  *
+ * @throws InvalidEventError when `abnormalTrue` is not a list of strings
  * @example
  * conditionChanges(before.status?.conditions, after.status?.conditions);
  * // [{ type: 'Ready', before: { status: 'False', … }, after: { status: 'True', … }, eventType: 'Normal' }]
@@ -76,6 +79,9 @@ export function conditionChanges(
   after: readonly StatusCondition[] | null | undefined,
   options: ConditionChangesOptions = {},
 ): ConditionChange[] {
+  const declared: unknown = options.abnormalTrue;
+  if (declared !== undefined && !(Array.isArray(declared) && declared.every((type) => typeof type === 'string')))
+    throw new InvalidEventError('abnormalTrue', NOT_CONDITION_TYPES(declared));
   const abnormalTrue = abnormalTrueTypes(options.abnormalTrue);
   const earlier = byType(before);
   const later = byType(after);
