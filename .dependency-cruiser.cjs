@@ -1,12 +1,13 @@
 // Which folder may import which: `npm run depcruise` fails on a violation or a cycle.
-// The library's floors, from the bottom: the ground floor (the files directly in src/), api/, tracing/, error-descriptions/, recorder/,
-// permissions/, health/, then the features (sinks/, publishes-failures/, then metrics/), module/, and the entry points
+// The library's floors, from the bottom: the ground floor (the files directly in src/), event-rules/, catalog/, conditions/, api/, tracing/, error-descriptions/, recorder/,
+// permissions/, health/, then the features (sinks/, publishes-failures/, condition-changes/, then metrics/), module/, and the entry points
 // (index.ts, terminus/, testing/). A folder imports only from floors below it.
 const SRC = '^libs/kube-events/src/';
 const folder = (...names) => `${SRC}(${names.join('|')})/`;
 const FOLDERS = [
   'event-rules',
   'catalog',
+  'conditions',
   'api',
   'tracing',
   'error-descriptions',
@@ -15,6 +16,7 @@ const FOLDERS = [
   'health',
   'sinks',
   'publishes-failures',
+  'condition-changes',
   'metrics',
   'module',
   'terminus',
@@ -66,6 +68,11 @@ module.exports = {
       above('catalog'),
       "A controller's declared Events know the Event's rules, nothing of how it is written.",
     ),
+    layer(
+      'conditions',
+      above('conditions'),
+      "A condition's changes and the Events that say them know the catalog, nothing of how they are written.",
+    ),
     layer('api', above('api'), 'HTTP to the API server knows nothing of series, sinks or the module.'),
     layer('tracing', above('tracing'), 'OpenTelemetry glue knows the Event, not the recorder that writes it.'),
     layer(
@@ -82,13 +89,18 @@ module.exports = {
     layer('health', above('health'), "A recorder's health reads the recorder and its permission check."),
     layer(
       'sinks',
-      ['publishes-failures', 'metrics', 'module', 'terminus', 'testing'],
+      ['publishes-failures', 'condition-changes', 'metrics', 'module', 'terminus', 'testing'],
       'Sinks sit on the recorder alone.',
     ),
     layer(
       'publishes-failures',
-      ['sinks', 'metrics', 'module', 'terminus', 'testing'],
+      ['sinks', 'condition-changes', 'metrics', 'module', 'terminus', 'testing'],
       'The decorator sits on the recorder alone.',
+    ),
+    layer(
+      'condition-changes',
+      ['sinks', 'publishes-failures', 'metrics', 'module', 'terminus', 'testing'],
+      'The decorator sits on the recorder alone, beside @PublishesFailures.',
     ),
     layer('metrics', above('metrics'), 'Metrics are a sink; the module wires them.'),
     layer('module', above('module'), 'The module wires the library; the testing kit is built on it, not under it.'),

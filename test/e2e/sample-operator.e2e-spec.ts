@@ -332,6 +332,17 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       });
       expect(mirror.status?.observedGeneration).toBe(mirror.metadata.generation);
       expect(mirror.status?.syncedNamespaces ?? []).toEqual([]);
+
+      // The condition's first status, once: retries that leave the status as it was publish no transition.
+      const transitions = (await scenario.mirrorEvents()).filter((event) => event.action === 'UpdateStatus');
+      expect(transitions).toHaveLength(1);
+      expect(transitions[0]).toMatchObject({
+        type: 'Warning',
+        reason: 'SourceNotFound',
+        note: `Ready → False: source ConfigMap ${scenario.source} not found`,
+        reportingController: CONTROLLER,
+      });
+      expect(transitions[0].series).toBeUndefined();
     });
 
     test('the source appears: Ready=True Synced, one Normal Synced Event saying what was copied, and the copies', async () => {
@@ -351,7 +362,7 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       expect(mirror.status?.syncedNamespaces).toEqual([...scenario.targets].sort());
 
       const synced = await eventually('the Synced Event', async () =>
-        (await scenario.mirrorEvents()).filter((event) => event.reason === 'Synced'),
+        (await scenario.mirrorEvents()).filter((event) => event.reason === 'Synced' && event.action === 'Sync'),
       );
       expect(synced).toHaveLength(1);
       expect(synced[0]).toMatchObject({
@@ -362,6 +373,18 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
         reportingController: CONTROLLER,
         regarding: { kind: 'ConfigMirror', name: scenario.name, uid: mirror.metadata.uid },
       });
+
+      // Ready's transition, published once the status write succeeded, as `kubectl describe` shows it.
+      const mirrored = `ConfigMap ${scenario.source} is mirrored to ${scenario.targets.join(', ')}`;
+      const turnedTrue = await eventually('the Event of Ready turning True', async () =>
+        (await scenario.mirrorEvents()).find((event) => event.action === 'UpdateStatus' && event.type === 'Normal'),
+      );
+      expect(turnedTrue).toMatchObject({ reason: 'Synced', note: `Ready False → True: ${mirrored}` });
+      const described = await cp.kubectl(['describe', 'configmirror', scenario.name, '-n', scenario.namespace]);
+      expect(described.code).toBe(0);
+      expect(described.stdout).toMatch(
+        new RegExp(`^\\s+Normal\\s+Synced\\s+\\S+\\s+\\S+\\s+Ready False → True: ConfigMap \\S+ is mirrored to`, 'm'),
+      );
 
       for (const namespace of scenario.targets) {
         const copy = await scenario.copy(namespace);
@@ -699,12 +722,14 @@ describe('sample operator (ConfigMirror) against the control plane', () => {
       mirrors.push({ namespace, name });
     }
 
-    /** The Warning Events about one ConfigMirror, once there is one. */
+    /** The failure Warnings (ReconcileFailed, not the Ready condition's transitions) about one ConfigMirror, once there is one. */
     async function warnings(namespace: string, name: string): Promise<EventsV1Event[]> {
       const uid = (await configMirrors.read(namespace, name)).metadata.uid;
       return eventually(`a Warning Event about ConfigMirror ${namespace}/${name}`, async () => {
         const list = await admin.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
-        const found = list.items.filter((event) => event.regarding?.uid === uid && event.type === 'Warning');
+        const found = list.items.filter(
+          (event) => event.regarding?.uid === uid && event.type === 'Warning' && event.reason === 'ReconcileFailed',
+        );
         return found.length > 0 && found;
       });
     }

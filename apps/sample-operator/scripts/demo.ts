@@ -3,8 +3,8 @@
 // Shows nestjs-kube-events at work in the ConfigMirror operator, in about a
 // minute: a local Kubernetes control plane (etcd + kube-apiserver, built from
 // source on first use), the ConfigMirror CRD, the operator (in this process),
-// then a ConfigMirror that fails, recovers and fails again, each step shown as
-// `kubectl describe` shows it. Everything it started is stopped on exit, also
+// then a ConfigMirror that fails, recovers (its Ready condition going True, an
+// Event of its own) and fails again, each step shown as `kubectl describe` shows it. Everything it started is stopped on exit, also
 // on Ctrl-C.
 //
 // KUBE_EVENTS_DEMO_USE_KUBECONFIG=1 (or `npm run demo -- --use-kubeconfig`)
@@ -430,7 +430,8 @@ async function main(): Promise<void> {
   await kubectl(['apply', '-f', '-'], { input: manifest, echo: 'kubectl apply -f - <<EOF' });
   out(indent(`${manifest}\nEOF`));
   say('Every reconcile fails and is retried. The failures are published as Warning Events,');
-  say('but repeats are folded into ONE Event whose count grows (like client-go):');
+  say('but repeats are folded into ONE Event whose count grows (like client-go). The Ready condition');
+  say('that the first status write set is an Event of its own (Ready → False), published once:');
   await waitFor('the first ReconcileFailed Event', async () =>
     (await mirrorEvents(eventsApi, getMirror)).find(isFailure),
   );
@@ -447,9 +448,14 @@ async function main(): Promise<void> {
   await kubectl(['create', 'configmap', NAME, '-n', NS, '--from-literal=greeting=hello', '--from-literal=color=blue']);
   await waitFor('Ready=True', async () => (readyCondition(await getMirror())?.status === 'True' ? true : undefined));
   await waitFor('the Synced Event', async () =>
-    (await mirrorEvents(eventsApi, getMirror)).find((event) => event.reason === 'Synced'),
+    (await mirrorEvents(eventsApi, getMirror)).find((event) => event.reason === 'Synced' && event.action === 'Sync'),
   );
-  say('Ready is now True, and a Normal Synced Event says what the operator wrote:');
+  const transition = await waitFor('the Event of Ready turning True', async () =>
+    (await mirrorEvents(eventsApi, getMirror)).find(readyTurnedTrue),
+  );
+  say('Ready is now True, and a Normal Synced Event says what the operator wrote. Each change of the Ready');
+  say('condition is an Event too, published only once the status write succeeded (@PublishesConditionChanges):');
+  say(`  ${transition.type} ${transition.reason}: ${transition.note}`);
   out();
   await describeMirror(['Status', 'Events']);
   out();
@@ -669,6 +675,11 @@ async function permissionLine(kubeconfigPath: string): Promise<string> {
     child.kill('SIGTERM');
     await exited;
   }
+}
+
+/** Whether an Event says the ConfigMirror's `Ready` condition turned True. */
+function readyTurnedTrue(event: EventsV1Event): boolean {
+  return event.action === 'UpdateStatus' && /^Ready (\S+ )?→ True\b/.test(event.note ?? '');
 }
 
 function isFailure(event: EventsV1Event): boolean {

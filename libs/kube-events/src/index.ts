@@ -2,13 +2,16 @@
  * Kubernetes `events.k8s.io/v1` Events for NestJS controllers: an
  * {@link EventRecorder} that folds repeats into series, bounds every publish
  * in time and writes idempotently; {@link KubeEventsModule} to register it;
- * {@link PublishesFailures} to turn failed reconciles into Warning events.
+ * {@link PublishesFailures} to turn failed reconciles into Warning events;
+ * {@link PublishesConditionChanges} to say each change of a status condition.
  * @module nestjs-kube-events
  */
 // First: on an unsupported Node.js this throws a clear error before @kubernetes/client-node and undici load.
 import './runtime-check.js';
 export {
+  ABNORMAL_TRUE_CONDITIONS,
   COMBINED_NOTE_PREFIX,
+  CONDITION_CHANGE_ACTION,
   DEFAULT_COMBINE_SIMILAR_EVENTS,
   DEFAULT_MAX_SERIES,
   DEFAULT_SINK_MAX_IN_FLIGHT,
@@ -44,11 +47,25 @@ export {
   defineEventCatalog,
   isEventCatalog,
   type CatalogEvent,
+  type DeclaredEvent,
   type EventCatalog,
   type EventCatalogEntry,
   type NoteArguments,
   type NoteBuilder,
 } from './catalog/event-catalog.js';
+export type { ConditionEvents, ConditionEventsEntry } from './catalog/condition-events.js';
+export {
+  conditionChanges,
+  type ConditionChange,
+  type ConditionChangesOptions,
+  type ConditionState,
+  type StatusCondition,
+} from './conditions/condition-changes.js';
+export type { ConditionChangeEventsOptions } from './conditions/condition-change-events.js';
+export {
+  PublishesConditionChanges,
+  type PublishesConditionChangesOptions,
+} from './condition-changes/publishes-condition-changes.decorator.js';
 export { renderEventCatalog, type RenderEventCatalogOptions } from './catalog/catalog-markdown.js';
 export { EventRecorder } from './recorder/event-recorder.js';
 export { getEventRecorderToken } from './recorder/recorder-tokens.js';

@@ -83,6 +83,29 @@ export const RECONCILE_ACTION = 'Reconcile';
 /** Reason of the Normal event `@PublishesFailures({ recovery: true })` publishes when a success ends failures. */
 export const RECOVERED_REASON = 'Recovered';
 
+/**
+ * The condition types that are good when `False`: "abnormal-true"
+ * conditions, in the words of the API conventions (a `Degraded` that turns
+ * `True` is bad news). Any other condition is good when `True`. A caller
+ * declares its own with the `abnormalTrue` option (or in its Event catalog).
+ */
+export const ABNORMAL_TRUE_CONDITIONS: readonly string[] = Object.freeze([
+  'Degraded',
+  'Stalled',
+  'Failed',
+  // A Node's.
+  'MemoryPressure',
+  'DiskPressure',
+  'PIDPressure',
+  'NetworkUnavailable',
+]);
+
+/** Action of the Events that say a status condition changed, unless the caller or its catalog gives another. */
+export const CONDITION_CHANGE_ACTION = 'UpdateStatus';
+
+/** Metadata key under which `@PublishesConditionChanges` records its options. */
+export const PUBLISHES_CONDITION_CHANGES_METADATA = 'KUBE_EVENTS:publishes-condition-changes';
+
 /** Metadata key under which `@PublishesFailures` records its options. */
 export const PUBLISHES_FAILURES_METADATA = 'KUBE_EVENTS:publishes-failures';
 

@@ -81,14 +81,14 @@ export const LOG_RECORDS_NEED_API_LOGS =
   'KubeEventsModule: invalid option logRecords: it emits OpenTelemetry log records through @opentelemetry/api-logs, which is not installed: install it, or leave logRecords off.';
 export const INVALID_OPTIONS = (field: string, problem: string) =>
   `KubeEventsModule: invalid option ${field}: ${problem}`;
-export const UNKNOWN_RECORDER = (name: string, method: string) =>
-  `@PublishesFailures on ${method} names the recorder ${quotedInput(name)}, but no ` +
+export const UNKNOWN_RECORDER = (name: string, method: string, decorator = '@PublishesFailures') =>
+  `${decorator} on ${method} names the recorder ${quotedInput(name)}, but no ` +
   `KubeEventsModule.forRoot({ name: ${quotedInput(name)} }) is imported.`;
-export const NO_DEFAULT_RECORDER = (method: string) =>
-  `@PublishesFailures on ${method} uses the default recorder, but only named recorders are registered: ` +
+export const NO_DEFAULT_RECORDER = (method: string, decorator = '@PublishesFailures') =>
+  `${decorator} on ${method} uses the default recorder, but only named recorders are registered: ` +
   `import KubeEventsModule.forRoot without a name, or pass { recorder: '<name>' }.`;
-export const REQUEST_SCOPED_SKIPPED = (provider: string) =>
-  `@PublishesFailures is ignored on request-scoped provider ${provider}: its instances are created per request.`;
+export const REQUEST_SCOPED_SKIPPED = (provider: string, decorator = '@PublishesFailures') =>
+  `${decorator} is ignored on request-scoped provider ${provider}: its instances are created per request.`;
 export const FAILURE_NOT_PUBLISHED = (method: string) => `Could not publish the failure of ${method} as an Event`;
 export const RECOVERY_NOT_PUBLISHED = (method: string) => `Could not publish the recovery of ${method} as an Event`;
 export const RECOVERED_NOTE = (failures: number, over: string) =>
@@ -307,6 +307,22 @@ export const NO_RECORDER_HEALTH = (name: string | undefined) =>
   'in the application, or KubeEventsTestingModule.forRoot() in a test.';
 export const INVALID_CATALOG_ENTRY = (name: string, problem: string) =>
   `defineEventCatalog: entry ${excerpt(name)}: ${problem}.`;
+export const NOT_CONDITION_TYPES = (value: unknown) =>
+  `abnormalTrue must be a list of condition types, got ${describeValue(value)}.`;
+export const NOT_DECLARED_CONDITION_EVENTS = (value: unknown) =>
+  `events must list the condition entries of an Event catalog (defineEventCatalog({ ready: { condition: 'Ready', … } }).ready), got ${describeValue(value)}.`;
+export const PUBLISHES_CONDITION_CHANGES_INACTIVE = (method: string) =>
+  `@PublishesConditionChanges on ${method} is not active: the changes of conditions it writes are not published. Import ` +
+  `KubeEventsModule.forRoot(…) (or KubeEventsTestingModule.forRoot() in tests) in the application, let Nest create ` +
+  `the provider, and call app.init() in tests: the module connects decorated methods to their recorder when the application initialises.`;
+export const CONDITION_CHANGES_NOT_PUBLISHED = (method: string) =>
+  `Could not publish the changes of conditions ${method} wrote as Events`;
+export const NO_WRITTEN_OBJECT = (method: string) =>
+  `@PublishesConditionChanges on ${method}: the method resolved with no object (with metadata), so no change of its conditions is published; ` +
+  `resolve with the object as the server wrote it, or use the written option.`;
+export const NO_READ_OBJECT = (method: string) =>
+  `@PublishesConditionChanges on ${method}: the object as read is not an object with metadata, so the conditions before ` +
+  `the write are unknown; no change of its conditions is published.`;
 export const CATALOG_EVENT_NOT_A_WARNING = (reason: string) =>
   `@PublishesFailures: event ${reason} is a Normal Event; a failed reconcile publishes a Warning.`;
 export const CATALOG_EVENT_AND_FIELDS = (reason: string, fields: readonly string[]) =>

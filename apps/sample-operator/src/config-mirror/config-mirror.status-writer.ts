@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { PublishesConditionChanges } from 'nestjs-kube-events';
 import { abortable } from '../kube/abortable-request.js';
 import { redact } from '../redaction/redact.js';
 import { desiredStatus, sameStatus, type ReconcileOutcome } from './config-mirror.conditions.js';
@@ -9,6 +10,7 @@ import {
   CONFIG_MIRROR_VERSION,
   FIELD_MANAGER,
 } from './config-mirror.constants.js';
+import { configMirrorEvents } from './config-mirror.events.js';
 import type { ConfigMirror, ConfigMirrorStatus } from './config-mirror.types.js';
 
 /** Options of {@link ConfigMirrorStatusWriter.write}. */
@@ -42,6 +44,10 @@ interface Written {
  * runs before the informer has seen that write (it reads the version the
  * write was based on) compares with, and writes on top of, what it wrote,
  * at the version the server gave it.
+ *
+ * Each change of the `Ready` condition it writes is published as an Event
+ * (`Ready False → True: ConfigMap … is mirrored to …`) once the server took
+ * the write, never when it refused it.
  */
 @Injectable()
 export class ConfigMirrorStatusWriter {
@@ -69,20 +75,34 @@ export class ConfigMirrorStatusWriter {
     const shown = { ...outcome, message: redact(outcome.message) };
     const status = desiredStatus({ ...mirror, status: current }, shown, options.now ?? new Date());
     if (sameStatus(current, status)) return undefined;
-    const written = (await this.customObjects.patchNamespacedCustomObjectStatus(
+    const written = await this.writeStatus({ ...mirror, status: current }, status, precondition, options.signal);
+    if (uid) this.written.set(uid, { readVersion, writtenVersion: written?.metadata?.resourceVersion, status });
+    return status;
+  }
+
+  /**
+   * Writes `status` over `current` (the ConfigMirror as the server holds it), conditional on `precondition`;
+   * resolves with the ConfigMirror as the server wrote it. The changes of its `Ready` condition are published then.
+   */
+  @PublishesConditionChanges({ events: [configMirrorEvents.ready] })
+  private async writeStatus(
+    current: ConfigMirror,
+    status: ConfigMirrorStatus,
+    precondition: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Partial<ConfigMirror> | undefined> {
+    return (await this.customObjects.patchNamespacedCustomObjectStatus(
       {
         group: CONFIG_MIRROR_GROUP,
         version: CONFIG_MIRROR_VERSION,
         plural: CONFIG_MIRROR_PLURAL,
-        namespace: mirror.metadata.namespace,
-        name: mirror.metadata.name,
+        namespace: current.metadata.namespace,
+        name: current.metadata.name,
         body: { ...(precondition ? { metadata: { resourceVersion: precondition } } : {}), status },
         fieldManager: FIELD_MANAGER,
       },
-      abortable(options.signal, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)),
+      abortable(signal, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)),
     )) as Partial<ConfigMirror> | undefined;
-    if (uid) this.written.set(uid, { readVersion, writtenVersion: written?.metadata?.resourceVersion, status });
-    return status;
   }
 
   /** Drops what is remembered about a deleted ConfigMirror. */

@@ -1,4 +1,5 @@
 import { catalogEntries, type EventCatalog, type EventCatalogEntry } from './event-catalog.js';
+import { conditionEventsCells, isConditionEventsEntry, type ConditionEventsEntry } from './condition-events.js';
 
 /** What a rendered catalog says above its table. */
 export interface RenderEventCatalogOptions {
@@ -11,16 +12,18 @@ export interface RenderEventCatalogOptions {
 /**
  * A catalog as a Markdown page: a heading, and a table of its Events
  * (reason, type, action, when, what to do) in the order they were declared,
- * for a controller's docs. `nestjs-kube-events catalog` writes the same.
+ * a condition's Events on one row, for a controller's docs. `nestjs-kube-events catalog` writes the same.
  */
 export function renderEventCatalog(
-  catalog: EventCatalog<Record<string, EventCatalogEntry>>,
+  catalog: EventCatalog<Record<string, EventCatalogEntry | ConditionEventsEntry>>,
   options: RenderEventCatalogOptions = {},
 ): string {
-  const rows = catalogEntries(catalog).map(
-    ([, entry]) =>
-      `| \`${entry.reason}\` | ${entry.type} | \`${entry.action}\` | ${cell(entry.when)} | ${cell(entry.whatToDo ?? '—')} |`,
-  );
+  const rows = catalogEntries(catalog).map(([, entry]) => {
+    const [reason, type, action] = isConditionEventsEntry(entry)
+      ? conditionEventsCells(entry)
+      : [`\`${entry.reason}\``, entry.type, `\`${entry.action}\``];
+    return `| ${reason} | ${type} | ${action} | ${cell(entry.when)} | ${cell(entry.whatToDo ?? '—')} |`;
+  });
   return [
     `# ${options.title ?? 'Events'}`,
     '',

@@ -75,4 +75,40 @@ describe('defineEventCatalog', () => {
       ].join('\n'),
     );
   });
+
+  describe('a condition’s Events', () => {
+    const ready = { condition: 'Ready', reasons: ['Mirrored', 'SourceMissing'], when: 'the mirror is ready or not' };
+
+    it('are held as their entry, and rendered on one row that says their polarity, reasons and action', () => {
+      const events = defineEventCatalog({
+        ready,
+        degraded: { condition: 'Degraded', action: 'Mirror', when: 'copies fell behind', whatToDo: 'read the note' },
+      });
+
+      expect(events.ready.entry).toEqual(ready);
+      expect(renderEventCatalog(events).split('\n').slice(4, 6)).toEqual([
+        '| `Mirrored`, `SourceMissing`: the reason of condition `Ready` | Normal when `Ready` turns True, Warning when ' +
+          'it turns False or leaves True | `UpdateStatus` | the mirror is ready or not | — |',
+        '| the reason of condition `Degraded` | Normal when `Degraded` turns False, Warning when it turns True or ' +
+          'leaves False | `Mirror` | copies fell behind | read the note |',
+      ]);
+    });
+
+    it.each([
+      ['an empty condition', { condition: '' }, /entry bad: condition must be a condition type of 1 to 316 characters/],
+      ['an action that is not UpperCamelCase', { action: 'update-status' }, /entry bad: action "update-status" is not/],
+      ['a reason that is not UpperCamelCase', { reasons: ['Mirrored', 'not_found'] }, /entry bad: reason "not_found"/],
+      ['reasons that are not a list', { reasons: 'Mirrored' }, /entry bad: reasons must be a list/],
+      ['an abnormalTrue that is not a boolean', { abnormalTrue: 'yes' }, /entry bad: abnormalTrue must be a boolean/],
+      ['no when', { when: '' }, /entry bad: when must say when the condition changes/],
+    ])('refuse %s, naming the entry', (_case, change, message) => {
+      expect(() => defineEventCatalog({ bad: { ...ready, ...change } as never })).toThrow(message);
+    });
+
+    it('refuse a condition declared twice', () => {
+      expect(() => defineEventCatalog({ ready, again: { ...ready, action: 'Mirror' } })).toThrow(
+        "defineEventCatalog: entry again: condition Ready is already entry ready's.",
+      );
+    });
+  });
 });

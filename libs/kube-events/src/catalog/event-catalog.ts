@@ -2,6 +2,12 @@ import { describeValue, excerpt } from '../describe-value.js';
 import { MAX_FIELD_LENGTH } from '../kube-events.constants.js';
 import type { EventType, KubeEvent } from '../kube-events.interfaces.js';
 import { INVALID_CATALOG_ENTRY } from '../kube-events.messages.js';
+import {
+  conditionEntryProblem,
+  isConditionEventsEntry,
+  type ConditionEvents,
+  type ConditionEventsEntry,
+} from './condition-events.js';
 
 /** How an entry builds its note: a fixed text, or a function of what the publish passes. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a note builder types its parameters as it likes
@@ -34,9 +40,16 @@ export type CatalogEvent<Entry extends EventCatalogEntry = EventCatalogEntry> = 
   readonly entry: Readonly<Entry>;
 };
 
+/** What a catalog holds for an entry: a typed function for one Event, the entry alone for a condition's Events. */
+export type DeclaredEvent<Entry> = Entry extends ConditionEventsEntry
+  ? ConditionEvents<Entry>
+  : Entry extends EventCatalogEntry
+    ? CatalogEvent<Entry>
+    : never;
+
 /** A controller's Events, by the names it declared them under. */
-export type EventCatalog<Entries extends Record<string, EventCatalogEntry>> = {
-  readonly [Name in keyof Entries]: CatalogEvent<Entries[Name]>;
+export type EventCatalog<Entries extends Record<string, EventCatalogEntry | ConditionEventsEntry>> = {
+  readonly [Name in keyof Entries]: DeclaredEvent<Entries[Name]>;
 };
 
 /** Marks a catalog, so that `renderEventCatalog` and the command find its entries in any copy of the package. */
@@ -53,6 +66,11 @@ const UPPER_CAMEL_CASE = /^[A-Z][a-zA-Z0-9]*$/;
  * is declared: reason and action UpperCamelCase and at most 128 characters,
  * no reason twice; a mistake throws an error that names the entry.
  *
+ * An entry with a `condition` declares the Events that say a status
+ * condition changed ({@link ConditionEventsEntry}): the catalog holds it
+ * for `publishConditionChanges` and `@PublishesConditionChanges`, and its
+ * table documents it.
+ *
  * @example
  * export const mirrorEvents = defineEventCatalog({
  *   sourceMissing: {
@@ -62,15 +80,35 @@ const UPPER_CAMEL_CASE = /^[A-Z][a-zA-Z0-9]*$/;
  *     note: (source: string) => `source ConfigMap ${source} not found`,
  *   },
  * });
+ *   ready: {
+ *     condition: 'Ready', reasons: ['Mirrored', 'SourceMissing'],
+ *     when: 'the mirror became ready, or stopped being so',
+ *   },
+ * });
  * await recorder.publish(mirror, mirrorEvents.sourceMissing('shop/app-config'));
  */
-export function defineEventCatalog<const Entries extends Record<string, EventCatalogEntry>>(
+export function defineEventCatalog<const Entries extends Record<string, EventCatalogEntry | ConditionEventsEntry>>(
   entries: Entries,
 ): EventCatalog<Entries> {
   const byReason = new Map<string, string>();
-  const catalog: Record<string, CatalogEvent> = {};
-  const checked: [string, EventCatalogEntry][] = [];
+  const byCondition = new Map<string, string>();
+  const catalog: Record<string, CatalogEvent | ConditionEvents> = {};
+  const checked: [string, EventCatalogEntry | ConditionEventsEntry][] = [];
   for (const [name, entry] of Object.entries(entries)) {
+    if (typeof entry === 'object' && entry !== null && isConditionEventsEntry(entry)) {
+      const problem = conditionEntryProblem(entry);
+      if (problem !== undefined) throw new TypeError(INVALID_CATALOG_ENTRY(name, problem));
+      const earlier = byCondition.get(entry.condition);
+      if (earlier !== undefined)
+        throw new TypeError(
+          INVALID_CATALOG_ENTRY(name, `condition ${excerpt(entry.condition)} is already entry ${excerpt(earlier)}'s`),
+        );
+      byCondition.set(entry.condition, name);
+      const frozen = Object.freeze({ ...entry, ...(entry.reasons && { reasons: Object.freeze([...entry.reasons]) }) });
+      checked.push([name, frozen]);
+      catalog[name] = Object.freeze({ entry: frozen });
+      continue;
+    }
     checkEntry(name, entry);
     const earlier = byReason.get(entry.reason);
     if (earlier !== undefined)
@@ -85,15 +123,19 @@ export function defineEventCatalog<const Entries extends Record<string, EventCat
 }
 
 /** Whether `value` is a catalog `defineEventCatalog` made. */
-export function isEventCatalog(value: unknown): value is EventCatalog<Record<string, EventCatalogEntry>> {
+export function isEventCatalog(
+  value: unknown,
+): value is EventCatalog<Record<string, EventCatalogEntry | ConditionEventsEntry>> {
   return typeof value === 'object' && value !== null && CATALOG_ENTRIES in value;
 }
 
 /** A catalog's entries, by name, in the order they were declared. */
 export function catalogEntries(
-  catalog: EventCatalog<Record<string, EventCatalogEntry>>,
-): readonly (readonly [string, EventCatalogEntry])[] {
-  return (catalog as unknown as { [CATALOG_ENTRIES]: [string, EventCatalogEntry][] })[CATALOG_ENTRIES];
+  catalog: EventCatalog<Record<string, EventCatalogEntry | ConditionEventsEntry>>,
+): readonly (readonly [string, EventCatalogEntry | ConditionEventsEntry])[] {
+  return (catalog as unknown as { [CATALOG_ENTRIES]: [string, EventCatalogEntry | ConditionEventsEntry][] })[
+    CATALOG_ENTRIES
+  ];
 }
 
 function eventOf(entry: EventCatalogEntry, args: unknown[]): KubeEvent {

@@ -13,6 +13,7 @@ import { EventSinksModule } from '../sinks/event-sinks.module.js';
 import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { KubeEventsMetricsModule } from '../metrics/kube-events-metrics.module.js';
 import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
+import { PublishesConditionChangesModule } from '../condition-changes/publishes-condition-changes.module.js';
 import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
 import { getKubeEventsHealthToken } from '../health/health-tokens.js';
 import { RecorderConnection } from './recorder-connection.js';
@@ -64,7 +65,13 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
   const connectionToken = `KUBE_EVENTS:connection:${name ?? ''}`;
   return {
     ...definition,
-    imports: [...(definition.imports ?? []), PublishesFailuresModule, EventSinksModule, KubeEventsMetricsModule],
+    imports: [
+      ...(definition.imports ?? []),
+      PublishesFailuresModule,
+      PublishesConditionChangesModule,
+      EventSinksModule,
+      KubeEventsMetricsModule,
+    ],
     providers: [
       ...(definition.providers ?? []),
       { provide: connectionToken, useFactory: () => new RecorderConnection() },

@@ -22,6 +22,8 @@ import { resolveRecorderOptions } from './recorder-options.js';
 import { EventRequests, WriteLedger, WriteMarks, WriteSender, WritePlanner, WriteQueue } from './writes/index.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
 import { WriteBudget } from './pacing/index.js';
+import type { StatusCondition } from '../conditions/condition-changes.js';
+import { conditionChangeEvents, type ConditionChangeEventsOptions } from '../conditions/condition-change-events.js';
 
 /** What a writer that does not say how many writes it carries at once is given: one per connection of the default pool. */
 const DEFAULT_WRITES_AT_ONCE = 8;
@@ -186,6 +188,32 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    */
   publish(resource: KubernetesObject, event: KubeEvent): Promise<void> {
     return this.coordinator.publish(resource, event, false);
+  }
+
+  /**
+   * Publishes one Event per condition whose `status` or `reason` changed
+   * between `before` and `after` (`conditionChanges` finds them): Normal when
+   * the condition reached its good state (`True`, or `False` for
+   * `Degraded`, `Stalled`, `Failed` and the `abnormalTrue` ones), Warning
+   * when it is bad or left its good state; reason the condition's, note
+   * `Ready False → True: copied 3 keys`. Repeats fold as any Event's. Call
+   * it once the status write succeeded, so that no Event claims a state the
+   * server did not take (`@PublishesConditionChanges` does). Resolves once
+   * every one is counted on the API server.
+   *
+   * @example
+   * const written = await writeStatus(mirror, status);
+   * await recorder.publishConditionChanges(written, mirror.status?.conditions, written.status?.conditions);
+   * @throws as {@link publish} does; InvalidEventError when `options.events` holds what no catalog declared
+   */
+  async publishConditionChanges(
+    resource: KubernetesObject,
+    before: readonly StatusCondition[] | null | undefined,
+    after: readonly StatusCondition[] | null | undefined,
+    options?: ConditionChangeEventsOptions,
+  ): Promise<void> {
+    const events = conditionChangeEvents(before, after, options);
+    await Promise.all(events.map((event) => this.publish(resource, event)));
   }
 
   /** Forgets every series of `resource`: its next publish creates a new Event. */

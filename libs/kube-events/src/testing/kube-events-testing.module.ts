@@ -6,6 +6,7 @@ import { EventSinksModule } from '../sinks/event-sinks.module.js';
 import { getEventRecorderToken } from '../recorder/recorder-tokens.js';
 import { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
 import { PublishesFailuresModule } from '../publishes-failures/publishes-failures.module.js';
+import { PublishesConditionChangesModule } from '../condition-changes/publishes-condition-changes.module.js';
 import { recorderSinksProvider } from '../sinks/recorder-sinks.js';
 import { getKubeEventsHealthToken } from '../health/health-tokens.js';
 import { healthWithoutReview } from '../health/health-without-review.js';
@@ -76,7 +77,7 @@ export class KubeEventsTestingModule {
     return {
       module: KubeEventsTestingModule,
       global: isGlobal,
-      imports: [PublishesFailuresModule, EventSinksModule, InMemoryMetricsModule],
+      imports: [PublishesFailuresModule, PublishesConditionChangesModule, EventSinksModule, InMemoryMetricsModule],
       providers,
       exports,
     };
