@@ -29,6 +29,7 @@ import {
   type EventVerb,
 } from './access-review.js';
 import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
+import { statementOf, type EventStatement } from './event-statement.js';
 import { truncateText } from '../event-rules/note-truncation.js';
 import { microTime } from './micro-time.js';
 import { flowOf, type EventWritesFlow } from './event-writes-flow.js';
@@ -58,6 +59,8 @@ export interface StoredEventState {
   readonly ended?: boolean;
   /** When it last counted an occurrence (`series.lastObservedTime`, else `eventTime`), epoch ms, when it says. */
   readonly lastObservedAt?: number;
+  /** What it says and whom it is about; absent when the answer did not carry them readably. */
+  readonly statement?: EventStatement;
 }
 
 /** Which Events to list: those about one object, for one reason, from one controller (all field selectors). */
@@ -401,6 +404,7 @@ function eventState(answer: unknown, namespace: string, name: string): StoredEve
   const observed =
     (isRecord(series) ? series.lastObservedTime : undefined) ?? (answer as { eventTime?: unknown }).eventTime;
   const lastObservedAt = typeof observed === 'string' || observed instanceof Date ? new Date(observed).getTime() : NaN;
+  const statement = statementOf(answer as Record<string, unknown>);
   return {
     name,
     namespace,
@@ -410,6 +414,7 @@ function eventState(answer: unknown, namespace: string, name: string): StoredEve
     ...(writes && { writes }),
     ...(isRecord(metadata.annotations) && SERIES_ENDED_ANNOTATION in metadata.annotations && { ended: true }),
     ...(Number.isFinite(lastObservedAt) && { lastObservedAt }),
+    ...(statement && { statement }),
   };
 }
 
