@@ -3,7 +3,7 @@
 // own, with room in its int32 count; anything else is left untouched, the series takes a fresh name, said once in a
 // log line, and every awaited publish is counted on an Event about its own object (SPEC §16).
 import { jest } from '@jest/globals';
-import type { KubeEvent } from 'nestjs-kube-events';
+import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
 import { captureLogLines } from '../support/logged-lines.js';
@@ -102,6 +102,27 @@ describe('a shared series whose Event name a tenant took first', () => {
     expect(passedOver(lines)[0]).toContain(`default/${name}`);
   });
 
+  it.each([
+    ['about another object', { about: 'other' }],
+    ['that copies its Event, counting at the int32 limit', { count: INT32_MAX }],
+  ])('meets the other replicas on one Event of their own when they all pass over an Event %s', async (_, changes) => {
+    const squatted = await squat(changes);
+    captureLogLines(['warn']);
+    const replicas = ['widgets-a', 'widgets-b', 'widgets-c'].map((instance) =>
+      recorderWith({ reporter: { controller: CONTROLLER, instance }, resumeSeries: true }),
+    );
+
+    const results = await Promise.all(
+      replicas.flatMap((recorder) =>
+        Array.from({ length: PUBLISHES }, () => settle(recorder.publish(object, syncFailed))),
+      ),
+    );
+
+    expect(results.filter((result) => result !== 'resolved')).toEqual([]);
+    expect(countOf(ownEvent(squatted))).toBe(3 * PUBLISHES);
+    expect(server.event(squatted.metadata.namespace, squatted.metadata.name)).toEqual(squatted);
+  });
+
   it('leaves alone an Event found by listing that it did not write, though it says all the series says', async () => {
     // Found by the lookup (same object, reason and reporting controller) and under the series' name.
     const squatted = await squat({ marks: false });
@@ -126,6 +147,77 @@ describe('a shared series whose Event name a tenant took first', () => {
     expect(countOf(server.event(squatted.metadata.namespace, squatted.metadata.name)!)).toBe(INT32_MAX);
     expect(countOf(ownEvent(squatted))).toBe(PUBLISHES - 2);
     expect(server.requestsFor((request) => request.status === 422)).toEqual([]);
+  });
+
+  /**
+   * The names the series takes one after the other when each before it holds a tenant's Event about another
+   * object, as anyone can work them out: by watching a recorder pass over them, here on servers of their own.
+   */
+  const namesAfter = async (taken: number): Promise<string[]> => {
+    const names = [name];
+    while (names.length <= taken) {
+      const scratch = await FakeApiServer.start();
+      for (const squatted of names)
+        await createAsTenant(
+          scratch,
+          tenantEvent(squatted, configMap('other'), syncFailed, { controller: CONTROLLER, count: 1 }),
+        );
+      const recorder = new EventRecorder({
+        reporter: { controller: CONTROLLER },
+        kubeConfig: scratch.kubeConfig(),
+        resumeSeries: true,
+      });
+      await recorder.publish(object, syncFailed);
+      await recorder.onApplicationShutdown();
+      names.push(scratch.events().find((event) => event.regarding.uid === object.metadata!.uid)!.metadata.name);
+      await scratch.close();
+    }
+    return names;
+  };
+
+  it('passes over a full copy of its Event and then a name someone took after it, counting each publish once', async () => {
+    const [, next] = await namesAfter(1);
+    const full = await squat({ count: INT32_MAX - 2 });
+    const foreign = await createAsTenant(
+      server,
+      tenantEvent(next, configMap('other'), syncFailed, { controller: CONTROLLER, count: 1000 }),
+    );
+    const lines = captureLogLines(['warn']);
+
+    const results = await publishAll();
+
+    expect(results).toEqual(Array(PUBLISHES).fill('resolved'));
+    expect(countOf(server.event(full.metadata.namespace, full.metadata.name)!)).toBe(INT32_MAX);
+    expect(server.event(foreign.metadata.namespace, foreign.metadata.name)).toEqual(foreign);
+    expect(
+      eventsAboutObject(full)
+        .filter((event) => event.metadata.uid !== foreign.metadata.uid)
+        .map(countOf),
+    ).toEqual([PUBLISHES - 2]);
+    expect(passedOver(lines)).toHaveLength(1);
+  });
+
+  it('takes a name nobody can work out in advance when the names derived from its series are taken too', async () => {
+    const taken = await namesAfter(2);
+    const squatters = [];
+    for (const squatted of taken)
+      squatters.push(
+        await createAsTenant(
+          server,
+          tenantEvent(squatted, configMap('other'), syncFailed, { controller: CONTROLLER, count: 1000 }),
+        ),
+      );
+    const lines = captureLogLines(['warn']);
+
+    const results = await publishAll();
+
+    expect(results).toEqual(Array(PUBLISHES).fill('resolved'));
+    for (const squatter of squatters)
+      expect(server.event(squatter.metadata.namespace, squatter.metadata.name)).toEqual(squatter);
+    const own = server.events().filter((event) => event.regarding.uid === object.metadata!.uid);
+    expect(own.map(countOf)).toEqual([PUBLISHES]);
+    expect(taken).not.toContain(own[0].metadata.name);
+    expect(passedOver(lines)).toHaveLength(1);
   });
 
   it('leaves alone an Event someone put under the name of its series after theirs was deleted', async () => {

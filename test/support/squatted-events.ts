@@ -18,11 +18,20 @@ export async function sharedSeriesName(
   event: KubeEvent,
   controller: string,
 ): Promise<string> {
+  return (await sharedSeriesNames([object], event, controller)).get(object.metadata!.uid!)!;
+}
+
+/** {@link sharedSeriesName} for each of `objects`, by uid. */
+export async function sharedSeriesNames(
+  objects: readonly KubernetesObject[],
+  event: KubeEvent,
+  controller: string,
+): Promise<Map<string, string>> {
   const server = await FakeApiServer.start();
   const recorder = new EventRecorder({ reporter: { controller }, kubeConfig: server.kubeConfig(), resumeSeries: true });
   try {
-    await recorder.publish(object, event);
-    return server.events()[0].metadata.name;
+    await Promise.all(objects.map((object) => recorder.publish(object, event)));
+    return new Map(server.events().map((stored) => [stored.regarding.uid!, stored.metadata.name]));
   } finally {
     await recorder.onApplicationShutdown();
     await server.close();

@@ -6,10 +6,15 @@
 export interface EventStatement {
   /** `regarding.uid`: the object it is about. */
   readonly regardingUid: string | undefined;
+  /** `type`: `Normal` or `Warning`. */
   readonly type: string | undefined;
+  /** `reason`. */
   readonly reason: string | undefined;
+  /** `action`. */
   readonly action: string | undefined;
+  /** `reportingController`: the controller that wrote it. */
   readonly reportingController: string | undefined;
+  /** `note`. */
   readonly note: string | undefined;
   /** `related`, as far as it names an object. */
   readonly related: RelatedObject | undefined;
@@ -17,9 +22,13 @@ export interface EventStatement {
 
 /** The object an Event's `related` names. */
 export interface RelatedObject {
+  /** Its kind. */
   readonly kind: string | undefined;
+  /** Its namespace; none for a cluster-scoped object. */
   readonly namespace: string | undefined;
+  /** Its name. */
   readonly name: string | undefined;
+  /** Its uid. */
   readonly uid: string | undefined;
 }
 

@@ -201,16 +201,20 @@ export class WriteLedger {
     }
     if ((result.kind === 'exists' && plan.kind === 'create') || (result.kind === 'conflict' && plan.kind === 'patch')) {
       // Anyone who may create Events in the namespace can put one under a name the series writes to first. One
-      // not provably the series' own takes none of its occurrences, and none of them counts as landed there.
+      // not provably the series' own takes none of its occurrences, and none of them counts as landed there. One
+      // that replaced the series' Event under its name (deleted, then created by someone else) took with it what
+      // the batch had landed on it; what the batch landed on an Event before the create (one it left full) stays.
       const notOwn = this.planner.whyNotContinue(result.state, batch);
       if (notOwn && notOwn !== 'its count has no room left') {
-        batch.attempts.landed = 0;
+        if (result.kind === 'conflict') batch.attempts.landed = 0;
         return this.passOver(series, batch, plan, notOwn);
       }
     }
     if (result.kind === 'exists' && plan.kind === 'create' && this.planner.takesNoRepeats(result.state)) {
-      // The series' shared name holds an Event of a series that ended: this one starts an Event of its own.
-      attempts.plan = { ...plan, name: this.planner.freshName(batch.first.resource) };
+      // The series' shared name holds an Event of a series that ended: this one starts an Event of its own, under
+      // the name that replicas meeting the same ended Event take too.
+      attempts.plan = { ...plan, name: this.planner.nameAfter(batch, plan) };
+      attempts.passedOver += 1;
       return { kind: 'again', plan: attempts.plan };
     }
     if ((result.kind === 'conflict' && plan.kind === 'patch') || (result.kind === 'exists' && plan.kind === 'create')) {

@@ -127,8 +127,8 @@ export class WritePlanner {
     return state.lastObservedAt !== undefined && this.wallClock() - state.lastObservedAt > this.options.window;
   }
 
-  /** A name no other series' Event has: for a series whose shared name holds an Event that takes no repeats. */
-  freshName(resource: KubernetesObject, at = this.wallClock()): string {
+  /** A name no other series' Event has, and nobody can tell in advance (client-go's form). */
+  private freshName(resource: KubernetesObject, at = this.wallClock()): string {
     return this.namer(resource.metadata?.name, this.options.controller, at);
   }
 
@@ -147,32 +147,34 @@ export class WritePlanner {
 
   /**
    * The create of a batch whose series met, under `taken`, an Event it may
-   * not continue: the batch's occurrences not on the server yet, under a
-   * fresh name. Replicas sharing series derive it from the series and the
-   * name passed over, so that those meeting the same Event meet again on the
-   * next name, and none collides with what is under the one passed over;
-   * past {@link MAX_DERIVED_NAMES} names in a row (someone creating each
-   * name as it is derived), a name nobody can tell in advance.
+   * not continue: the batch's occurrences not on the server yet, under the
+   * name {@link nameAfter} gives.
    */
   createAfter(batch: Batch, taken: { readonly namespace: string; readonly name: string }): CreatePlan {
-    const { resource } = batch.first;
-    const at = this.wallClock();
-    const derived =
-      this.options.sharedSeries && resource.metadata?.uid && batch.attempts.passedOver < MAX_DERIVED_NAMES
-        ? sharedSeriesEventName(
-            resource.metadata.name,
-            this.options.controller,
-            [this.seriesKey(batch, taken.namespace), taken.name].join('\0'),
-          )
-        : undefined;
-    const name = derived ?? this.namer(resource.metadata?.name, this.options.controller, at);
     return {
       kind: 'create',
       namespace: taken.namespace,
-      name,
-      eventTime: at,
+      name: this.nameAfter(batch, taken),
+      eventTime: this.wallClock(),
       count: batch.occurrences - batch.attempts.landed,
     };
+  }
+
+  /**
+   * The name a batch's series takes after passing over the Event under
+   * `taken` (not its own, full, or of an ended series). Replicas sharing
+   * series derive it from the series and the name passed over, so that
+   * those meeting the same Event meet again on the next name, and none
+   * collides with what is under the one passed over; past
+   * {@link MAX_DERIVED_NAMES} names in a row (someone creating each name as
+   * it is derived), it is a name nobody can tell in advance.
+   */
+  nameAfter(batch: Batch, taken: { readonly namespace: string; readonly name: string }): string {
+    const { resource } = batch.first;
+    if (!this.options.sharedSeries || !resource.metadata?.uid || batch.attempts.passedOver >= MAX_DERIVED_NAMES)
+      return this.freshName(resource);
+    const key = [this.seriesKey(batch, taken.namespace), taken.name].join('\0');
+    return sharedSeriesEventName(resource.metadata.name, this.options.controller, key);
   }
 
   /** What makes a batch's series, as its shared names are derived from it. */
