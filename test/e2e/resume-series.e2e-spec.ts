@@ -5,7 +5,9 @@
 // selectors find the Event.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SERIES_ENDED_ANNOTATION, type KubeEvent } from 'nestjs-kube-events';
-import { Scratch, scratchPerTest } from './support/library-fixtures.js';
+import { sharedControlPlane } from '../../tools/control-plane/control-plane.js';
+import { sharedSeriesName, tenantEvent } from '../support/squatted-events.js';
+import { CONTROLLER, Scratch, scratchPerTest } from './support/library-fixtures.js';
 
 const failed: KubeEvent = {
   type: 'Warning',
@@ -76,6 +78,37 @@ describe('EventRecorder with resumeSeries across processes', () => {
     expect(events).toHaveLength(1);
     expect(events[0].series?.count).toBe(2);
   });
+
+  // The name of a shared series' first Event can be worked out by anyone, and anyone who may create Events in the
+  // namespace can create it first: the recorder leaves such an Event as it is and counts on an Event of its own.
+  it.each([
+    ['an Event about another object, its write marks copied', 'other', 1_000],
+    ['a copy of the series’ Event counting at the int32 limit', undefined, 2_147_483_647],
+  ])(
+    'counts every publish on an Event of its own when a tenant took its name first with %s',
+    async (_, other, count) => {
+      const object = await scratch.configMap('app-config');
+      const about = other ? await scratch.configMap(other) : object;
+      const name = await sharedSeriesName(object, failed, CONTROLLER);
+      const body = tenantEvent(name, about, failed, {
+        controller: CONTROLLER,
+        count,
+        annotations: { 'nestjs-kube-events/writes': '0a1b2c3d4e.1' },
+      });
+      const created = await sharedControlPlane().kubectl(['create', '-n', scratch.namespace, '-o', 'json', '-f', '-'], {
+        input: JSON.stringify(body),
+      });
+      expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: '' });
+      const squatted = (await scratch.readEvent(name))!;
+
+      const recorder = scratch.recorder({ resumeSeries: true });
+      for (let i = 0; i < 5; i++) await recorder.publishFailure(object, failed);
+
+      expect(await scratch.readEvent(name)).toEqual(squatted);
+      const own = (await scratch.eventsAbout(object)).filter((event) => event.metadata?.uid !== squatted.metadata?.uid);
+      expect(own.map((event) => event.series?.count ?? 1)).toEqual([5]);
+    },
+  );
 
   it('leaves it off by default: a new process starts its own Event', async () => {
     const object = await scratch.configMap('app-config');

@@ -121,6 +121,24 @@ describe('replicas that share one Event', () => {
     expect(events.map((event) => event.series?.count ?? 1).sort()).toEqual([2, 3]);
   }, 30_000);
 
+  it('meets on one new Event when replicas start the series again at once after it was ended', async () => {
+    const [first, second, third] = [replica('widgets-a'), replica('widgets-b'), replica('widgets-c')];
+    expect(await failRepeatedly(first, 3)).toEqual(['resolved', 'resolved', 'resolved']);
+    first.forget(object);
+    const [ended] = server.events();
+    await eventually('the Event marked ended', () =>
+      Boolean(
+        server.event(ended.metadata.namespace, ended.metadata.name)?.metadata.annotations?.[SERIES_ENDED_ANNOTATION],
+      ),
+    );
+
+    const results = (await Promise.all([failRepeatedly(second, 5), failRepeatedly(third, 5)])).flat();
+
+    expect(results.filter((result) => result !== 'resolved')).toEqual([]);
+    const events = server.events().filter((event) => event.regarding.name === 'shared');
+    expect(events.map((event) => event.series?.count ?? 1).sort((a, b) => a - b)).toEqual([3, 10]);
+  }, 30_000);
+
   it('counts every publish across a failover: one replica stops, another continues its Event', async () => {
     const [first, second] = [replica('widgets-a'), replica('widgets-b')];
     const before = await failRepeatedly(first, 10);

@@ -18,6 +18,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, KubeEventsModule, PublishApiError, PublishError } from 'nestjs-kube-events';
+import { SOAK_CONTROLLER, SOAK_FAILURE } from './soak-event.js';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -26,7 +27,6 @@ const env = (name: string): string => {
 };
 
 const PUBLISH_EVERY_MS = Number(env('SOAK_PUBLISH_EVERY_MS'));
-const failure = { type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: 'source not found' } as const;
 
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 process.on('unhandledRejection', (reason) => say(`unhandled ${String(reason).replace(/\n/g, ' ')}`));
@@ -43,7 +43,7 @@ async function start(instance: string): Promise<void> {
   kubeConfig.loadFromFile(env('SOAK_KUBECONFIG'));
   app = await NestFactory.createApplicationContext(
     KubeEventsModule.forRoot({
-      reporter: { controller: 'kube-events.soak/widget-controller', instance },
+      reporter: { controller: SOAK_CONTROLLER, instance },
       kubeConfig,
       resumeSeries: true,
       timeout: Number(env('SOAK_TIMEOUT_MS')),
@@ -71,7 +71,7 @@ async function start(instance: string): Promise<void> {
     const [index, object] = objects[Math.floor(Math.random() * objects.length)];
     say(`m ${index}`);
     const began = performance.now();
-    const settled = recorder.publishFailure(object, failure).then(
+    const settled = recorder.publishFailure(object, SOAK_FAILURE).then(
       () => 'r',
       (error: unknown) => (error instanceof PublishError ? (error.queued ? 'q' : 'f') : 'x'),
     );

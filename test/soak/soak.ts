@@ -4,7 +4,11 @@
 // resets their connections, while API Priority and Fairness throttles them (a priority level of one share that
 // rejects), the kube-apiserver is killed and started again twice, and replicas are killed and started again. New
 // series start, and a replica starts again, in the seconds after the restarted server serves and before it is ready,
-// while its authorizer still answers 403. At the end, against the Events the server holds: one Event per series,
+// while its authorizer still answers 403. A tenant of the namespace creates Events of its own under the names of some
+// series' first Events before the replicas write them (before the start, and as new series start): about its own
+// object, from another controller with its own note, and perfect copies counting 2147483647 (soak-tenant.ts); none of
+// them may change, and the replicas count on Events of their own. At the end, against the Events the server holds:
+// one Event per series,
 // nothing resolved lost, nothing queued lost unless given up with a cause, nothing invented, every publish settled
 // within timeout + 1 s, every rejection a PublishError, no unhandled rejection, the heap within a bound.
 // SOAK_SECONDS sets the length (default 180); the result goes to test/soak/last-result.md. SOAK_SHOW_CREATES=1 prints
@@ -25,6 +29,7 @@ import { tightPriorityLevel } from '../e2e/support/tight-priority-level.js';
 import { FaultProxy } from './fault-proxy.js';
 import { ReplicaProcess, type ReplicaSettings } from './replica-process.js';
 import { type ServerSeries, type Verdict, judge } from './soak-ledger.js';
+import { SoakTenant } from './soak-tenant.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 180);
 const REPLICAS = 3;
@@ -50,6 +55,10 @@ const at = async (fraction: number) => {
 
 /** A priority level of one share that rejects what it cannot seat, which only the replicas' ServiceAccount meets. */
 const THROTTLE = tightPriorityLevel(LEVEL, { namespace: NAMESPACE, serviceAccount: SERVICE_ACCOUNT });
+/** Of the first objects, every this many has its series' name taken by the tenant first; of each later batch, every third. */
+const SQUATTED_EVERY = 8;
+/** What the tenant did, for the report. */
+let tenantSummary = '';
 
 async function main(): Promise<Verdict> {
   log('starting the control plane');
@@ -69,6 +78,15 @@ async function main(): Promise<Verdict> {
     };
     const objects = await configMaps(core, 0, FIRST_OBJECTS);
     const all = [...objects];
+    const decoy = await core.createNamespacedConfigMap({
+      namespace: NAMESPACE,
+      body: { metadata: { name: 'tenant-decoy' } },
+    });
+    const tenant = new SoakTenant(cp, admin, NAMESPACE, { ...decoy, apiVersion: 'v1', kind: 'ConfigMap' });
+    const squatted = (made: [number, KubernetesObject][], every: number) =>
+      made.filter((_, i) => i % every === 0).map(([, object]) => object);
+    log(`a tenant takes the names of ${Math.ceil(FIRST_OBJECTS / SQUATTED_EVERY)} series first`);
+    await tenant.squat(squatted(objects, SQUATTED_EVERY));
 
     log(`${REPLICAS} replicas publishing about ${FIRST_OBJECTS} ConfigMaps`);
     let standby = ReplicaProcess.load(settings);
@@ -99,6 +117,7 @@ async function main(): Promise<Verdict> {
         `kube-apiserver serving (readyz ${await httpsStatus(`${cp.server}/readyz`, cp.token)}): new series, replica ${replica} restarts`,
       );
       const fresh = await configMaps(core, from, WINDOW_OBJECTS);
+      await tenant.squat(squatted(fresh, 3));
       all.push(...fresh);
       for (const running of replicas) running.add(fresh);
       await Promise.all([restart(replica), ready]);
@@ -146,9 +165,15 @@ async function main(): Promise<Verdict> {
     await Promise.all(replicas.map((replica) => replica.stop()));
     await (await standby).kill();
 
-    const server = await eventsBySeries(admin, all);
+    const server = await eventsBySeries(admin, all, tenant.uids());
     const ledgers = [...retired, ...replicas].map((replica) => replica.ledger);
-    return judge(ledgers, server, all.length, { timeoutMs: TIMEOUT_MS, peakHeapBytes: PEAK_HEAP_BYTES });
+    const verdict = judge(ledgers, server, all.length, { timeoutMs: TIMEOUT_MS, peakHeapBytes: PEAK_HEAP_BYTES });
+    const changed = await tenant.changed();
+    verdict.failures.push(...changed);
+    tenantSummary =
+      `A tenant took the names of ${tenant.squatted} series first (Events about its own object, from another ` +
+      `controller, and copies counting 2147483647): ${changed.length} of them changed.`;
+    return verdict;
   } finally {
     for (const replica of replicas) await replica.kill().catch(() => undefined);
     await proxy.close();
@@ -198,10 +223,11 @@ async function configMaps(core: CoreV1Api, from: number, count: number): Promise
   return made;
 }
 
-/** Each object's Events (of this controller) and their counts, as the server holds them. */
+/** Each object's Events (of this controller, not the tenant's) and their counts, as the server holds them. */
 async function eventsBySeries(
   admin: KubeConfig,
   objects: readonly [number, KubernetesObject][],
+  tenants: ReadonlySet<string>,
 ): Promise<Map<number, ServerSeries>> {
   const events = admin.makeApiClient(EventsV1Api);
   const indexOf = new Map(objects.map(([index, object]) => [object.metadata!.uid!, index]));
@@ -212,7 +238,7 @@ async function eventsBySeries(
     const page = await events.listNamespacedEvent({ namespace: NAMESPACE, limit: 500, _continue });
     for (const event of page.items) {
       const index = indexOf.get(event.regarding?.uid ?? '');
-      if (index === undefined || event.reason !== 'ReconcileFailed') continue;
+      if (index === undefined || event.reason !== 'ReconcileFailed' || tenants.has(event.metadata?.uid ?? '')) continue;
       series.set(index, [...(series.get(index) ?? []), event.series?.count ?? 1]);
       described.set(index, [
         ...(described.get(index) ?? []),
@@ -246,6 +272,8 @@ async function report(verdict: Verdict): Promise<void> {
         .map(([what, count]) => `${what} ×${count}`)
         .join(', ') || 'none'
     }.`,
+    '',
+    tenantSummary,
     '',
     ...(passed ? [] : ['Failures:', '', ...verdict.failures.map((failure) => `- ${failure}`), '']),
   ];

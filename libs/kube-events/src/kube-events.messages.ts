@@ -124,6 +124,9 @@ export const RECORDER_SHUT_DOWN = (
 export const SERIES_END_NOT_RECORDED = (namespace: string, name: string, error: unknown) =>
   `Could not mark Event ${namespace}/${name} as ended (${errorMessage(error)}): ` +
   'a process that starts within the series window may continue its count.';
+export const EVENT_PASSED_OVER = (namespace: string, name: string, why: string, next: string) =>
+  `Event ${namespace}/${name} is not one this series may continue (${why}): it is left as it is, ` +
+  `and the series writes its occurrences to Event ${namespace}/${next} instead.`;
 export const SERIES_LOOKUP_REFUSED = (error: Error) =>
   `resumeSeries: the API server refused to list Events (${errorMessage(error)}); series start new Events, as without resumeSeries, ` +
   "until the recorder's ServiceAccount may list events.events.k8s.io.";

@@ -29,6 +29,7 @@ import {
   type EventVerb,
 } from './access-review.js';
 import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
+import { statementOf, type EventStatement } from './event-statement.js';
 import { truncateText } from '../event-rules/note-truncation.js';
 import { microTime } from './micro-time.js';
 import { flowOf, type EventWritesFlow } from './event-writes-flow.js';
@@ -58,6 +59,12 @@ export interface StoredEventState {
   readonly ended?: boolean;
   /** When it last counted an occurrence (`series.lastObservedTime`, else `eventTime`), epoch ms, when it says. */
   readonly lastObservedAt?: number;
+  /**
+   * What it says and whom it is about, from a read or a list (not from a
+   * create's or a patch's answer); absent when the answer did not carry them
+   * readably.
+   */
+  readonly statement?: EventStatement;
 }
 
 /** Which Events to list: those about one object, for one reason, from one controller (all field selectors). */
@@ -163,7 +170,7 @@ export class EventsApi implements EventsWriter {
 
   read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState> {
     return this.send('GET', eventsPath(namespace, name), signal, undefined, (answer) =>
-      eventState(answer, namespace, name),
+      statedEventState(answer, namespace, name),
     );
   }
 
@@ -370,7 +377,7 @@ function listedEvents(answer: unknown, namespace: string): ListedEvent[] {
     if (typeof name !== 'string' || !name || name.length > MAX_EVENT_NAME_CHARS) continue;
     let state: StoredEventState;
     try {
-      state = eventState(item, namespace, name);
+      state = statedEventState(item, namespace, name);
     } catch {
       continue;
     }
@@ -411,6 +418,17 @@ function eventState(answer: unknown, namespace: string, name: string): StoredEve
     ...(isRecord(metadata.annotations) && SERIES_ENDED_ANNOTATION in metadata.annotations && { ended: true }),
     ...(Number.isFinite(lastObservedAt) && { lastObservedAt }),
   };
+}
+
+/**
+ * {@link eventState} with what the Event says ({@link EventStatement}): read
+ * only from the answers a recorder compares with its series (a read after a
+ * `409`, a list), not from every write's.
+ */
+function statedEventState(answer: unknown, namespace: string, name: string): StoredEventState {
+  const state = eventState(answer, namespace, name);
+  const statement = statementOf(answer as Record<string, unknown>);
+  return statement ? { ...state, statement } : state;
 }
 
 /** A write mark: a recorder's id and an attempt's number. */

@@ -2,7 +2,9 @@ import { randomInt, randomUUID } from 'node:crypto';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { PublishApiError } from '../errors.js';
 import { EVENT_REFUSED } from '../kube-events.messages.js';
+import { WRITES_ANNOTATION } from '../kube-events.constants.js';
 import type { EventsWriter, SeriesPatch, StoredEventState } from '../api/events-api.js';
+import { statementOf } from '../api/event-statement.js';
 
 /** k8s.io/apimachinery's alphabet for generated name suffixes. */
 const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -93,7 +95,17 @@ export class InMemoryEventsWriter implements EventsWriter {
 
 function stateOf(event: EventsV1Event): StoredEventState {
   const { name, namespace, uid, resourceVersion } = event.metadata!;
-  return { name: name!, namespace: namespace!, uid, resourceVersion, count: event.series?.count ?? 1 };
+  const statement = statementOf(event as unknown as Record<string, unknown>);
+  const writes = event.metadata!.annotations?.[WRITES_ANNOTATION]?.split(',');
+  return {
+    name: name!,
+    namespace: namespace!,
+    uid,
+    resourceVersion,
+    count: event.series?.count ?? 1,
+    writes,
+    statement,
+  };
 }
 
 function randomSuffix(): string {

@@ -94,6 +94,13 @@ export interface BatchAttempts {
   /** Its create reuses the name of a create given up in doubt: an Event found under that name may hold the occurrences of that create, not this batch's. */
   reusesInDoubtName: boolean;
   /**
+   * Names it found holding an Event not its series' own, or one whose
+   * count is full, and passed over: the name of its next create follows
+   * from the last of them, so that replicas passing over the same ones meet
+   * on the next.
+   */
+  passedOver: number;
+  /**
    * How many of its publishes were told it stays queued (`queued: true`):
    * a promise that it is written or counted as dropped, so that a refusal
    * later drops it, counted and logged, rather than reports a failed write.

@@ -10,6 +10,7 @@ import type { TraceContext } from '../../tracing/trace-context.js';
 import type { Occurrence } from '../publish/index.js';
 import type { CreatePlan, FindPlan, PatchPlan, WritePlan, WriteResult } from '../series/index.js';
 import { RequestDeadlines } from '../deadlines/index.js';
+import { whyNotOfSeries } from './series-ownership.js';
 import type { KubeEventsClock } from '../../kube-events.interfaces.js';
 
 /**
@@ -51,7 +52,7 @@ export class EventRequests {
     const send = (signal: AbortSignal): Promise<WriteResult> => {
       if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
       if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
-      return this.find(plan, signal);
+      return this.find(plan, occurrence, mark !== undefined, signal);
     };
     // Bounded by the timeout, and failing with a PublishError only, whatever the writer threw.
     if (!this.tracing?.tracesWrites()) {
@@ -80,11 +81,20 @@ export class EventRequests {
 
   /**
    * The latest Event this controller wrote for the series (same object,
-   * reason and action). Without RBAC `list` (the shipped Role grants none),
-   * nothing is found and the series starts a new Event, as without
-   * `resumeSeries`: the lookup is an optimisation, not worth losing Events.
+   * reason and action) of `occurrence`: of those listed, only the ones
+   * provably of the series (see `whyNotOfSeries`; with write marks when the
+   * recorder leaves them, `marked`), so that no one else's Event, however
+   * recent it says it is, takes the series' place. Without RBAC `list`
+   * (the shipped Role grants none), nothing is found and the series starts
+   * a new Event, as without `resumeSeries`: the lookup is an optimisation,
+   * not worth losing Events.
    */
-  private async find(plan: FindPlan, signal: AbortSignal): Promise<WriteResult> {
+  private async find(
+    plan: FindPlan,
+    occurrence: Occurrence,
+    marked: boolean,
+    signal: AbortSignal,
+  ): Promise<WriteResult> {
     const query = { uid: plan.uid, reason: plan.reason, reportingController: this.reporter.controller };
     let listed: ListedEvent[];
     try {
@@ -98,7 +108,11 @@ export class EventRequests {
       throw error;
     }
     const latest = listed
-      .filter((candidate) => candidate.event.action === plan.action)
+      .filter(
+        (candidate) =>
+          candidate.event.action === plan.action &&
+          !whyNotOfSeries(candidate, occurrence, this.reporter.controller, marked),
+      )
       .reduce<ListedEvent | undefined>(
         (found, candidate) => (found && found.lastObservedAt >= candidate.lastObservedAt ? found : candidate),
         undefined,

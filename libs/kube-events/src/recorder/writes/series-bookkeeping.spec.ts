@@ -1,3 +1,4 @@
+import type { EventStatement } from '../../api/event-statement.js';
 import type { ListedEvent } from '../../api/events-api.js';
 import { PublishApiError, PublishTimeoutError, type PublishError } from '../../errors.js';
 import { AwaitedPublish, type Occurrence } from '../publish/index.js';
@@ -50,6 +51,12 @@ function occurrence(uid: string, now: number, note = 'n'): Occurrence {
     failure: false,
     publishedAt: now,
   };
+}
+
+/** What an Event of object `a`'s series says, as the server holds it: the controller's own. */
+function said(note = 'n'): EventStatement {
+  const about = { regardingUid: 'a', type: 'Warning', reason: 'Failed', action: 'Sync' };
+  return { ...about, reportingController: 'widgets', note, related: undefined };
 }
 
 const waiters: AwaitedPublish[] = [];
@@ -282,7 +289,10 @@ describe('series bookkeeping: the index, the write queue and the write answers',
       const settled = store.settle(
         series,
         batch,
-        { kind: 'conflict', state: { name: 'x', namespace: 'default', resourceVersion: '2', count: 2 } },
+        {
+          kind: 'conflict',
+          state: { name: 'x', namespace: 'default', resourceVersion: '2', count: 2, statement: said() },
+        },
         13,
       );
       expect(settled).toMatchObject({ kind: 'written', count: 2 });
@@ -297,7 +307,10 @@ describe('series bookkeeping: the index, the write queue and the write answers',
       const settled = store.settle(
         series,
         batch,
-        { kind: 'conflict', state: { name: 'x', namespace: 'default', resourceVersion: '7', count: 10 } },
+        {
+          kind: 'conflict',
+          state: { name: 'x', namespace: 'default', resourceVersion: '7', count: 10, statement: said() },
+        },
         11,
       );
       expect(settled).toMatchObject({ kind: 'again', plan: { kind: 'patch', resourceVersion: '7', count: 11 } });
@@ -346,6 +359,7 @@ describe('series bookkeeping: the index, the write queue and the write answers',
       resourceVersion: '40',
       count: 7,
       lastObservedAt: Date.now() - (overrides.ageMs ?? 100),
+      statement: said(overrides.note),
       event: {
         eventTime: new Date(),
         type: 'Warning',

@@ -27,6 +27,8 @@ import {
   retryAt,
 } from '../pacing/index.js';
 import { countOf, withCount, type WritePlanner } from './write-planner.js';
+import { PassedOverEvents } from './passed-over-events.js';
+import { hasRoom, type NotOwnBecause } from './series-ownership.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** A write taken from its series' queue, to send. */
@@ -80,6 +82,8 @@ export class WriteLedger {
     private readonly timeout: number,
     /** Whether the recorder's own review confirms a 403 (see `EventsWriter.confirmsForbidden`): else it is retried. */
     private readonly confirmsForbidden: (namespace: string, verb: EventVerb) => boolean = () => true,
+    /** Says which Events series passed over, once for each series. */
+    private readonly passedOver = new PassedOverEvents(),
   ) {}
 
   /** Takes the series' next write, unless one is in flight or nothing is queued: a retry sends the same write. */
@@ -87,7 +91,11 @@ export class WriteLedger {
     const batch = this.queue.take(series);
     if (!batch) return undefined;
     const { attempts } = batch;
-    attempts.plan = attempts.plan ? withCount(attempts.plan, countOf(batch)) : this.replan(series, batch, now);
+    const count = countOf(batch);
+    // A patch that publishes joined while it waited would raise past the server's int32 is planned afresh, unless
+    // an attempt of it may have landed: a read tells which (the server refuses the count, the batch is not counted).
+    const fits = attempts.plan?.kind !== 'patch' || hasRoom(count, 0) || attempts.mayHaveLanded.length > 0;
+    attempts.plan = attempts.plan && fits ? withCount(attempts.plan, count) : this.replan(series, batch, now);
     return { batch, plan: attempts.plan };
   }
 
@@ -173,8 +181,10 @@ export class WriteLedger {
     const plan = attempts.plan!;
     if (result.kind === 'found') {
       series.lookupPending = false;
-      if (result.latest && this.planner.continues(result.latest, batch))
-        series.event = this.planner.resumed(result.latest, batch, now);
+      const { latest } = result;
+      // Only the series' own Event, with room for the batch, is continued; anything else is left as it is.
+      if (latest && this.planner.continues(latest, batch) && !this.planner.whyNotContinue(latest, batch))
+        series.event = this.planner.resumed(latest, batch, now);
       return { kind: 'again', plan: this.replan(series, batch, now) };
     }
     attempts.unanswered = 0;
@@ -189,9 +199,22 @@ export class WriteLedger {
       attempts.landed = 0;
       return { kind: 'again', plan: this.replan(series, batch, now) };
     }
+    if ((result.kind === 'exists' && plan.kind === 'create') || (result.kind === 'conflict' && plan.kind === 'patch')) {
+      // Anyone who may create Events in the namespace can put one under a name the series writes to first. One
+      // not provably the series' own takes none of its occurrences, and none of them counts as landed there. One
+      // that replaced the series' Event under its name (deleted, then created by someone else) took with it what
+      // the batch had landed on it; what the batch landed on an Event before the create (one it left full) stays.
+      const notOwn = this.planner.whyNotContinue(result.state, batch);
+      if (notOwn && notOwn !== 'its count has no room left') {
+        if (result.kind === 'conflict') batch.attempts.landed = 0;
+        return this.passOver(series, batch, plan, notOwn);
+      }
+    }
     if (result.kind === 'exists' && plan.kind === 'create' && this.planner.takesNoRepeats(result.state)) {
-      // The series' shared name holds an Event of a series that ended: this one starts an Event of its own.
-      attempts.plan = { ...plan, name: this.planner.freshName(batch.first.resource) };
+      // The series' shared name holds an Event of a series that ended: this one starts an Event of its own, under
+      // the name that replicas meeting the same ended Event take too.
+      attempts.plan = { ...plan, name: this.planner.nameAfter(batch, plan) };
+      attempts.passedOver += 1;
       return { kind: 'again', plan: attempts.plan };
     }
     if ((result.kind === 'conflict' && plan.kind === 'patch') || (result.kind === 'exists' && plan.kind === 'create')) {
@@ -211,6 +234,9 @@ export class WriteLedger {
       // occurrences, not these), or the Event has marks: then it is another replica's, under the series' shared name.
       else if (result.kind === 'exists' && !attempts.mayHaveLanded.length && !attempts.reusesInDoubtName && !marks)
         attempts.landed = batch.occurrences;
+      // An Event the series' own, whose count the rest would raise past the server's int32: left as it is.
+      if (attempts.landed < batch.occurrences && this.planner.whyNotContinue(result.state, batch))
+        return this.passOver(series, batch, plan, 'its count has no room left');
       if (attempts.landed < batch.occurrences) {
         const { name, namespace } = plan;
         // Another replica's Event, met by its name: the series continues it, whatever becomes of this patch, so
@@ -235,6 +261,28 @@ export class WriteLedger {
     this.queue.done(series);
     written(series, series.queue.length > 0);
     return { kind: 'written', created: plan.kind === 'create', count: event.count, event };
+  }
+
+  /**
+   * Leaves the Event under `taken`'s name as it is (not the series' own, or
+   * its count full, `why`): the series no longer writes to it, and the
+   * batch's occurrences not on the server yet go out as a create under a
+   * fresh name; said once for the series.
+   */
+  private passOver(series: Series, batch: Batch, taken: CreatePlan | PatchPlan, why: NotOwnBecause): Applied {
+    const { attempts } = batch;
+    const { namespace, name } = taken;
+    if (series.event?.name === name && series.event.namespace === namespace) series.event = undefined;
+    if (series.inDoubt?.name === name && series.inDoubt.namespace === namespace) series.inDoubt = undefined;
+    const next = this.planner.createAfter(batch, taken);
+    attempts.passedOver += 1;
+    attempts.base = 0;
+    attempts.mayHaveLanded.length = 0;
+    attempts.inDoubtBecause = undefined;
+    attempts.reusesInDoubtName = false;
+    attempts.plan = next;
+    this.passedOver.said(series, namespace, name, why, next.name);
+    return { kind: 'again', plan: next };
   }
 
   /** A failed write that was not sent again: retried later, or given up. */

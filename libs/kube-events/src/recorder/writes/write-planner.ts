@@ -4,9 +4,19 @@ import { eventName, sharedSeriesEventName } from '../../event-rules/event-name.j
 import type { ListedEvent, StoredEventState } from '../../api/events-api.js';
 import { SERIES_ENDED_ANNOTATION } from '../../kube-events.constants.js';
 import type { ClusterScopedEventNamespace } from '../../kube-events.interfaces.js';
-import type { EndedEvents, Batch, Series, SeriesEvent, FindPlan, WritePlan } from '../series/index.js';
+import type { EndedEvents, Batch, CreatePlan, Series, SeriesEvent, FindPlan, WritePlan } from '../series/index.js';
 import { identityDigest } from '../publish/index.js';
 import { StringPool } from '../../string-pool.js';
+import { hasRoom, whyNotOwn, type NotOwnBecause } from './series-ownership.js';
+
+/**
+ * How many names in a row a batch derives from its series after passing
+ * over Events it may not continue, before it takes a name nobody can tell
+ * in advance (client-go's form): enough for replicas to meet past an
+ * Event left in their way, few enough that someone creating each derived
+ * name first does not hold a series off the server.
+ */
+const MAX_DERIVED_NAMES = 2;
 
 /** What a {@link WritePlanner} needs: the series window, the names, and its clock. */
 export interface WritePlannerOptions {
@@ -80,7 +90,8 @@ export class WritePlanner {
       return { plan: find, base: batch.attempts.base, reusesInDoubtName: batch.attempts.reusesInDoubtName };
     }
     const last = series.event;
-    if (last?.identity === batch.identity && this.isCurrent(last, now)) {
+    // An Event whose count would pass the server's int32 takes no more: the occurrences start an Event of their own.
+    if (last?.identity === batch.identity && this.isCurrent(last, now) && hasRoom(last.count, pending)) {
       const { namespace, name, resourceVersion, count: base, writes } = last;
       return {
         plan: { kind: 'patch', namespace, name, resourceVersion, count: base + pending, writes },
@@ -98,11 +109,7 @@ export class WritePlanner {
     const uid = resource.metadata?.uid;
     const name =
       this.options.sharedSeries && uid
-        ? sharedSeriesEventName(
-            resource.metadata?.name,
-            this.options.controller,
-            [this.options.controller, namespace, uid, event.reason, event.action, batch.identity].join('\0'),
-          )
+        ? sharedSeriesEventName(resource.metadata?.name, this.options.controller, this.seriesKey(batch, namespace))
         : this.freshName(resource, at);
     return {
       plan: { kind: 'create', namespace, name, eventTime: at, count: pending },
@@ -120,9 +127,67 @@ export class WritePlanner {
     return state.lastObservedAt !== undefined && this.wallClock() - state.lastObservedAt > this.options.window;
   }
 
-  /** A name no other series' Event has: for a series whose shared name holds an Event that takes no repeats. */
-  freshName(resource: KubernetesObject, at = this.wallClock()): string {
+  /** A name no other series' Event has, and nobody can tell in advance (client-go's form). */
+  private freshName(resource: KubernetesObject, at = this.wallClock()): string {
     return this.namer(resource.metadata?.name, this.options.controller, at);
+  }
+
+  /**
+   * Why the Event `state`, met under a name a batch's series writes to or
+   * listed for it, is not one the series may continue with the batch's
+   * occurrences: not provably its own (see {@link whyNotOwn}; this
+   * recorder marks its writes when replicas share series), or its count has
+   * no room for them. `undefined` when it may.
+   */
+  whyNotContinue(state: StoredEventState, batch: Batch): NotOwnBecause | undefined {
+    const notOwn = whyNotOwn(state, batch.first, this.options.controller, this.options.sharedSeries ?? false);
+    if (notOwn) return notOwn;
+    return hasRoom(state.count, batch.occurrences - batch.attempts.landed) ? undefined : 'its count has no room left';
+  }
+
+  /**
+   * The create of a batch whose series met, under `taken`, an Event it may
+   * not continue: the batch's occurrences not on the server yet, under the
+   * name {@link nameAfter} gives.
+   */
+  createAfter(batch: Batch, taken: { readonly namespace: string; readonly name: string }): CreatePlan {
+    return {
+      kind: 'create',
+      namespace: taken.namespace,
+      name: this.nameAfter(batch, taken),
+      eventTime: this.wallClock(),
+      count: batch.occurrences - batch.attempts.landed,
+    };
+  }
+
+  /**
+   * The name a batch's series takes after passing over the Event under
+   * `taken` (not its own, full, or of an ended series). Replicas sharing
+   * series derive it from the series and the name passed over, so that
+   * those meeting the same Event meet again on the next name, and none
+   * collides with what is under the one passed over; past
+   * {@link MAX_DERIVED_NAMES} names in a row (someone creating each name as
+   * it is derived), it is a name nobody can tell in advance.
+   */
+  nameAfter(batch: Batch, taken: { readonly namespace: string; readonly name: string }): string {
+    const { resource } = batch.first;
+    if (!this.options.sharedSeries || !resource.metadata?.uid || batch.attempts.passedOver >= MAX_DERIVED_NAMES)
+      return this.freshName(resource);
+    const key = [this.seriesKey(batch, taken.namespace), taken.name].join('\0');
+    return sharedSeriesEventName(resource.metadata.name, this.options.controller, key);
+  }
+
+  /** What makes a batch's series, as its shared names are derived from it. */
+  private seriesKey(batch: Batch, namespace: string): string {
+    const { resource, event } = batch.first;
+    return [
+      this.options.controller,
+      namespace,
+      resource.metadata?.uid,
+      event.reason,
+      event.action,
+      batch.identity,
+    ].join('\0');
   }
 
   private namespaceOf(resource: KubernetesObject): string {

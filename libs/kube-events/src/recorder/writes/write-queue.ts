@@ -82,6 +82,7 @@ export class WriteQueue {
         unanswered: 0,
         lastError: undefined,
         reusesInDoubtName: false,
+        passedOver: 0,
         toldQueued: 0,
       },
     };
