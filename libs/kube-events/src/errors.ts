@@ -99,6 +99,11 @@ export interface CredentialPluginRun {
   readonly timedOut: boolean;
   /** Why it could not be started (`ENOENT`, `EACCES`), when it could not. */
   readonly startError?: string;
+  /**
+   * Set when it was stopped for printing more than a credential can take on
+   * one of its streams (what it printed is dropped, never parsed).
+   */
+  readonly outputTooLarge?: { readonly stream: 'stdout' | 'stderr'; readonly limitBytes: number };
   /** How long it ran, in milliseconds. */
   readonly durationMs: number;
 }
