@@ -24,6 +24,9 @@ import { configMap, syncFailed } from '../support/objects.js';
 /** kube-apiserver's limit on a request's headers. */
 const ONE_MIB = 1024 * 1024;
 
+// A failed credential keeps its occurrence queued: shutting down tries it until the recorder's timeout.
+jest.setTimeout(20_000);
+
 describe('token files', () => {
   let server: FakeApiServer;
   let dir: string;
