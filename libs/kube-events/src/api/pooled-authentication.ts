@@ -22,9 +22,9 @@ const POOL_CONNECTIONS = 8;
 /**
  * Connections of the follow-up requests (access reviews, `/readyz`), a
  * pool of their own: a follow-up that hangs never holds a connection a
- * write waits for.
+ * write waits for. Enough for one review of every verb at once.
  */
-const FOLLOW_UP_CONNECTIONS = 2;
+const FOLLOW_UP_CONNECTIONS = 4;
 
 /**
  * How long TLS material read from the kubeconfig's files (CA, client
