@@ -103,7 +103,12 @@ export interface CredentialPluginRun {
    * Set when it was stopped for printing more than a credential can take on
    * one of its streams (what it printed is dropped, never parsed).
    */
-  readonly outputTooLarge?: { readonly stream: 'stdout' | 'stderr'; readonly limitBytes: number };
+  readonly outputTooLarge?: {
+    /** The stream it printed too much on. */
+    readonly stream: 'stdout' | 'stderr';
+    /** The bound it passed, in bytes. */
+    readonly limitBytes: number;
+  };
   /** How long it ran, in milliseconds. */
   readonly durationMs: number;
 }
