@@ -24,6 +24,10 @@ describe('credential headers', () => {
     expect(refuse).not.toThrow(/secret-second-line/);
   });
 
+  it('refuses a header whose name HTTP does not allow', () => {
+    expect(() => sendableHeaders({ 'X-Token\n': 'value' })).toThrow(/invalid "X-Token\\n" header/);
+  });
+
   it('refuses headers over the 1 MiB the API server reads', () => {
     expect(() => sendableHeaders({ Authorization: `Bearer ${'a'.repeat(1024 * 1024)}` })).toThrow(
       /make 1048600 bytes of headers, more than the 1048576 the API server accepts/,

@@ -11,6 +11,9 @@ export const MAX_REQUEST_HEADER_BYTES = 1 << 20;
 /** What HTTP allows in a header's value (RFC 9110 field-value, as undici and Node check it): tab, visible ASCII, obs-text. */
 const INVALID_HEADER_CHARACTER = /[^\t\x20-\x7e\x80-\xff]/;
 
+/** What HTTP allows as a header's name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
 /** The most of a header's name that a message shows. */
 const MAX_NAME_CHARS = 64;
 
@@ -38,8 +41,9 @@ export function sendableHeaders(headers: Record<string, string>): Record<string,
 
 /**
  * Throws a `PublishCredentialError` when the headers authentication made
- * cannot go in a request: a value with a character HTTP does not allow (a
- * line break in a token, say), or more of them than the API server reads.
+ * cannot go in a request: a name or a value with a character HTTP does not
+ * allow (a line break in a token, say), or more of them than the API server
+ * reads.
  * Checked before any request, so that a credential built wrong on this
  * side is said to be one, rather than the request failing as if the
  * server could not be reached. The message names the header, never its
@@ -49,7 +53,7 @@ function assertSendableHeaders(headers: Readonly<Record<string, unknown>>): void
   let bytes = 0;
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== 'string') continue;
-    if (INVALID_HEADER_CHARACTER.test(value))
+    if (!HEADER_NAME.test(name) || INVALID_HEADER_CHARACTER.test(value))
       throw new PublishCredentialError(CREDENTIAL_HEADER_INVALID(name.slice(0, MAX_NAME_CHARS)));
     bytes += name.length + value.length + 4;
   }
