@@ -41,6 +41,16 @@ if (mode === 'fail') {
   process.exit(3);
 }
 if (mode === 'garbage') process.stdout.write('not json: eyJhbGciOiJSUzI1NiJ9.secret-output');
+// Output past the library's bound (2 MiB), a few MiB of it: not JSON, a token no server accepts, or on stderr.
+const FLOOD = 6 * 1024 * 1024;
+if (mode === 'flood') process.stdout.write('not json: secret-output '.repeat(FLOOD / 24));
+if (mode === 'flood-stderr') process.stderr.write('debug: secret-output '.repeat(FLOOD / 21));
+if (mode === 'huge-token') {
+  process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'a'.repeat(FLOOD) } }));
+}
+if (mode === 'broken-token') {
+  process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'plugin-token\\nsecret-output' } }));
+}
 if (mode === 'token') {
   process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'plugin-token' } }));
 }
@@ -449,6 +459,40 @@ describe('exec credential plugins', () => {
     );
     expect(error).toMatchObject({ plugin: undefined });
     expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['non-JSON output on stdout', 'flood', 'stdout'],
+    ['an ExecCredential whose token no server accepts', 'huge-token', 'stdout'],
+    ['output on stderr', 'flood-stderr', 'stderr'],
+  ])(
+    'stops a plugin that prints more than 2 MiB (%s), as a credential failure, and sends nothing',
+    async (_, mode, stream) => {
+      const recorder = recorderWith(kubeConfigWith(mode), 10_000);
+
+      const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+
+      expect(error).toBeInstanceOf(PublishCredentialError);
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `^The kubeconfig's exec credential plugin \`.*\` printed more than 2 MiB on ${stream} and was stopped`,
+        ),
+      );
+      expect(error).toMatchObject({ plugin: { outputTooLarge: { stream, limitBytes: 2 * 1024 * 1024 } } });
+      expect(server.requests).toHaveLength(0);
+      for (const text of texts([error])) expect(text).not.toContain('secret-output');
+    },
+  );
+
+  it('takes a plugin token that cannot go in a header for a credential failure, not an unreachable server', async () => {
+    const recorder = recorderWith(kubeConfigWith('broken-token'), 5_000);
+
+    const error = await recorder.publish(configMap(), syncFailed).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(PublishCredentialError);
+    expect((error as Error).message).toMatch(/invalid "Authorization" header .* so no request was sent/);
+    expect(server.requests).toHaveLength(0);
+    for (const text of texts([error])) expect(text).not.toContain('secret-output');
   });
 
   it('writes with the token of a plugin that works, one run for concurrent writes', async () => {

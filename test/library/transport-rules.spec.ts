@@ -5,6 +5,7 @@ import 'reflect-metadata';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { rootCertificates } from 'node:tls';
+import { inspect } from 'node:util';
 import { jest } from '@jest/globals';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -132,6 +133,28 @@ describe('how the API server is reached', () => {
       proxy.server.close();
     }
   });
+
+  it.each([
+    ['HTTPS_PROXY', (proxy: string) => ((process.env.HTTPS_PROXY = proxy), {})],
+    ["the kubeconfig's proxy-url", (proxy: string) => ({ proxyUrl: proxy })],
+  ])(
+    'keeps the password of a proxy URL that does not parse (%s) out of the rejection and all it carries',
+    async (_, set) => {
+      // The port is out of range: no URL parser takes it, and Node's error keeps the URL it was given as `input`.
+      const proxy = 'http://bob:proxy-s3cret-passw0rd@proxy.example:99999';
+      const cluster = {
+        server: 'https://api.cluster.test:6443',
+        caData: TLS_CERTIFICATE.toString('base64'),
+        ...set(proxy),
+      };
+
+      const error = await failureOf(await start(kubeConfigFor(cluster)));
+
+      expect(error).toBeInstanceOf(Error);
+      expect(inspect(error, { depth: Infinity, showHidden: true })).not.toContain('proxy-s3cret-passw0rd');
+      expect(logged.join('\n')).not.toContain('proxy-s3cret-passw0rd');
+    },
+  );
 
   it('goes through HTTPS_PROXY, and not for a server NO_PROXY names, as Go does', async () => {
     const proxy = await startProxy();

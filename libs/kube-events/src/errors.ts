@@ -99,6 +99,16 @@ export interface CredentialPluginRun {
   readonly timedOut: boolean;
   /** Why it could not be started (`ENOENT`, `EACCES`), when it could not. */
   readonly startError?: string;
+  /**
+   * Set when it was stopped for printing more than a credential can take on
+   * one of its streams (what it printed is dropped, never parsed).
+   */
+  readonly outputTooLarge?: {
+    /** The stream it printed too much on. */
+    readonly stream: 'stdout' | 'stderr';
+    /** The bound it passed, in bytes. */
+    readonly limitBytes: number;
+  };
   /** How long it ran, in milliseconds. */
   readonly durationMs: number;
 }

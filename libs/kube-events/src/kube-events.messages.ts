@@ -267,17 +267,35 @@ export const CONTEXT_MOVED = (context: string) =>
 /** How a credential plugin's run ended, for {@link CREDENTIAL_PLUGIN_ENDED}. */
 export const CREDENTIAL_PLUGIN_RUN = (run: {
   startError?: string;
+  outputTooLarge?: { stream: string; limitBytes: number };
   timedOut: boolean;
   durationMs: number;
   signal?: string;
   exitCode?: number;
 }) => {
   if (run.startError) return `could not be started (${run.startError})`;
+  if (run.outputTooLarge)
+    return `printed more than ${run.outputTooLarge.limitBytes / 1024 / 1024} MiB on ${run.outputTooLarge.stream} and was stopped`;
   if (run.timedOut) return `timed out and was stopped after ${Math.round(run.durationMs)} ms`;
   if (run.signal) return `was ended by ${run.signal}`;
   if (run.exitCode !== undefined && run.exitCode !== 0) return `failed with exit code ${run.exitCode}`;
   return 'printed no credential that could be read (a client.authentication.k8s.io ExecCredential)';
 };
+export const TOKEN_FILE_TOO_LARGE = (file: string) =>
+  `The kubeconfig's token file ${JSON.stringify(file)} holds more than 1 MiB, more than the API server accepts in ` +
+  "a request's headers, so no request was sent; it was not read further.";
+export const TOKEN_FILE_EMPTY = (file: string) =>
+  `The kubeconfig's token file ${JSON.stringify(file)} holds no token (it is empty, or white space only), so no ` +
+  'request was sent.';
+export const CREDENTIAL_HEADER_INVALID = (header: string) =>
+  `The kubeconfig's credentials make an invalid ${JSON.stringify(header)} header (a character HTTP does not allow ` +
+  'in a header, such as a line break inside the token), so no request was sent; its value is not shown.';
+export const CREDENTIAL_HEADERS_TOO_LARGE = (bytes: number, limit: number) =>
+  `The kubeconfig's credentials make ${bytes} bytes of headers, more than the ${limit} the API server accepts, ` +
+  'so no request was sent.';
+export const PROXY_NOT_A_URL = (variable: string) =>
+  `${variable} from the environment is not a URL (its value is not shown, as it may hold a password), so no ` +
+  'request was sent.';
 export const NOT_A_PERMISSION_CHECK = (value: unknown) =>
   `permissionCheck must be 'warn', 'fail' or 'off', got ${describeValue(value)}.`;
 /** Where the package's manifests are, as an application that installed it names them. */

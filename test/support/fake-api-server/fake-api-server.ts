@@ -132,7 +132,8 @@ export class FakeApiServer {
     return fake;
   }
 
-  private ready = true;
+  private ready: boolean | 'hang' = true;
+  private readyzAsked = 0;
   private flowHeaders: Record<string, string> = {};
 
   /**
@@ -147,11 +148,17 @@ export class FakeApiServer {
   /**
    * Whether `GET /readyz` answers 200 `ok` (the default) or 500, as a
    * kube-apiserver does in the seconds after it starts serving, while its
-   * RBAC caches sync and its authorizer denies what its Roles grant.
+   * RBAC caches sync and its authorizer denies what its Roles grant; or,
+   * with `'hang'`, never (each waits for its client to leave).
    */
-  setReady(ready: boolean): this {
+  setReady(ready: boolean | 'hang'): this {
     this.ready = ready;
     return this;
+  }
+
+  /** How many times `GET /readyz` was asked (it is not among {@link requests}). */
+  get readyzRequests(): number {
+    return this.readyzAsked;
   }
 
   /**
@@ -579,6 +586,8 @@ export class FakeApiServer {
       return;
     }
     if (url.pathname === '/readyz' && req.method === 'GET') {
+      this.readyzAsked++;
+      if (this.ready === 'hang') return;
       res.writeHead(this.ready ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(
         this.ready ? 'ok' : '[-]poststarthook/rbac/bootstrap-roles failed: reason withheld\nreadyz check failed\n',

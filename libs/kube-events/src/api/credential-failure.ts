@@ -10,6 +10,7 @@ import {
   CREDENTIAL_PLUGIN_STILL_RUNNING,
 } from '../kube-events.messages.js';
 import { truncateText } from '../event-rules/note-truncation.js';
+import { TokenFileRefused } from './token-file-authenticator.js';
 
 /** The most of a plugin's command that a message shows, in UTF-8 bytes. */
 const MAX_COMMAND_BYTES = 256;
@@ -17,9 +18,10 @@ const MAX_COMMAND_BYTES = 256;
 /**
  * A failed authentication as a {@link PublishCredentialError}: for an exec
  * plugin, its command and how its run ended; for another authenticator,
- * its name and the error's code. What the plugin printed, and the
- * authenticator's own message, are left out (and not kept as the cause):
- * both often quote a refresh token or a password.
+ * its name and the error's code; for a token file, why it gave no token.
+ * What the plugin printed, and the authenticator's own message, are left
+ * out (and not kept as the cause): both often quote a refresh token or a
+ * password.
  */
 export function credentialFailure(
   error: unknown,
@@ -31,6 +33,8 @@ export function credentialFailure(
       CREDENTIAL_PLUGIN_ENDED(pluginNamed(run.command), CREDENTIAL_PLUGIN_RUN(run)),
       run,
     );
+  // The library's own words, which name the file and never its content.
+  if (error instanceof TokenFileRefused) return new PublishCredentialError(error.message);
   const exec = execOf(user);
   if (exec) {
     // No run was seen: client-node refused the plugin before starting it (no command, say), or started it some other way.

@@ -81,4 +81,12 @@ describe('the proxy from the environment, as Go finds it', () => {
   ])('uses %s', (_label, server, env, proxy) => {
     expect(proxyFromEnvironment(server, env)).toBe(proxy);
   });
+
+  it('refuses a proxy that is not a URL, naming the variable and never its value', () => {
+    const env = { https_proxy: 'http://bob:proxy-s3cret@proxy.example:99999' };
+    expect(() => proxyFromEnvironment('https://api.example.com', env)).toThrow(
+      /^https_proxy from the environment is not a URL \(its value is not shown/,
+    );
+    expect(() => proxyFromEnvironment('https://api.example.com', env)).not.toThrow(/proxy-s3cret/);
+  });
 });

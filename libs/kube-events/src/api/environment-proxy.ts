@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { PROXY_NOT_A_URL } from '../kube-events.messages.js';
 
 /** Loopback addresses, which Go's `ProxyFromEnvironment` never sends through a proxy. */
 const LOOPBACK = new BlockList();
@@ -20,6 +21,10 @@ type NoProxyEntry =
  * server is `localhost` or a loopback address. A proxy written without a
  * scheme is `http://`. Used only when the kubeconfig's cluster names no
  * `proxy-url` of its own.
+ *
+ * @throws Error naming the variable when its value is not a URL: the value
+ * is not shown and no error that carries it (a `TypeError`'s `input`) is
+ * kept, since a proxy's URL may hold a password.
  */
 export function proxyFromEnvironment(server: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   let url: URL;
@@ -28,17 +33,15 @@ export function proxyFromEnvironment(server: string, env: NodeJS.ProcessEnv = pr
   } catch {
     return undefined;
   }
-  const proxy =
-    url.protocol === 'https:'
-      ? fromEnv(env, 'HTTPS_PROXY')
-      : url.protocol === 'http:'
-        ? fromEnv(env, 'HTTP_PROXY')
-        : '';
+  const variable = url.protocol === 'https:' ? 'HTTPS_PROXY' : url.protocol === 'http:' ? 'HTTP_PROXY' : undefined;
+  const proxy = variable ? fromEnv(env, variable) : '';
   if (!proxy) return undefined;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   if (!usesProxy(host, port, fromEnv(env, 'NO_PROXY'))) return undefined;
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+  const proxyUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+  if (!URL.canParse(proxyUrl)) throw new Error(PROXY_NOT_A_URL(env[variable!] ? variable! : variable!.toLowerCase()));
+  return proxyUrl;
 }
 
 /** Whether a request to `host:port` goes through the proxy, under `noProxy` (Go's `useProxy`). */

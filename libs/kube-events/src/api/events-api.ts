@@ -39,6 +39,7 @@ import {
   isFailedConnectionAttempt,
   isOversizedAnswer,
   MAX_ANSWER_HEADER_KIB,
+  safeCause,
 } from './unreachable-cause.js';
 
 /** An Event as the API server holds it, as far as a series needs to know. */
@@ -210,12 +211,12 @@ export class EventsApi implements EventsWriter {
   /**
    * Asks the API server whether the recorder's identity may `verb` Events
    * of `events.k8s.io` in `namespace` (in every namespace when undefined),
-   * with a `SelfSubjectAccessReview` sent as the Events are, on the same
-   * connections and credentials. Rejects as a write does when the review
-   * itself fails.
+   * with a `SelfSubjectAccessReview` sent with the Events' credentials, on
+   * the follow-ups' connections (never a write's). Rejects as a write does
+   * when the review itself fails.
    */
   async mayAccessEvents(verb: EventVerb, namespace: string | undefined, signal: AbortSignal): Promise<boolean> {
-    return this.send('POST', ACCESS_REVIEW_PATH, signal, accessReviewBody(verb, namespace), isAllowed);
+    return this.send('POST', ACCESS_REVIEW_PATH, signal, accessReviewBody(verb, namespace), isAllowed, FOLLOW_UP);
   }
 
   /**
@@ -224,17 +225,18 @@ export class EventsApi implements EventsWriter {
    * write does when the server does not answer one (before 1.28, say).
    */
   async identity(signal: AbortSignal): Promise<string | undefined> {
-    return this.send('POST', SELF_REVIEW_PATH, signal, SELF_REVIEW_BODY, reviewedUsername);
+    return this.send('POST', SELF_REVIEW_PATH, signal, SELF_REVIEW_BODY, reviewedUsername, FOLLOW_UP);
   }
 
   /**
    * Whether the API server says it is ready (`GET /readyz`, open to every
    * identity by default): `false` on a 5xx or no answer, `true` otherwise,
-   * a refusal included (a cluster that hides it tells nothing).
+   * a refusal included (a cluster that hides it tells nothing). Sent on
+   * the follow-ups' connections: one that hangs holds no write.
    */
   async serverReady(signal: AbortSignal): Promise<boolean> {
     try {
-      await this.send('GET', '/readyz', signal, undefined, () => true);
+      await this.send('GET', '/readyz', signal, undefined, () => true, FOLLOW_UP);
       return true;
     } catch (error) {
       // "ok" is not JSON: an unreadable 2xx is a ready server too.
@@ -269,8 +271,9 @@ export class EventsApi implements EventsWriter {
     signal: AbortSignal,
     body: unknown,
     read: (answer: unknown) => T,
+    followUp = false,
   ): Promise<T> {
-    const request = { method, path, signal, body, read };
+    const request = { method, path, signal, body, read, followUp };
     const reusable = this.authentication.reusableCredentials();
     if (reusable) return this.sendAuthenticated(reusable, request);
     return this.authentication.authenticate(signal).then(
@@ -300,7 +303,7 @@ export class EventsApi implements EventsWriter {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
-        dispatcher: authenticated.dispatcher,
+        dispatcher: request.followUp ? this.authentication.followUpDispatcher(authenticated) : authenticated.dispatcher,
       });
     } catch (error) {
       return Promise.reject(toPublishError(error, signal, undefined));
@@ -343,7 +346,12 @@ interface EventsRequest<T> {
   readonly signal: AbortSignal;
   readonly body: unknown;
   readonly read: (answer: unknown) => T;
+  /** A follow-up (a review, `/readyz`): sent on the follow-ups' connections. */
+  readonly followUp: boolean;
 }
+
+/** `send`'s flag for a follow-up request. */
+const FOLLOW_UP = true;
 
 const MERGE_PATCH = 'application/merge-patch+json';
 const USER_AGENT = `nestjs-kube-events (Node.js ${process.version})`;
@@ -597,7 +605,7 @@ function toPublishError(error: unknown, signal: AbortSignal, answeredStatus: num
   }
   // A connection that was never made carried no request; one lost on the way may have carried it.
   return new PublishApiError(SERVER_NOT_REACHED(describeUnreachable(error)), undefined, undefined, {
-    cause: error,
+    cause: safeCause(error),
     mayHaveApplied: !isFailedConnectionAttempt(error),
   });
 }

@@ -11,6 +11,16 @@ import type { CredentialPluginRun } from '../errors.js';
 const EXEC_PLUGIN_TIMEOUT_MS = 30_000;
 
 /**
+ * The most a plugin may print on stdout, and on stderr, in bytes (client-go
+ * sets no bound): an ExecCredential carries a token, which the API server
+ * takes up to 1 MiB of headers for, and perhaps a client certificate and
+ * key. A plugin that prints more is stopped and its run fails, before
+ * client-node, which keeps all of it in one string, parses it: 640 MB of
+ * output would pass V8's longest string and throw where nothing catches it.
+ */
+const MAX_PLUGIN_OUTPUT_BYTES = 2 * 1024 * 1024;
+
+/**
  * Whether a plugin runs in a process group of its own, so that stopping it
  * stops what it started too: a shell-script plugin's child (a `sleep`, a
  * cloud CLI) holds the plugin's output pipes, and client-node reads a
@@ -34,6 +44,7 @@ interface Run {
   signal?: string;
   timedOut: boolean;
   startError?: string;
+  outputTooLarge?: CredentialPluginRun['outputTooLarge'];
 }
 
 /**
@@ -48,7 +59,10 @@ export class ExecPluginRuns {
   private latest: Run | undefined;
   private readonly running = new Set<Run>();
 
-  constructor(private readonly timeoutMs = EXEC_PLUGIN_TIMEOUT_MS) {}
+  constructor(
+    private readonly timeoutMs = EXEC_PLUGIN_TIMEOUT_MS,
+    private readonly maxOutputBytes = MAX_PLUGIN_OUTPUT_BYTES,
+  ) {}
 
   /**
    * client-node's authenticators for `kubeConfig`, the exec one starting its
@@ -72,8 +86,16 @@ export class ExecPluginRuns {
   endedSince(since: object | undefined): CredentialPluginRun | undefined {
     const run = this.latest;
     if (!run || run === since) return undefined;
-    const { command, exitCode, signal, timedOut, startError, startedAt, endedAt } = run;
-    return { command, exitCode, signal, timedOut, startError, durationMs: (endedAt ?? performance.now()) - startedAt };
+    const { command, exitCode, signal, timedOut, startError, outputTooLarge, startedAt, endedAt } = run;
+    return {
+      command,
+      exitCode,
+      signal,
+      timedOut,
+      startError,
+      ...(outputTooLarge && { outputTooLarge }),
+      durationMs: (endedAt ?? performance.now()) - startedAt,
+    };
   }
 
   /** The latest run, while it is still going: what a request waiting for credentials waits for. */
@@ -109,6 +131,8 @@ export class ExecPluginRuns {
     this.latest = run;
     this.running.add(run);
     child.once('error', (error: NodeJS.ErrnoException) => (run.startError ??= error.code ?? error.name));
+    this.bound(run, 'stdout');
+    this.bound(run, 'stderr');
     // 'exit' comes before client-node's 'close', which settles its credential.
     child.once('exit', (code, signal) => {
       run.endedAt = performance.now();
@@ -120,6 +144,21 @@ export class ExecPluginRuns {
       this.running.delete(run);
     });
     return child;
+  }
+
+  /**
+   * Stops the run once it has printed more than {@link MAX_PLUGIN_OUTPUT_BYTES}
+   * on `stream`: this listener comes before client-node's, so that client-node
+   * holds at most one chunk past the bound, and its pipe is closed after it.
+   */
+  private bound(run: Run, stream: 'stdout' | 'stderr'): void {
+    let printed = 0;
+    run.child[stream]?.on('data', (chunk: Buffer | string) => {
+      printed += chunk.length;
+      if (printed <= this.maxOutputBytes || run.outputTooLarge) return;
+      run.outputTooLarge = { stream, limitBytes: this.maxOutputBytes };
+      stopRun(run);
+    });
   }
 }
 

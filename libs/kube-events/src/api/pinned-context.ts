@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { PublishCredentialError } from '../errors.js';
 import { CONTEXT_GONE, CONTEXT_MOVED } from '../kube-events.messages.js';
 import { truncateText } from '../event-rules/note-truncation.js';
+import { TokenFileAuthenticator } from './token-file-authenticator.js';
 
 /** The most of a context's name that a message shows, in UTF-8 bytes. */
 const MAX_CONTEXT_NAME_BYTES = 256;
@@ -22,7 +23,9 @@ interface Authenticators {
  *
  * Its authenticators are its own, fresh: client-node's keep one cache per
  * KubeConfig across users (the token file's token, OIDC's expiry), which
- * would hand this context a token read for another one.
+ * would hand this context a token read for another one. A token file is
+ * read by a {@link TokenFileAuthenticator} (bounded, trimmed, without
+ * blocking), ahead of client-node's.
  */
 export class PinnedContext {
   /** The KubeConfig as client-node's authentication reads it: this context current, its authenticators its own. */
@@ -31,6 +34,8 @@ export class PinnedContext {
   readonly name: string;
   /** Its cluster's server then: the one requests go to. */
   private readonly server: string | undefined;
+  /** The authentication of a user whose token is in a file, which comes before client-node's own. */
+  private readonly tokenFile = new TokenFileAuthenticator();
 
   constructor(kubeConfig: KubeConfig) {
     this.name = kubeConfig.getCurrentContext();
@@ -38,7 +43,9 @@ export class PinnedContext {
     const { authenticators } = kubeConfig as unknown as Authenticators;
     this.kubeConfig = Object.create(kubeConfig, {
       currentContext: { value: this.name },
-      ...(Array.isArray(authenticators) && { authenticators: { value: authenticators.map(ownAuthenticator) } }),
+      ...(Array.isArray(authenticators) && {
+        authenticators: { value: [this.tokenFile, ...authenticators.map(ownAuthenticator)] },
+      }),
     }) as KubeConfig;
   }
 
@@ -52,6 +59,15 @@ export class PinnedContext {
     const shown = () => truncateText(this.name, MAX_CONTEXT_NAME_BYTES);
     if (!this.kubeConfig.getContextObject(this.name)) throw new PublishCredentialError(CONTEXT_GONE(shown()));
     if (serverOf(this.kubeConfig) !== this.server) throw new PublishCredentialError(CONTEXT_MOVED(shown()));
+  }
+
+  /**
+   * Forgets a token read from a file at or before `time` (epoch ms: when
+   * the refused request's credentials were made),
+   * as client-go's `ResetTokenOlderThan`: one read since is kept.
+   */
+  forgetTokenReadBefore(time: number): void {
+    this.tokenFile.forgetReadBefore(time);
   }
 
   /**

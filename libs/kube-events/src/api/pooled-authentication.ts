@@ -12,11 +12,19 @@ import {
 import { LibraryLogger } from '../library-logger.js';
 import { proxyFromEnvironment } from './environment-proxy.js';
 import { authenticationHung, credentialFailure, timedOutWaitingFor } from './credential-failure.js';
+import { sendableHeaders } from './credential-headers.js';
 import { ExecPluginRuns } from './exec-plugin-runs.js';
 import { PinnedContext } from './pinned-context.js';
 
-/** Connections one recorder keeps open to its API server, at most. */
+/** Connections one recorder keeps open to its API server for its writes, at most. */
 const POOL_CONNECTIONS = 8;
+
+/**
+ * Connections of the follow-up requests (access reviews, `/readyz`), a
+ * pool of their own: a follow-up that hangs never holds a connection a
+ * write waits for. Enough for one review of every verb at once.
+ */
+const FOLLOW_UP_CONNECTIONS = 4;
 
 /**
  * How long TLS material read from the kubeconfig's files (CA, client
@@ -60,6 +68,8 @@ export interface Authenticated {
   readonly dispatcher: Dispatcher | undefined;
   /** The latest plugin run when these credentials were made: a refusal of them reruns the plugin only if none ran since. */
   readonly pluginRun: object | undefined;
+  /** When they were made (epoch ms): a refusal of them has a token file read before then read again. */
+  readonly madeAt: number;
 }
 
 /** An authenticator's failure, told apart from the TLS and dispatcher steps around it. */
@@ -113,7 +123,15 @@ export class PooledAuthentication {
   private readonly context: PinnedContext;
   /** The context's KubeConfig as client-node's authentication sees it: its dispatcher factory replaced by the pool, its TLS material kept. */
   private readonly view: KubeConfig;
-  private pooled: { material: Material; dispatcher: Dispatcher | undefined } | undefined;
+  private pooled:
+    | {
+        material: Material;
+        dispatcher: Dispatcher | undefined;
+        /** The follow-ups' pool, made with the same material when the first follow-up is sent. */
+        followUps?: Dispatcher | undefined;
+        makeFollowUps: () => Dispatcher | undefined;
+      }
+    | undefined;
   private tls: { readAt: number; sources: Material; options: TlsOptions } | undefined;
   private readonly plugins: ExecPluginRuns;
   private readonly allowHttp2: boolean;
@@ -204,10 +222,11 @@ export class PooledAuthentication {
    * The API server refused the credentials `used` (401): the cached ones
    * are forgotten, so that the next authentication runs the exec plugin
    * again (once, if several requests were refused) and reads the token
-   * file again.
+   * file again (unless it was read since these were made).
    */
   refused(used: Authenticated): void {
     if (this.reusable?.authenticated === used) this.reusable = undefined;
+    this.context.forgetTokenReadBefore(used.madeAt);
     if (used.pluginRun !== this.plugins.mark()) return;
     this.context.forgetCachedCredentials();
   }
@@ -235,12 +254,29 @@ export class PooledAuthentication {
     return POOL_CONNECTIONS;
   }
 
-  /** Closes the pool's connections once the requests on them have finished, and stops a credential plugin still running. */
+  /**
+   * The dispatcher of a follow-up request (an access review, `/readyz`)
+   * authenticated with `authenticated`: a pool of its own, of
+   * {@link FOLLOW_UP_CONNECTIONS}, beside the writes' pool.
+   */
+  followUpDispatcher(authenticated: Authenticated): Dispatcher | undefined {
+    const pooled = this.pooled;
+    // Credentials made for a pool replaced since: their own dispatcher, as a write's would be.
+    if (!pooled || pooled.dispatcher !== authenticated.dispatcher) return authenticated.dispatcher;
+    if (!('followUps' in pooled)) pooled.followUps = pooled.makeFollowUps();
+    return pooled.followUps;
+  }
+
+  /**
+   * Closes the writes' connections once the requests on them have finished,
+   * ends the follow-ups' at once (a `/readyz` that hangs would hold the
+   * shutdown), and stops a credential plugin still running.
+   */
   async close(): Promise<void> {
     this.plugins.stop();
-    const dispatcher = this.pooled?.dispatcher;
+    const { dispatcher, followUps } = this.pooled ?? {};
     this.pooled = undefined;
-    await dispatcher?.close();
+    await Promise.all([dispatcher?.close(), followUps?.destroy()]);
   }
 
   private async authenticateOnce(): Promise<Authenticated> {
@@ -250,6 +286,7 @@ export class PooledAuthentication {
     own.dispatcher = undefined;
     const context = own as unknown as RequestContext;
     this.context.assertUsable();
+    const madeAt = Date.now();
     const before = this.plugins.mark();
     const sources = staticSources(this.context.kubeConfig);
     try {
@@ -258,10 +295,12 @@ export class PooledAuthentication {
       if (!(error instanceof AuthenticatorFailed)) throw error;
       throw credentialFailure(error.failure, this.context.kubeConfig.getCurrentUser(), this.plugins.endedSince(before));
     }
+    const headers = sendableHeaders(context.getHeaders());
     const authenticated = {
-      headers: context.getHeaders(),
+      headers,
       dispatcher: context.getDispatcher(),
       pluginRun: this.plugins.mark(),
+      madeAt,
     };
     if (this.tls && hasStaticCredentials(this.context.kubeConfig))
       this.reusable = { sources, authenticated, until: this.tls.readAt + TLS_MATERIAL_TTL_MS };
@@ -306,13 +345,22 @@ export class PooledAuthentication {
       options.servername,
     ];
     if (this.pooled && sameMaterial(this.pooled.material, material)) return this.pooled.dispatcher;
-    const previous = this.pooled?.dispatcher;
-    this.pooled = { material, dispatcher: this.createDispatcher(cluster, options) };
-    void previous?.close().catch(() => undefined);
+    const previous = this.pooled;
+    this.pooled = {
+      material,
+      dispatcher: this.createDispatcher(cluster, options, POOL_CONNECTIONS),
+      makeFollowUps: () => this.createDispatcher(cluster, options, FOLLOW_UP_CONNECTIONS),
+    };
+    for (const dispatcher of [previous?.dispatcher, previous?.followUps])
+      void dispatcher?.close().catch(() => undefined);
     return this.pooled.dispatcher;
   }
 
-  private createDispatcher(cluster: Cluster | null, options: AgentOptions): Dispatcher | undefined {
+  private createDispatcher(
+    cluster: Cluster | null,
+    options: AgentOptions,
+    connections: number,
+  ): Dispatcher | undefined {
     // client-node refuses plain HTTP without skipTLSVerify, but not through a proxy-url, where the token would go in clear.
     if (cluster?.proxyUrl && cluster.server.startsWith('http:') && !cluster.skipTLSVerify)
       throw new Error(PLAIN_HTTP_REFUSED);
@@ -328,7 +376,7 @@ export class PooledAuthentication {
     // HTTP/2, writes that come alone on HTTP/1.1) it still cost a fifth more than HTTP/1.1 at 8. With
     // the client on a core of its own, HTTP/2 cost 1.37–1.67× one at a time and 1.20–1.43× at 50 at once.
     // The same through a proxy from the environment.
-    const pool = { connections: POOL_CONNECTIONS, allowH2: false };
+    const pool = { connections, allowH2: false };
     const proxy = cluster ? proxyFromEnvironment(cluster.server) : undefined;
     if (proxy) return new ProxyAgent({ uri: proxy, requestTls: planned.connect, ...pool });
     return new Agent({ connect: planned.connect, ...pool, allowH2: this.allowHttp2 });

@@ -1,3 +1,5 @@
+import { redactCredentials } from '../credential-redaction.js';
+
 /** The parts of a Node network error that say why a server could not be reached. */
 interface NetworkErrorDetails {
   code?: string;
@@ -52,6 +54,44 @@ export function isFailedConnectionAttempt(error: unknown): boolean {
     if (message?.includes('before secure TLS connection was established')) return true;
   }
   return false;
+}
+
+/** What a cause keeps of each error it was made from, when it cannot be kept as it is. */
+const KEPT_FIELDS = ['code', 'syscall', 'errno', 'address', 'port', 'hostname'] as const;
+
+/**
+ * `error`, to keep as the cause of a publish's error, unless one of its
+ * causes carries what it was given (Node's `ERR_INVALID_URL` keeps the URL
+ * as `input`, with a proxy's password in it; `util.inspect` prints it):
+ * then a copy of the chain, each error's redacted message and its network
+ * fields only (code, syscall, address, port), which say as much of why.
+ */
+export function safeCause(error: unknown): unknown {
+  let carriesInput = false;
+  for (
+    let cause: unknown = error, depth = 0;
+    cause && typeof cause === 'object' && depth < 8;
+    cause = (cause as Error).cause, depth++
+  ) {
+    if (Object.hasOwn(cause, 'input')) carriesInput = true;
+  }
+  return carriesInput ? copied(error, 0) : error;
+}
+
+function copied(error: unknown, depth: number): unknown {
+  if (!error || typeof error !== 'object') return typeof error === 'string' ? redactCredentials(error) : undefined;
+  const { message, cause } = error as Error;
+  const next = depth < 7 && cause !== undefined ? copied(cause, depth + 1) : undefined;
+  const copy = new Error(
+    redactCredentials(typeof message === 'string' ? message : ''),
+    next === undefined ? undefined : { cause: next },
+  );
+  for (const field of KEPT_FIELDS) {
+    const value = (error as Record<string, unknown>)[field];
+    if (typeof value === 'string' || typeof value === 'number')
+      Object.assign(copy, { [field]: typeof value === 'string' ? redactCredentials(value) : value });
+  }
+  return copy;
 }
 
 /** undici's limit on an answer's headers (`maxHeaderSize`, 16 KiB by default), in KiB, for the message that says it was passed. */

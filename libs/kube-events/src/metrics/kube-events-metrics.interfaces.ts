@@ -31,7 +31,7 @@ export interface KubeEventsMetricsSnapshot {
   readonly combined: number;
   /** Occurrences given up (`kube_events_dropped_total`). */
   readonly dropped: number;
-  /** Failed writes and invalid events, by cause: `timeout`, `invalid`, `unreachable`, the HTTP status code, or `error`. */
+  /** Failed writes and invalid events, by cause: `timeout`, `invalid`, `credentials`, `unreachable`, the HTTP status code, or `error`. */
   readonly failed: Readonly<Record<string, number>>;
   /** Publishes timed (created, patched and failed), and their total duration. */
   readonly publishDuration: {

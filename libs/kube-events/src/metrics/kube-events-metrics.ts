@@ -1,5 +1,11 @@
 import { Subject, type Observable } from 'rxjs';
-import { InvalidEventError, PublishApiError, PublishTimeoutError, type PublishError } from '../errors.js';
+import {
+  InvalidEventError,
+  PublishApiError,
+  PublishCredentialError,
+  PublishTimeoutError,
+  type PublishError,
+} from '../errors.js';
 import type { EventSink } from '../sinks/event-sink.js';
 import { KUBE_EVENTS_METRICS } from '../kube-events.constants.js';
 import type {
@@ -168,6 +174,7 @@ export class KubeEventsMetrics implements EventSink {
 function failureCause(error: PublishError | undefined): string {
   if (error instanceof PublishTimeoutError) return 'timeout';
   if (error instanceof InvalidEventError) return 'invalid';
+  if (error instanceof PublishCredentialError) return 'credentials';
   if (error instanceof PublishApiError)
     return error.statusCode === undefined ? 'unreachable' : String(error.statusCode);
   return 'error';

@@ -92,6 +92,19 @@ const RECHECK_MS = 30_000;
  */
 const SERVER_START_WINDOW_MS = 10_000;
 
+/**
+ * How long the API server's answer to `/readyz` is kept: the denials
+ * reviewed meanwhile ask it no more.
+ */
+const READINESS_KEPT_MS = 5_000;
+
+/**
+ * The first pause before a namespace is reviewed again, after a denial the
+ * check did not believe (the server not ready) or a 403 it did not
+ * confirm; it doubles each time, up to {@link RECHECK_MS}.
+ */
+const FIRST_REVIEW_BACKOFF_MS = 1_000;
+
 /** The most of a failed review's error the state and the log line carry, in UTF-8 bytes. */
 const MAX_WHY_BYTES = 512;
 
@@ -106,11 +119,20 @@ const MAX_WHY_BYTES = 512;
  * manifest that grants them; with `fail`, a start-up finding fails
  * start-up with the same message instead.
  *
- * Reviews never delay a publish (they run beside the writes, each bounded
- * by the recorder's timeout) and a review that fails (an old server, a
- * webhook authorizer that times out, a 5xx) is unknown, never missing.
- * A namespace found missing is reviewed again every {@link RECHECK_MS},
- * and a write that succeeds there clears the finding.
+ * Reviews never delay a publish (they run beside the writes, on
+ * connections of their own, each bounded by the recorder's timeout) and a
+ * review that fails (an old server, a webhook authorizer that times out,
+ * a 5xx) is unknown, never missing. A namespace found missing is reviewed
+ * again every {@link RECHECK_MS}, and a write that succeeds there clears
+ * the finding.
+ *
+ * Follow-ups stay few. A denial is a finding once the server says it is
+ * ready (`/readyz`), or has said it is not for longer than a server takes
+ * to start ({@link SERVER_START_WINDOW_MS}): its answer is kept for
+ * {@link READINESS_KEPT_MS}, and one question is asked at a time. Until
+ * then the namespace is reviewed again after a pause that doubles from
+ * {@link FIRST_REVIEW_BACKOFF_MS}, and so is a namespace where a 403 was
+ * not confirmed, at most once per pause, however many writes are refused.
  */
 export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown {
   private scope: PermissionState['scope'];
@@ -133,6 +155,15 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
   private serverLost = false;
   private answeredAgainAt: number | undefined;
   private readonly stopped = new AbortController();
+  /** The server's last answer to `/readyz`, kept for {@link READINESS_KEPT_MS}, and the question asked now. */
+  private readiness: { ready: boolean; at: number } | undefined;
+  private askingReadiness: Promise<boolean> | undefined;
+  /** Since when the server has said it is not ready, without a word that it is. */
+  private notReadySince: number | undefined;
+  /** Namespaces whose denial was not believed yet (the server not ready), with the pause before their next review. */
+  private readonly unconfirmed = new Map<string, number>();
+  /** Namespaces reviewed after a 403 the check did not confirm: when the next such review may be, and the pause. */
+  private readonly refusalReviews = new Map<string, { nextAt: number; pauseMs: number }>();
   /** Who the reviews run as, as a `SelfSubjectReview` said at start-up. */
   private identity: string | undefined;
   private readonly logger = new LibraryLogger('EventRecorder');
@@ -264,9 +295,21 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     return believed;
   }
 
-  /** Reviews a namespace again after a 403 the check could not confirm, once for a burst of them. */
+  /**
+   * Reviews a namespace again after a 403 the check could not confirm, once
+   * for a burst of them and at most once per pause, which doubles; not while
+   * a review of a denial not believed yet is due there.
+   */
   private reviewForRefusal(namespace: string): void {
-    if (this.stopped.signal.aborted || this.reviewing.has(namespace)) return;
+    if (this.stopped.signal.aborted || this.reviewing.has(namespace) || this.unconfirmed.has(namespace)) return;
+    const now = Date.now();
+    const last = this.refusalReviews.get(namespace);
+    if (last && now < last.nextAt) return;
+    const pauseMs = last ? Math.min(RECHECK_MS, last.pauseMs * 2) : FIRST_REVIEW_BACKOFF_MS;
+    this.refusalReviews.delete(namespace);
+    this.refusalReviews.set(namespace, { nextAt: now + pauseMs, pauseMs });
+    if (this.refusalReviews.size > MAX_REVIEWED_NAMESPACES)
+      this.refusalReviews.delete(this.refusalReviews.keys().next().value!);
     this.reviewing.add(namespace);
     void (this.startup ?? Promise.resolve())
       .then(() => this.reviewNamespace(namespace, false))
@@ -281,9 +324,13 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     if (!this.serverLost) return;
     this.serverLost = false;
     this.answeredAgainAt = Date.now();
+    // A server that came back (restarted, say) is asked anew whether it is ready.
+    this.readiness = undefined;
+    this.notReadySince = undefined;
   }
 
   private wroteIn(namespace: string): void {
+    this.refusalReviews.delete(namespace);
     const verbs = this.missing.get(namespace);
     if (!verbs) return;
     // A write that went through shows create or patch; only list stays in doubt.
@@ -325,11 +372,18 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     if (failure) this.noteUnknown(namespace, failure);
     if (!denied.length) {
       // Granted since a finding (a Role applied): the finding goes.
-      if (!failure) this.forgetFinding(namespace);
+      if (!failure) {
+        this.forgetFinding(namespace);
+        this.unconfirmed.delete(namespace);
+      }
       return undefined;
     }
-    // A server that is not ready yet denies what its RBAC grants while its caches sync: that is no finding.
-    if (!failure && !(await this.serverReady())) return undefined;
+    // A server that is not ready yet denies what its RBAC grants while its caches sync: that is no finding, yet.
+    if (!failure && !(await this.serverReady()) && !this.notReadyForLong()) {
+      this.reviewLater(namespace);
+      return undefined;
+    }
+    this.unconfirmed.delete(namespace);
     const finding = { namespace, verbs: denied, published: this.published.has(namespace) };
     const said = this.missing.has(namespace);
     this.keepFinding(finding);
@@ -338,13 +392,34 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     return finding;
   }
 
-  private scheduleRecheck(namespace: string): void {
+  /**
+   * Reviews `namespace` again after its pause (which doubles each time), or
+   * once the server has not been ready for longer than a start takes, if
+   * that comes first: a denial then is a finding.
+   */
+  private reviewLater(namespace: string): void {
+    if (this.stopped.signal.aborted) return;
+    const pauseMs = Math.min(RECHECK_MS, (this.unconfirmed.get(namespace) ?? FIRST_REVIEW_BACKOFF_MS / 2) * 2);
+    this.unconfirmed.delete(namespace);
+    this.unconfirmed.set(namespace, pauseMs);
+    if (this.unconfirmed.size > MAX_KEPT) this.unconfirmed.delete(this.unconfirmed.keys().next().value!);
+    const now = Date.now();
+    const believedIn = (this.notReadySince ?? now) + SERVER_START_WINDOW_MS - now;
+    this.scheduleRecheck(namespace, Math.max(0, Math.min(pauseMs, believedIn)));
+  }
+
+  /** Whether the server has said it is not ready for longer than a server takes to start. */
+  private notReadyForLong(): boolean {
+    return this.notReadySince !== undefined && Date.now() - this.notReadySince >= SERVER_START_WINDOW_MS;
+  }
+
+  private scheduleRecheck(namespace: string, delayMs = RECHECK_MS): void {
     if (this.stopped.signal.aborted) return;
     clearTimeout(this.rechecks.get(namespace));
     const timer = setTimeout(() => {
       this.rechecks.delete(namespace);
-      void this.recheck(namespace);
-    }, RECHECK_MS);
+      void (this.missing.has(namespace) ? this.recheck(namespace) : this.reviewNamespace(namespace, false));
+    }, delayMs);
     timer.unref();
     this.rechecks.set(namespace, timer);
   }
@@ -380,10 +455,28 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
     return failed ? { denied, failure: failed.reason } : { denied };
   }
 
-  private async serverReady(): Promise<boolean> {
-    if (!this.reviewer?.serverReady) return true;
+  /** Whether the server says it is ready: its last answer while kept, else the question asked now (one at a time). */
+  private serverReady(): Promise<boolean> {
+    if (!this.reviewer?.serverReady) return Promise.resolve(true);
+    const kept = this.readiness;
+    if (kept && Date.now() - kept.at < READINESS_KEPT_MS) return Promise.resolve(kept.ready);
+    if (!this.askingReadiness) {
+      const asking = this.askReadiness().finally(() => {
+        if (this.askingReadiness === asking) this.askingReadiness = undefined;
+      });
+      this.askingReadiness = asking;
+    }
+    return this.askingReadiness;
+  }
+
+  private async askReadiness(): Promise<boolean> {
     const signal = AbortSignal.any([this.stopped.signal, AbortSignal.timeout(this.settings.timeoutMs)]);
-    return this.reviewer.serverReady(signal).catch(() => false);
+    const askedAt = Date.now();
+    const ready = await this.reviewer!.serverReady!(signal).catch(() => false);
+    this.readiness = { ready, at: Date.now() };
+    if (ready) this.notReadySince = undefined;
+    else this.notReadySince ??= askedAt;
+    return ready;
   }
 
   private keepFinding(finding: MissingPermission): void {
