@@ -1,7 +1,6 @@
 // One pool of keep-alive connections per recorder, over TLS, with every
 // authentication client-node supports still refreshing its credentials.
 // client-node alone opens a connection (and a TLS handshake) per request.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { EventRecorder, PublishTimeoutError, PublishUnreachableError } from 'nes
 import { FakeClock } from 'nestjs-kube-events/testing';
 import { FakeApiServer, TLS_CERTIFICATE } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
-import { firingTimersWithin } from '../support/fake-time.js';
+import { advanceUntilSeen, firingTimersWithin } from '../support/fake-time.js';
 import { moveWallClock } from '../support/wall-clock.js';
 
 /** A client-go exec credential plugin: prints the token in `file`, valid for `validMs`. */
@@ -104,7 +103,7 @@ describe('connections to the API server', () => {
 
     await writeFile(tokenFile, 'token-2');
     server.acceptToken('token-2');
-    await sleep(700);
+    moveWallClock(700); // past the token's 500 ms, on the wall clock client-node reads
     await recorder.publish(configMap('a'), syncFailed);
 
     expect(server.requests.map((request) => request.headers.authorization)).toEqual([
@@ -149,12 +148,15 @@ describe('connections to the API server', () => {
       { name: 'rotating-ca', server: server.url, caFile, skipTLSVerify: false },
       { name: 'user', token: 'static-token' },
     );
-    const recorder = recorderFor(kubeConfig);
+    const clock = new FakeClock();
+    const recorder = recorderFor(kubeConfig, 2_000, clock);
     await expect(recorder.publish(configMap('a'), syncFailed)).rejects.toBeInstanceOf(PublishUnreachableError);
 
     // The recorder keeps retrying, still with the CA it read a moment ago.
     await writeFile(caFile, TLS_CERTIFICATE);
-    await sleep(1_500);
+    let retriesFailed = 0;
+    recorder.outcomes$.subscribe((outcome) => (retriesFailed += outcome.kind === 'failed' ? 1 : 0));
+    await advanceUntilSeen(clock, () => retriesFailed >= 3, { stepMs: 100, limitMs: 60_000 });
     expect(server.events()).toHaveLength(0);
 
     moveWallClock(61_000);

@@ -878,7 +878,7 @@ describe('FakeApiServer', () => {
         ]);
         expect(server.log()).toEqual(['create ns-a → reset', 'list ns-a → reset']);
 
-        await sleep(160);
+        await sleep(160); // real time: the outage under test lasts 150 ms of it
         expect((await post('down-1')).status).toBe(201);
       });
 
@@ -1043,11 +1043,23 @@ describe('FakeApiServer', () => {
         server.delayNext(100, 'POST', { applyIfAborted: false });
 
         await expect(post('late-2', AbortSignal.timeout(30))).rejects.toMatchObject({ name: 'TimeoutError' });
-        await sleep(150);
+        await server.waitForFinished();
 
         expect(server.event('ns-a', 'late-2')).toBeUndefined();
         expect(server.requests[0]).toMatchObject({ aborted: true, delayedMs: 100 });
         expect(server.requests[0]?.status).toBeUndefined();
+      });
+
+      it('waitForFinished() settles once a delayed write has landed, not when it arrives', async () => {
+        server.delayNext(100, 'POST');
+
+        const answer = post('late-3');
+        await server.waitForRequests(1);
+        expect(server.event('ns-a', 'late-3')).toBeUndefined();
+        await server.waitForFinished();
+
+        expect(server.event('ns-a', 'late-3')).toBeDefined();
+        expect((await answer).status).toBe(201);
       });
     });
   });

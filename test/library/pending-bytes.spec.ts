@@ -1,7 +1,7 @@
 // What waits to be written during an outage is bounded in bytes as well as in count (writeControl.maxPendingBytes):
 // past it a publish that needs one more waiting write is dropped, as past maxPending; repeats take no room.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_WRITE_CONTROL, EventRecorder, PublishError, type KubeEvent } from 'nestjs-kube-events';
+import { FakeClock } from 'nestjs-kube-events/testing';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
@@ -38,7 +38,8 @@ describe('what waits during an outage, bounded in bytes', () => {
 
   it('drops, past maxPendingBytes, the publishes that need one more waiting write, and writes the rest once the server is back', async () => {
     // Room for about five such first writes of their series (twice the bound, as for maxPending), far below maxPending.
-    const recorder: EventRecorder = recorderWith({ writeControl: { maxPendingBytes: 256 * KB } });
+    const clock = new FakeClock();
+    const recorder: EventRecorder = recorderWith({ clock, writeControl: { maxPendingBytes: 256 * KB } });
     await server.stopListening();
     const results: Settled[] = [];
     for (let i = 0; i < 50; i++)
@@ -56,7 +57,7 @@ describe('what waits during an outage, bounded in bytes', () => {
     await server.listenAgain();
     let probe: Settled | undefined;
     for (let tries = 0; probe !== 'resolved' && tries < 50; tries++) {
-      await sleep(100); // real time: the server listens again on a real socket, and the probe interval passes
+      await clock.advance(150); // past the probe interval (100 ms): the next publish tries the server itself
       probe = await settle(recorder.publish(configMap('after'), syncFailed));
     }
     expect(probe).toBe('resolved');

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import {
   PublishError,
@@ -97,7 +96,8 @@ describe('recovery from faults', () => {
   describe('a server that refuses connections, then listens again', () => {
     it('rejects at once as unreachable, and the first publish after it is back resolves', async () => {
       const timeout = 3_000;
-      const recorder = recorderWith({ timeout });
+      const clock = new FakeClock();
+      const recorder = recorderWith({ timeout, clock });
       expect(await settle(recorder.publish(object('a'), failed))).toBe('resolved');
       await server.stopListening();
 
@@ -108,12 +108,12 @@ describe('recovery from faults', () => {
       expect(Date.now() - started).toBeLessThan(timeout / 2);
       // Long enough that the series back off for a while: the recovery must not wait for them.
       for (let i = 0; i < 8; i++) {
-        await sleep(PAST_PROBE_INTERVAL_MS);
+        await clock.advance(PAST_PROBE_INTERVAL_MS);
         expect(await settle(recorder.publish(object('b'), failed))).toBeInstanceOf(PublishUnreachableError);
       }
 
       await server.listenAgain();
-      await sleep(PAST_PROBE_INTERVAL_MS);
+      await clock.advance(PAST_PROBE_INTERVAL_MS);
       expect(await settle(recorder.publish(object('c'), failed))).toBe('resolved');
       await recorder.flush();
 
@@ -122,11 +122,12 @@ describe('recovery from faults', () => {
     });
 
     it('probes one publish at a time: a burst while it is down costs one attempt, not one per publish', async () => {
-      const recorder = recorderWith({ timeout: 3_000 });
+      const clock = new FakeClock();
+      const recorder = recorderWith({ timeout: 3_000, clock });
       const seen = failures(recorder);
       await server.stopListening();
       expect(await settle(recorder.publish(object('first'), failed))).toBeInstanceOf(PublishUnreachableError);
-      await sleep(PAST_PROBE_INTERVAL_MS);
+      await clock.advance(PAST_PROBE_INTERVAL_MS);
       const before = seen.length;
 
       const burst = await Promise.all(
@@ -134,7 +135,6 @@ describe('recovery from faults', () => {
       );
 
       expect(burst.every((result) => result instanceof PublishUnreachableError)).toBe(true);
-      await sleep(100); // the attempts made meanwhile have failed: refused at once
       expect(seen.length - before).toBeLessThanOrEqual(2);
       await server.listenAgain();
       await recorder.flush();
@@ -158,8 +158,8 @@ describe('recovery from faults', () => {
       const timedOut = await timingOut;
       expect(timedOut).toBeInstanceOf(PublishTimeoutError);
       expect(timedOut).toMatchObject({ queued: true });
-      // Real time: the aborted request's socket closes a moment after the publish gave up, and the fault is over then.
-      await sleep(50);
+      // The aborted request's socket closes a moment after the publish gave up, and the fault is over then.
+      await server.waitForAborted(1);
 
       // Written with the recorder's clock standing still: it waited for no backoff.
       const next = await settle(recorder.publish(object('a'), failed));
@@ -169,7 +169,7 @@ describe('recovery from faults', () => {
       const patches = server.requestsFor('PATCH');
       expect(patches[1] && patchCount(patches[1])).toBe(3);
       await recorder.flush();
-      await sleep(300); // real time: the slow write, if any, lands meanwhile; it must not change the count
+      await server.waitForFinished(); // the slow write, if any, has landed; it must not change the count
       expect(countOf('a')).toBe(3);
       expect(eventsAbout('a')).toHaveLength(1);
       const history = server.countHistory('default', eventsAbout('a')[0].metadata.name);

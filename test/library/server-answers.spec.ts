@@ -7,10 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { MAX_RETRY_AFTER_MS, PublishApiError, PublishTimeoutError } from 'nestjs-kube-events';
+import { FakeClock } from 'nestjs-kube-events/testing';
+import { filter, firstValueFrom } from 'rxjs';
 import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
 import { settle } from '../support/settled.js';
+import { advanceUntilSeen } from '../support/fake-time.js';
 
 const MB = 1024 * 1024;
 const THIRTY_DAYS_S = 2_592_000;
@@ -32,7 +35,7 @@ async function overflowWarnings(run: () => Promise<void>): Promise<string[]> {
   };
   try {
     await run();
-    await sleep(50);
+    await new Promise(setImmediate); // Node.js emits the warning on the next tick
   } finally {
     process.stderr.write = write;
   }
@@ -205,30 +208,26 @@ describe('what the server answers, bounded by the client', () => {
     });
 
     it('of 30 days holds the series only until the cap has passed: then its queued repeat and later ones are written', async () => {
-      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'setInterval', 'clearInterval'] });
+      const clock = new FakeClock();
       // A timeout longer than the clock's steps below, so that no write in flight is timed out by a step.
       const timeout = 30_000;
-      const recorder = recorderWith({ timeout });
+      const recorder = recorderWith({ timeout, clock });
       expect(await settle(recorder.publish(configMap('throttled'), syncFailed))).toBe('resolved');
       server.failNext(429, 'PATCH', { retryAfterSeconds: THIRTY_DAYS_S });
+      const throttled = firstValueFrom(recorder.outcomes$.pipe(filter((outcome) => outcome.kind === 'failed')));
       const repeat = settle(recorder.publish(configMap('throttled'), syncFailed));
-      await server.waitForRequests(1, (request) => request.verb === 'patch' && request.status === 429);
-      await sleep(20);
-      await jest.advanceTimersByTimeAsync(timeout);
+      await throttled;
+      await clock.advance(timeout);
       expect(await repeat).toMatchObject({ queued: true, cause: { statusCode: 429 } });
 
       // The clock moves on a second at a time, through the cap and the jitter above it (half of it at most),
       // until the throttled write goes again.
-      for (
-        let waited = 0;
-        server.requestsFor('PATCH').length < 2 && waited <= 1.5 * MAX_RETRY_AFTER_MS;
-        waited += 1_000
-      ) {
-        await jest.advanceTimersByTimeAsync(1_000);
-        await sleep(2);
-      }
+      await advanceUntilSeen(clock, () => server.requestsFor('PATCH').length >= 2, {
+        stepMs: 1_000,
+        limitMs: 1.5 * MAX_RETRY_AFTER_MS,
+      });
       const [, retried] = await server.waitForRequests(2, 'PATCH');
-      await sleep(50);
+      await server.waitForFinished();
       expect(retried.status).toBe(200);
 
       expect(await settle(recorder.publish(configMap('throttled'), syncFailed))).toBe('resolved');
@@ -253,7 +252,7 @@ describe('what the server answers, bounded by the client', () => {
           if (type === 'Timeout') timersSet++;
         },
       }).enable();
-      await sleep(1_000);
+      await sleep(1_000); // real time: it counts the timers the recorder sets on the real clock meanwhile
       hook.disable();
 
       expect(server.requests.length - requestsBefore).toBe(0);

@@ -1,7 +1,6 @@
 // Several writers of one series (replicas during a failover, shards while an object moves, active-active
 // replicas) leave one Event whose count is every occurrence that resolved; their contention is retried with
 // jitter within the timeout, never rejected while the server answers (SPEC §5, "Writes are idempotent").
-import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { SERIES_ENDED_ANNOTATION, type EventRecorder } from 'nestjs-kube-events';
 import { FakeClock } from 'nestjs-kube-events/testing';
@@ -154,7 +153,6 @@ describe('replicas that share one Event', () => {
     const early = await failRepeatedly(owner, 5);
     // The move: for a while both reconcile the object, then the old owner lets go.
     const overlapping = (await Promise.all([failRepeatedly(owner, 20), failRepeatedly(next, 20)])).flat();
-    await sleep(10); // real time between the shards' turns, as a handover has; no window or budget is near
     const late = await failRepeatedly(next, 5);
 
     expect([...early, ...overlapping, ...late].filter((result) => result !== 'resolved')).toEqual([]);

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { jest } from '@jest/globals';
 import { EventRecorder, type EventsWriter, type PublishOutcome } from 'nestjs-kube-events';
 import { FakeClock } from 'nestjs-kube-events/testing';
@@ -387,9 +386,10 @@ describe('write control', () => {
   it('keeps an object’s spent budget when its failure series is forgotten after a success', async () => {
     const recorder = recorderWith({ writeControl: { objectBurst: 2, objectRefillMs: 3_600_000, maxDelay: 60_000 } });
     for (let i = 0; i < 5; i++) {
-      void recorder.publishFailure(configMap('flapping'), reconcileFailed).catch(() => undefined);
-      // Real time, not the recorder's: a write let through would reach the server over its socket meanwhile.
-      await sleep(20);
+      const { scheduled, written } = recorder.schedulePublish(configMap('flapping'), reconcileFailed, true);
+      written.catch(() => undefined);
+      // Settles once a write let through is on the server, or at once when the write waits.
+      await scheduled.catch(() => undefined);
       recorder.forgetFailures(configMap('flapping'));
     }
     // Two writes within the burst; the later failures wait for the budget (or the maximum delay).

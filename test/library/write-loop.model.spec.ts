@@ -211,8 +211,7 @@ function playFault(server: FakeApiServer, expired: StoredEvent[], fault: Fault, 
 
 /** Until every request the server delays has been handled: a late write lands before the counts are read. */
 async function lateWritesLanded(server: FakeApiServer): Promise<void> {
-  while (server.requests.some((request) => request.delayedMs !== undefined && request.status === undefined))
-    await sleep(20); // the fake server's delays run in real time, on real sockets
+  await server.waitForFinished(10 * TIMEOUT);
 }
 
 async function check(commands: readonly Command[], shard: Shard): Promise<void> {
@@ -339,11 +338,11 @@ async function check(commands: readonly Command[], shard: Shard): Promise<void> 
           break;
         case 'refuse':
           await server.stopListening();
-          await sleep(step.ms);
+          await sleep(step.ms); // real time: the schedule under test, against the fake server's real-time delays
           await server.listenAgain();
           break;
         case 'pause':
-          await sleep(step.ms);
+          await sleep(step.ms); // real time: the schedule under test, against the fake server's real-time delays
           break;
       }
     }
@@ -419,7 +418,7 @@ async function check(commands: readonly Command[], shard: Shard): Promise<void> 
     waitFor('the first publishes after the faults');
     // The first publish of each series after the faults resolves. While the recorder still takes the server
     // for unreachable, a publish tries it once the probe interval (100 ms) has passed since the last attempt.
-    await sleep(PAST_PROBE_INTERVAL_MS);
+    await sleep(PAST_PROBE_INTERVAL_MS); // real time: the model's recorder runs on the real clock, as its schedule does
     for (let object = 0; object < OBJECTS; object++) {
       const before = published.length;
       await publish(object, 0);

@@ -7,7 +7,6 @@ import { settle, type Settled } from '../support/settled.js';
 import { recordersOf } from '../support/fake-server-recorders.js';
 import { advanceUntilSeen } from '../support/fake-time.js';
 import { flush } from '../support/flush.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The write path under the faults a network and an API server can produce
@@ -33,15 +32,9 @@ describe('write path under faults', () => {
   let server: FakeApiServer;
   const { recorderWith, shutDown } = recordersOf(() => server);
 
-  /** Polls `probe` until it holds; fails with the server's request log after `timeoutMs`. */
-  const until = async (probe: () => boolean, what: string, timeoutMs = 5_000): Promise<void> => {
-    const deadline = Date.now() + timeoutMs;
-    while (!probe()) {
-      if (Date.now() > deadline)
-        throw new Error(`no ${what} after ${timeoutMs} ms; requests: ${JSON.stringify(server.log(), null, 1)}`);
-      await sleep(20); // polling what arrives over real sockets
-    }
-  };
+  /** Until `probe` holds, asked as each request comes or changes; fails with the server's request log after `timeoutMs`. */
+  const until = (probe: () => boolean, what: string, timeoutMs = 5_000): Promise<void> =>
+    server.waitFor(probe, what, timeoutMs);
 
   const eventsAbout = (name: string) => server.events().filter((event) => event.regarding.name === name);
 

@@ -37,7 +37,7 @@ describe('write rate under throttling', () => {
           (error: unknown) => (error instanceof PublishError ? `rejected, queued: ${error.queued}` : String(error)),
         ),
       );
-      if (i % 2) await sleep(10);
+      if (i % 2) await sleep(10); // real time: the server admits so many writes per real second
     }
     expect(new Set(await Promise.all(settled))).toEqual(new Set(['written']));
 

@@ -93,6 +93,8 @@ export class FakeApiServer {
   private url_ = '';
   private acceptedToken: string | undefined;
   private connections_ = 0;
+  /** Requests whose handler has not returned: a delayed one, say, until its delay ends. */
+  private handling = 0;
 
   /** Started with `refusable`: it may stop listening and get its port back. */
   private readonly refusable: boolean;
@@ -118,13 +120,20 @@ export class FakeApiServer {
       socket.once('close', () => fake.sockets.delete(socket));
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      fake.onRequest(req, res).catch((error: unknown) => {
-        if (res.headersSent || res.destroyed) return;
-        res.writeHead(500, { 'Content-Type': 'application/json' });
-        res.end(
-          JSON.stringify(failure(500, 'InternalError', `Internal error occurred: FakeApiServer: ${String(error)}`)),
-        );
-      });
+      fake.handling++;
+      fake
+        .onRequest(req, res)
+        .catch((error: unknown) => {
+          if (res.headersSent || res.destroyed) return;
+          res.writeHead(500, { 'Content-Type': 'application/json' });
+          res.end(
+            JSON.stringify(failure(500, 'InternalError', `Internal error occurred: FakeApiServer: ${String(error)}`)),
+          );
+        })
+        .finally(() => {
+          fake.handling--;
+          fake.notify();
+        });
     });
     await (options.refusable ? listenBelowEphemeralPorts(server) : listenOn(server, 0));
     const { port } = server.address() as AddressInfo;
@@ -525,6 +534,29 @@ export class FakeApiServer {
       timeoutMs,
       `${count} aborted request(s)`,
     );
+  }
+
+  /**
+   * Resolves once the server is handling no request: every one that came has
+   * been answered, cut, left hanging ({@link hangNext}), or dropped (a
+   * {@link delayNext} with `applyIfAborted: false` whose client left), so a
+   * delayed write has landed or never will. Rejects after `timeoutMs`.
+   */
+  waitForFinished(timeoutMs = DEFAULT_WAIT_MS): Promise<RecordedRequest[]> {
+    return this.waitUntil(
+      () => (this.handling === 0 ? [...this.requests] : undefined),
+      timeoutMs,
+      'end to the requests being handled',
+    );
+  }
+
+  /**
+   * Resolves once `holds()` is true, asked each time a request comes or
+   * changes (its answer, its store write); rejects after `timeoutMs`, naming
+   * `what` and listing the requests.
+   */
+  async waitFor(holds: () => boolean, what: string, timeoutMs = DEFAULT_WAIT_MS): Promise<void> {
+    await this.waitUntil(() => (holds() ? true : undefined), timeoutMs, what);
   }
 
   /** Forgets requests, stored Events, count histories, unused scenarios and any outage. resourceVersions keep increasing. */

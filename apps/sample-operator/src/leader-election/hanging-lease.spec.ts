@@ -4,7 +4,6 @@
 // counts the requests it receives and answers none.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { boundedApiClient } from '../kube/bounded-api-client.js';
 import { LeaderElector } from './leader-elector.js';
@@ -41,8 +40,15 @@ describe('a Lease read that never gets an answer', () => {
       logger: { log: () => {}, debug: () => {}, error: () => {}, warn: (message) => problems.push(String(message)) },
       callbacks: { onStartedLeading: () => {}, onLostLeadership: () => {} },
     });
+    const thirdRead = new Promise<void>((resolve) =>
+      server.on('request', function third() {
+        if (received.length < 3) return;
+        server.off('request', third);
+        resolve();
+      }),
+    );
     elector.start();
-    while (received.length < 3) await sleep(50);
+    await thirdRead;
     await elector.stop();
 
     expect(received.map((request) => `${request.method} ${request.url}`).slice(0, 3)).toEqual(

@@ -447,8 +447,11 @@ describe('describeError', () => {
 
     it('reads a fetch aborted by its signal', async () => {
       const controller = new AbortController();
+      const reached = new Promise((resolve) =>
+        hanging.once('connection', (socket: Socket) => socket.once('data', resolve)),
+      );
       const pending = thrownBy(() => fetch(`http://127.0.0.1:${port}/`, { signal: controller.signal }));
-      await sleep(20); // a real socket: the request reaches the server before it is aborted
+      await reached; // the request reaches the server before it is aborted
       controller.abort();
       const error = await pending;
 
@@ -464,6 +467,7 @@ describe('describeError', () => {
     });
 
     it("says the reason of Node's AbortError when it says more than the abort", async () => {
+      // Real time: the sleep is what the timeout aborts, for the error it throws.
       const error = await thrownBy(() => sleep(10_000, undefined, { signal: AbortSignal.timeout(20) }));
 
       expect(error).toMatchObject({ name: 'AbortError', code: 'ABORT_ERR' });
