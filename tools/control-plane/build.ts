@@ -277,11 +277,8 @@ export async function ensureControlPlaneBinaries(options: EnsureOptions = {}): P
       progress.compiling(packages.stale, packages.stale >= packages.all.size * 0.9);
       // `go build -v` prints each package's import path as it compiles it,
       // on stderr with the compiler's own messages.
-      code = await run(
-        go,
-        ['build', '-v', '-ldflags', ldflags, '-o', `${outDir}/`, ...PACKAGES],
-        moduleDir,
-        (line) => (packages.all.has(line) ? progress.compiledOne() : progress.line(`  ${line}`)),
+      code = await run(go, ['build', '-v', '-ldflags', ldflags, '-o', `${outDir}/`, ...PACKAGES], moduleDir, (line) =>
+        packages.all.has(line) ? progress.compiledOne() : progress.line(`  ${line}`),
       );
     } finally {
       progress.finish();

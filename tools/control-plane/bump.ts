@@ -37,7 +37,9 @@ function go(args: string[], cwd: string): Promise<string> {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.once('error', reject);
     child.once('close', (code) =>
-      code === 0 ? resolvePromise(stdout) : reject(new Error(`\`${command} ${args.join(' ')}\` exited with ${code} in ${cwd}`)),
+      code === 0
+        ? resolvePromise(stdout)
+        : reject(new Error(`\`${command} ${args.join(' ')}\` exited with ${code} in ${cwd}`)),
     );
   });
 }

@@ -27,7 +27,7 @@ const VERSION = /^v?(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?$/;
 /** `1.37.2` or `v1.37.2` as `v1.37.2`; throws on anything else. */
 export function kubernetesVersionTag(input: string): string {
   const match = VERSION.exec(input.trim());
-  if (!match || match[1] !== '1') {
+  if (match?.[1] !== '1') {
     throw new Error(`"${input}" is not a Kubernetes release: expected one like 1.37.2`);
   }
   return `v${match[1]}.${match[2]}.${match[3]}${match[4] ?? ''}`;
@@ -51,7 +51,9 @@ export function readKubernetesGoMod(version: string, goMod: string): KubernetesR
   const godebug = goMod.split('\n').filter((line) => /^godebug\s/.test(line));
   // Requirements appear as `path version` inside a block or after `require`.
   const required = (path: string) =>
-    lines.map((line) => new RegExp(`^(?:require\\s+)?${path.replace(/\./g, '\\.')}\\s+(v\\S+)$`).exec(line)?.[1]).find(Boolean);
+    lines
+      .map((line) => new RegExp(`^(?:require\\s+)?${path.replace(/\./g, '\\.')}\\s+(v\\S+)$`).exec(line)?.[1])
+      .find(Boolean);
   const etcd = required('go.etcd.io/etcd/server/v3') ?? required('go.etcd.io/etcd/client/v3');
   if (!etcd) throw new Error(`k8s.io/kubernetes ${version}: its go.mod requires no go.etcd.io/etcd/server/v3`);
   const stagingModules = lines

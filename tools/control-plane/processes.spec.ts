@@ -13,7 +13,9 @@ describe('a control plane process that did not start', () => {
     );
     const { message } = startupError('kube-apiserver', 'it exited with 1', logPath);
     expect(message).toContain('failed to listen on 127.0.0.1:6443');
-    expect(message).toMatch(/\n---\n\(harmless: "The manifest file is empty, ignoring\.": Kubernetes 1\.37 logs it at every start/);
+    expect(message).toMatch(
+      /\n---\n\(harmless: "The manifest file is empty, ignoring\.": Kubernetes 1\.37 logs it at every start/,
+    );
   });
 
   it('adds nothing when the log has no such line', async () => {
