@@ -36,6 +36,7 @@ import {
   binariesIn,
   chosenKubernetes,
   ensureControlPlaneBinaries,
+  kubernetesVersion,
 } from '../../../tools/control-plane/build.js';
 import { applyKubernetesArgument } from '../../../tools/control-plane/kubernetes-versions.js';
 import {
@@ -300,7 +301,7 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     cp = await startControlPlane({ binDir });
     interrupted.signal.throwIfAborted();
-    say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${cp.server}`);
+    say(`Kubernetes ${await kubernetesVersion()}, ready in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${cp.server}`);
   }
   const kubeConfig = cp.kubeConfig();
   const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
