@@ -10,6 +10,7 @@ import {
   PatchStrategy,
   RbacAuthorizationV1Api,
   V1MicroTime,
+  VersionApi,
   type V1ConfigMap,
   type V1ObjectReference,
   setHeaderOptions,
@@ -21,6 +22,7 @@ import {
   serviceAccountKubeConfig,
   sharedControlPlane,
 } from '../../tools/control-plane/control-plane.js';
+import { kubernetesVersion } from '../../tools/control-plane/build.js';
 import { apiRefusal as refusal } from './support/library-fixtures.js';
 
 const CONTROLLER = 'kube-events.e2e/control-plane-test';
@@ -75,6 +77,12 @@ describe('local control plane (plumbing, no library)', () => {
       uid: configMap.metadata!.uid,
       resourceVersion: configMap.metadata!.resourceVersion,
     };
+  });
+
+  test('runs the Kubernetes that KUBE_EVENTS_KUBERNETES names, the newest the repository builds by default', async () => {
+    const { gitVersion } = await cp.kubeConfig().makeApiClient(VersionApi).getCode();
+    // An existing cluster (KUBE_EVENTS_E2E_KUBECONFIG) runs whatever it runs.
+    expect(gitVersion).toEqual(cp.external ? expect.stringMatching(/^v1\./) : await kubernetesVersion());
   });
 
   test('eventTime must have exactly six fractional digits: a Date (three) is refused with 400, six are accepted', async () => {

@@ -33,7 +33,7 @@ export default async function globalSetup(_globalConfig: GlobalConfig, projectCo
   (globalThis as Record<string, unknown>)[CHILD_KEY] = child;
 
   const outcome = await new Promise<
-    { env: Record<string, string>; seconds: number; dir?: string } | { exitCode: number }
+    { env: Record<string, string>; seconds: number; dir?: string; kubernetes?: string } | { exitCode: number }
   >((resolve, reject) => {
     let buffered = '';
     child.stdout.setEncoding('utf8');
@@ -52,6 +52,7 @@ export default async function globalSetup(_globalConfig: GlobalConfig, projectCo
           env: Record<string, string>;
           seconds: number;
           dir?: string;
+          kubernetes?: string;
         };
         if (message.ready) resolve(message);
       }
@@ -73,7 +74,7 @@ export default async function globalSetup(_globalConfig: GlobalConfig, projectCo
   process.stderr.write(
     external
       ? `\ne2e: using the existing cluster from KUBE_EVENTS_E2E_KUBECONFIG (${outcome.env.KUBE_EVENTS_E2E_SERVER})\n`
-      : `\ne2e: control plane ready at ${outcome.env.KUBE_EVENTS_E2E_SERVER} in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
+      : `\ne2e: control plane (Kubernetes ${outcome.kubernetes}) ready at ${outcome.env.KUBE_EVENTS_E2E_SERVER} in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
           `(logs in ${outcome.dir})\n`,
   );
   // Let Jest exit even if teardown never runs: the child then sees its stdin close.

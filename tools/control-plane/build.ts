@@ -1,27 +1,32 @@
-// Builds the local control plane (kube-apiserver, etcd, kubectl) from the Go
-// module in tools/control-plane/kubernetes into .cache/control-plane/bin, once: the build
-// is skipped while the binaries exist and the stamp file matches a hash of
-// go.mod + go.sum.
+// Builds the local control plane (kube-apiserver, etcd, kubectl) of one
+// Kubernetes minor from its Go module in tools/control-plane/kubernetes/v1.<minor>
+// into .cache/control-plane/v1.<minor>/bin, once: the build is skipped while the
+// binaries exist and the stamp file matches a hash of go.mod + go.sum.
 //
-//   npm run control-plane:build
+//   npm run control-plane:build                        # the newest minor
+//   npm run control-plane:build -- --kubernetes=1.35   # or KUBE_EVENTS_KUBERNETES=1.35
+//   npm run control-plane:build -- --all               # every minor here
 //
 // Other scripts call ensureControlPlaneBinaries().
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { BuildProgress, type ProgressStream } from './build-progress.js';
+import {
+  CONTROL_PLANE_CACHE_DIR,
+  type KubernetesModule,
+  applyKubernetesArgument,
+  kubernetesModules,
+  selectKubernetes,
+} from './kubernetes-versions.js';
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const CONTROL_PLANE_MODULE_DIR = join(REPO_ROOT, 'tools/control-plane/kubernetes');
-export const CONTROL_PLANE_CACHE_DIR = join(REPO_ROOT, '.cache/control-plane');
-export const CONTROL_PLANE_BIN_DIR = join(CONTROL_PLANE_CACHE_DIR, 'bin');
+export { REPO_ROOT } from './kubernetes-versions.js';
 
-const STAMP_FILE = join(CONTROL_PLANE_BIN_DIR, '.stamp.json');
 const LOCK_FILE = join(CONTROL_PLANE_CACHE_DIR, 'build.lock');
 const PACKAGES = ['k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kubectl', 'go.etcd.io/etcd/server/v3'];
 
@@ -35,7 +40,7 @@ export interface ControlPlaneBinaries {
 export class ControlPlaneBuildError extends Error {
   constructor(
     message: string,
-    readonly code: 'GO_MISSING' | 'BUILD_FAILED',
+    readonly code: 'GO_MISSING' | 'BUILD_FAILED' | 'UNKNOWN_KUBERNETES',
   ) {
     super(message);
     this.name = 'ControlPlaneBuildError';
@@ -53,6 +58,8 @@ export interface EnsureOptions {
   progress?: ProgressStream;
   /** Rebuild even when the stamp matches. */
   force?: boolean;
+  /** Which Kubernetes: KUBE_EVENTS_KUBERNETES (the newest by default), or as selectKubernetes() returns it. */
+  kubernetes?: KubernetesModule;
 }
 
 export function binariesIn(binDir: string): ControlPlaneBinaries {
@@ -64,46 +71,65 @@ export function binariesIn(binDir: string): ControlPlaneBinaries {
   };
 }
 
+/** The Kubernetes minor KUBE_EVENTS_KUBERNETES names (the newest by default); a ControlPlaneBuildError when it names none here. */
+export function chosenKubernetes(): KubernetesModule {
+  try {
+    return selectKubernetes();
+  } catch (error) {
+    throw new ControlPlaneBuildError((error as Error).message, 'UNKNOWN_KUBERNETES');
+  }
+}
+
 /** Hash of go.mod + go.sum: the binaries are rebuilt whenever it changes. */
-export async function moduleHash(): Promise<string> {
+async function moduleHash(moduleDir: string): Promise<string> {
   const hash = createHash('sha256');
   for (const file of ['go.mod', 'go.sum']) {
     hash
       .update(file)
       .update('\0')
-      .update(await readFile(join(CONTROL_PLANE_MODULE_DIR, file)))
+      .update(await readFile(join(moduleDir, file)))
       .update('\0');
   }
   return hash.digest('hex');
 }
 
-/** The Kubernetes version the module pins, e.g. `v1.35.4`. */
-export async function kubernetesVersion(): Promise<string> {
-  const goMod = await readFile(join(CONTROL_PLANE_MODULE_DIR, 'go.mod'), 'utf8');
+/** The Kubernetes release a module pins (the newest's by default), e.g. `v1.37.2`. */
+export async function kubernetesVersion(module: KubernetesModule = chosenKubernetes()): Promise<string> {
+  const goMod = await readFile(join(module.moduleDir, 'go.mod'), 'utf8');
   const match = /^\s*k8s\.io\/kubernetes\s+(v\d+\.\d+\.\d+\S*)/m.exec(goMod);
-  if (!match) throw new Error(`no k8s.io/kubernetes requirement in ${CONTROL_PLANE_MODULE_DIR}/go.mod`);
+  if (!match) throw new Error(`no k8s.io/kubernetes requirement in ${module.moduleDir}/go.mod`);
   return match[1];
+}
+
+/** The Go a module needs, from its go directive: `Go 1.26`. */
+async function goNeeded(module: KubernetesModule): Promise<string> {
+  const goMod = await readFile(join(module.moduleDir, 'go.mod'), 'utf8').catch(() => '');
+  const minor = /^go\s+(\d+\.\d+)/m.exec(goMod)?.[1];
+  return minor ? `Go ${minor}` : 'Go';
 }
 
 async function upToDate(binaries: ControlPlaneBinaries, hash: string): Promise<boolean> {
   if (![binaries.kubeApiserver, binaries.etcd, binaries.kubectl].every((file) => existsSync(file))) return false;
   try {
-    const stamp = JSON.parse(await readFile(STAMP_FILE, 'utf8')) as { hash?: string };
+    const stamp = JSON.parse(await readFile(join(binaries.binDir, '.stamp.json'), 'utf8')) as { hash?: string };
     return stamp.hash === hash;
   } catch {
     return false;
   }
 }
 
-/** `go version` output, or a ControlPlaneBuildError when Go is not installed. */
-export function goVersion(): string {
+/**
+ * `go version` output, or a ControlPlaneBuildError when Go is not installed;
+ * `needed` (e.g. `Go 1.26`) is the version its message asks for.
+ */
+export function goVersion(needed = 'Go 1.26'): string {
   const go = process.env.GO ?? 'go';
   const result = spawnSync(go, ['version'], { encoding: 'utf8' });
   if (result.error || result.status !== 0) {
     throw new ControlPlaneBuildError(
       `Go is needed to build the local control plane (kube-apiserver, etcd, kubectl) for the end-to-end tests, ` +
         `but \`${go} version\` failed: ${result.error?.message ?? result.stderr.trim()}. ` +
-        `Install Go 1.25 or newer (https://go.dev/dl/) and put it on PATH (or set GO=/path/to/go), ` +
+        `Install ${needed} or newer (https://go.dev/dl/) and put it on PATH (or set GO=/path/to/go), ` +
         `or point KUBE_EVENTS_E2E_KUBECONFIG at an existing cluster, or run only the unit tests with \`npm run test:unit\`.`,
       'GO_MISSING',
     );
@@ -167,7 +193,11 @@ function run(command: string, args: string[], cwd: string, onLine: (line: string
  * apart from the compiler's messages. Downloads the modules it lacks on the
  * way, which it reports.
  */
-async function packagesToBuild(go: string, progress: BuildProgress): Promise<{ stale: number; all: Set<string> }> {
+async function packagesToBuild(
+  go: string,
+  moduleDir: string,
+  progress: BuildProgress,
+): Promise<{ stale: number; all: Set<string> }> {
   const all = new Set<string>();
   let stale = 0;
   const errors: string[] = [];
@@ -175,7 +205,7 @@ async function packagesToBuild(go: string, progress: BuildProgress): Promise<{ s
     go,
     // A main package is always stale (its binary is not installed) but is compiled only when its code changed.
     ['list', '-deps', '-f', '{{if and .Stale (ne .Name "main")}}+{{else}}-{{end}}{{.ImportPath}}', ...PACKAGES],
-    CONTROL_PLANE_MODULE_DIR,
+    moduleDir,
     (line) => {
       if (line.startsWith('go: downloading ')) progress.downloadedOne();
       else if (/^[+-][\w.-]+(\/[\w.~+-]+)*$/.test(line)) {
@@ -187,7 +217,7 @@ async function packagesToBuild(go: string, progress: BuildProgress): Promise<{ s
   for (const line of errors) progress.line(`  ${line}`);
   if (code !== 0) {
     throw new ControlPlaneBuildError(
-      `listing the control plane's packages failed (\`go list\` exited with ${code} in ${CONTROL_PLANE_MODULE_DIR}); see the output above.`,
+      `listing the control plane's packages failed (\`go list\` exited with ${code} in ${moduleDir}); see the output above.`,
       'BUILD_FAILED',
     );
   }
@@ -195,33 +225,35 @@ async function packagesToBuild(go: string, progress: BuildProgress): Promise<{ s
 }
 
 /**
- * Builds kube-apiserver, etcd and kubectl unless they are already in
- * .cache/control-plane/bin for the current go.mod/go.sum, and returns their
- * paths. Rejects with ControlPlaneBuildError when Go is missing or the build
- * fails.
+ * Builds kube-apiserver, etcd and kubectl of the chosen Kubernetes minor
+ * unless they are already in .cache/control-plane/v1.<minor>/bin for its
+ * go.mod/go.sum, and returns their paths. Rejects with ControlPlaneBuildError
+ * when Go is missing or the build fails.
  */
 export async function ensureControlPlaneBinaries(options: EnsureOptions = {}): Promise<ControlPlaneBinaries> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const progress = new BuildProgress(options.progress ?? process.stderr, log);
-  const binaries = binariesIn(CONTROL_PLANE_BIN_DIR);
-  const hash = await moduleHash();
+  const module = options.kubernetes ?? chosenKubernetes();
+  const moduleDir = module.moduleDir;
+  const binaries = binariesIn(module.binDir);
+  const hash = await moduleHash(moduleDir);
   if (!options.force && (await upToDate(binaries, hash))) return binaries;
 
   const go = process.env.GO ?? 'go';
-  const version = goVersion();
+  const version = goVersion(await goNeeded(module));
   const release = await acquireLock(log);
   try {
     // Another process may have finished the build while we waited for the lock.
     if (!options.force && (await upToDate(binaries, hash))) return binaries;
 
-    const kubernetes = await kubernetesVersion();
+    const kubernetes = await kubernetesVersion(module);
     const [, major, minor] = /^v(\d+)\.(\d+)/.exec(kubernetes) ?? [];
     log(
       `control plane: building kube-apiserver, etcd and kubectl (Kubernetes ${kubernetes}) from the Go module proxy ` +
         `with ${version}; the first build takes several minutes (about 1 GB of modules, a few GB of memory), ` +
         `later ones seconds…`,
     );
-    const outDir = join(CONTROL_PLANE_CACHE_DIR, `bin.tmp-${process.pid}`);
+    const outDir = join(CONTROL_PLANE_CACHE_DIR, module.minor, `bin.tmp-${process.pid}`);
     await rm(outDir, { recursive: true, force: true });
     await mkdir(outDir, { recursive: true });
     // What Kubernetes' own build stamps, so that `kubectl version` and
@@ -240,16 +272,13 @@ export async function ensureControlPlaneBinaries(options: EnsureOptions = {}): P
     let code: number;
     try {
       progress.resolving();
-      const packages = await packagesToBuild(go, progress);
+      const packages = await packagesToBuild(go, moduleDir, progress);
       // Most packages stale: a first build (or a new Go), whose big packages come last.
       progress.compiling(packages.stale, packages.stale >= packages.all.size * 0.9);
       // `go build -v` prints each package's import path as it compiles it,
       // on stderr with the compiler's own messages.
-      code = await run(
-        go,
-        ['build', '-v', '-ldflags', ldflags, '-o', `${outDir}/`, ...PACKAGES],
-        CONTROL_PLANE_MODULE_DIR,
-        (line) => (packages.all.has(line) ? progress.compiledOne() : progress.line(`  ${line}`)),
+      code = await run(go, ['build', '-v', '-ldflags', ldflags, '-o', `${outDir}/`, ...PACKAGES], moduleDir, (line) =>
+        packages.all.has(line) ? progress.compiledOne() : progress.line(`  ${line}`),
       );
     } finally {
       progress.finish();
@@ -257,7 +286,7 @@ export async function ensureControlPlaneBinaries(options: EnsureOptions = {}): P
     if (code !== 0) {
       await rm(outDir, { recursive: true, force: true });
       throw new ControlPlaneBuildError(
-        `building the control plane failed (\`go build\` exited with ${code} in ${CONTROL_PLANE_MODULE_DIR}); see the output above.`,
+        `building the control plane failed (\`go build\` exited with ${code} in ${moduleDir}); see the output above.`,
         'BUILD_FAILED',
       );
     }
@@ -274,9 +303,9 @@ export async function ensureControlPlaneBinaries(options: EnsureOptions = {}): P
         2,
       ),
     );
-    await rm(CONTROL_PLANE_BIN_DIR, { recursive: true, force: true });
-    await rename(outDir, CONTROL_PLANE_BIN_DIR);
-    log(`control plane: built in ${Math.round((Date.now() - started) / 1000)} s into ${CONTROL_PLANE_BIN_DIR}`);
+    await rm(module.binDir, { recursive: true, force: true });
+    await rename(outDir, module.binDir);
+    log(`control plane: built in ${Math.round((Date.now() - started) / 1000)} s into ${module.binDir}`);
     return binaries;
   } finally {
     await release();
@@ -286,10 +315,15 @@ export async function ensureControlPlaneBinaries(options: EnsureOptions = {}): P
 async function main(): Promise<void> {
   const force = process.argv.includes('--force');
   try {
-    const binaries = await ensureControlPlaneBinaries({ force });
-    process.stdout.write(
-      `control plane binaries are ready in ${binaries.binDir}:\n  ${binaries.kubeApiserver}\n  ${binaries.etcd}\n  ${binaries.kubectl}\n`,
-    );
+    applyKubernetesArgument();
+    const modules = process.argv.includes('--all') ? kubernetesModules() : [chosenKubernetes()];
+    for (const kubernetes of modules) {
+      const binaries = await ensureControlPlaneBinaries({ force, kubernetes });
+      process.stdout.write(
+        `control plane binaries (Kubernetes ${await kubernetesVersion(kubernetes)}) are ready in ${binaries.binDir}:\n` +
+          `  ${binaries.kubeApiserver}\n  ${binaries.etcd}\n  ${binaries.kubectl}\n`,
+      );
+    }
   } catch (error) {
     process.stderr.write(
       `\n${error instanceof ControlPlaneBuildError ? error.message : String((error as Error)?.stack ?? error)}\n`,

@@ -1,4 +1,7 @@
-// npm run control-plane [-- --event-ttl=5s]
+// npm run control-plane [-- --event-ttl=5s] [--kubernetes=1.35]
+//
+// --kubernetes= (or KUBE_EVENTS_KUBERNETES) picks the Kubernetes minor; the
+// newest this repository builds by default.
 //
 // Builds the control plane if needed, starts one, prints how to reach it and
 // runs until Ctrl-C, then stops it cleanly.
@@ -8,8 +11,9 @@
 // control plane is ready. With --stop-on-stdin-close it also stops when its
 // stdin (a pipe from the parent) closes, that is when the parent goes away.
 // It always stops on SIGINT/SIGTERM/SIGHUP.
-import { ControlPlaneBuildError, ensureControlPlaneBinaries } from './build.js';
+import { ControlPlaneBuildError, ensureControlPlaneBinaries, kubernetesVersion } from './build.js';
 import { type ControlPlane, controlPlaneEnv, startControlPlane } from './control-plane.js';
+import { applyKubernetesArgument } from './kubernetes-versions.js';
 
 const json = process.argv.includes('--json');
 const stopOnStdinClose = process.argv.includes('--stop-on-stdin-close');
@@ -37,11 +41,14 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 
 try {
   const started = Date.now();
+  applyKubernetesArgument();
+  let kubernetes: string | undefined;
   if (process.env.KUBE_EVENTS_E2E_KUBECONFIG) {
     controlPlane = await startControlPlane();
   } else {
     const { binDir } = await ensureControlPlaneBinaries();
-    say('control plane: starting etcd and kube-apiserver…');
+    kubernetes = await kubernetesVersion();
+    say(`control plane: starting etcd and kube-apiserver (Kubernetes ${kubernetes})…`);
     controlPlane = await startControlPlane({ eventTtl, binDir });
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -49,20 +56,25 @@ try {
   const cp = controlPlane;
   if (json) {
     process.stdout.write(
-      `${JSON.stringify({ ready: true, seconds: Number(seconds), env: controlPlaneEnv(cp), dir: cp.dir })}\n`,
+      `${JSON.stringify({ ready: true, seconds: Number(seconds), env: controlPlaneEnv(cp), dir: cp.dir, kubernetes })}\n`,
     );
   } else {
     process.stdout.write(
       [
         cp.external
           ? `Using the existing cluster from KUBE_EVENTS_E2E_KUBECONFIG (${cp.server}); nothing was started.`
-          : `Control plane ready in ${seconds} s at ${cp.server}${eventTtl ? ` (event TTL ${eventTtl})` : ''}.`,
+          : `Control plane (Kubernetes ${kubernetes}) ready in ${seconds} s at ${cp.server}${eventTtl ? ` (event TTL ${eventTtl})` : ''}.`,
         '',
         `  export KUBECONFIG=${cp.kubeconfigPath}`,
         ...(cp.binDir ? [`  export PATH=${cp.binDir}:$PATH   # kubectl matching the API server`] : []),
         '',
         `Admin token: ${cp.token}`,
-        ...(cp.dir ? [`Logs: ${cp.dir}/kube-apiserver.log, ${cp.dir}/etcd.log`] : []),
+        ...(cp.dir
+          ? [
+              `Logs: ${cp.dir}/kube-apiserver.log, ${cp.dir}/etcd.log`,
+              '(Kubernetes 1.37 logs `E… The manifest file is empty, ignoring.` at every start: harmless.)',
+            ]
+          : []),
         cp.external ? '' : 'Press Ctrl-C to stop it.',
         '',
       ].join('\n'),

@@ -26,7 +26,7 @@ import { Owned, makeTempDir, processScratchDir, stopOwned } from './processes.js
 import { startEtcd } from './etcd.js';
 import { extraApiServer, ownedHandle, startApiServer } from './kube-apiserver.js';
 import { findOnPath, loadKubeConfig, runKubectl } from './kubectl.js';
-import { CONTROL_PLANE_BIN_DIR, binariesIn } from './build.js';
+import { binariesIn, chosenKubernetes } from './build.js';
 
 // The public surface: what handles offer and how they are made.
 export { E2E_ENV } from './definitions.js';
@@ -180,9 +180,8 @@ export async function serviceAccountKubeConfig(
 
 export function existingCluster(kubeconfigPath: string): ControlPlane {
   const kubeConfig = loadKubeConfig(kubeconfigPath);
-  const kubectl = existsSync(binariesIn(CONTROL_PLANE_BIN_DIR).kubectl)
-    ? binariesIn(CONTROL_PLANE_BIN_DIR).kubectl
-    : findOnPath('kubectl');
+  const built = binariesIn(chosenKubernetes().binDir).kubectl;
+  const kubectl = existsSync(built) ? built : findOnPath('kubectl');
   const binDir = kubectl ? dirname(kubectl) : '';
   return {
     kubeconfigPath,

@@ -65,7 +65,7 @@ export interface ControlPlane {
 export interface StartControlPlaneOptions {
   /** kube-apiserver --event-ttl, e.g. '5s'. Default '1h' (the API server's default). */
   eventTtl?: string;
-  /** Where kube-apiserver, etcd and kubectl are; default: build them if needed into .cache/control-plane/bin. */
+  /** Where kube-apiserver, etcd and kubectl are; default: build them if needed into .cache/control-plane/v1.<minor>/bin (see KUBE_EVENTS_KUBERNETES). */
   binDir?: string;
   /** Readiness limit per attempt; default 60 s. */
   startTimeoutMs?: number;

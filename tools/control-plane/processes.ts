@@ -145,8 +145,24 @@ export function tail(file: string, lines = 40): string {
   }
 }
 
+/**
+ * Error lines kube-apiserver logs at every start although nothing is wrong,
+ * and why. Kubernetes 1.37 reads the metrics label allow-list manifest even
+ * when no --allow-metric-labels-manifest is given, and says so.
+ */
+const HARMLESS_LOG_LINES = [
+  {
+    text: 'The manifest file is empty, ignoring.',
+    why: 'Kubernetes 1.37 logs it at every start (no metrics label allow-list is configured, none is needed)',
+  },
+];
+
 export function startupError(what: string, reason: string, logPath: string): Error {
-  return new Error(`${what} did not start: ${reason}\n--- last lines of ${logPath} ---\n${tail(logPath)}\n---`);
+  const log = tail(logPath);
+  const notes = HARMLESS_LOG_LINES.filter(({ text }) => log.includes(text)).map(
+    ({ text, why }) => `\n(harmless: "${text}": ${why})`,
+  );
+  return new Error(`${what} did not start: ${reason}\n--- last lines of ${logPath} ---\n${log}\n---${notes.join('')}`);
 }
 
 export const BIND_FAILURE = /address already in use|bind: |failed to listen/i;

@@ -11,6 +11,9 @@
 // runs it against the cluster $KUBECONFIG (else ~/.kube/config) points at
 // instead: nothing is started there; the demo's namespaces are deleted at the
 // end, and the CRD too if the demo installed it.
+//
+// KUBE_EVENTS_KUBERNETES=1.35 (or `npm run demo -- --kubernetes=1.35`) starts
+// another Kubernetes minor than the newest this repository builds.
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
@@ -29,11 +32,13 @@ import {
   type EventsV1Event,
 } from '@kubernetes/client-node';
 import {
-  CONTROL_PLANE_BIN_DIR,
   ControlPlaneBuildError,
   binariesIn,
+  chosenKubernetes,
   ensureControlPlaneBinaries,
+  kubernetesVersion,
 } from '../../../tools/control-plane/build.js';
+import { applyKubernetesArgument } from '../../../tools/control-plane/kubernetes-versions.js';
 import {
   type ControlPlane,
   serviceAccountKubeConfig,
@@ -285,7 +290,8 @@ async function main(): Promise<void> {
     say(`context ${context}, server ${cp.server}; demo namespaces get the suffix ${suffix}`);
   } else {
     step('Starting a local Kubernetes control plane (etcd + kube-apiserver)');
-    const { kubeApiserver, etcd, kubectl: kubectlBin } = binariesIn(CONTROL_PLANE_BIN_DIR);
+    applyKubernetesArgument();
+    const { kubeApiserver, etcd, kubectl: kubectlBin } = binariesIn(chosenKubernetes().binDir);
     if (![kubeApiserver, etcd, kubectlBin].every((file) => existsSync(file))) {
       say('First run: building kube-apiserver, etcd and kubectl from source with Go.');
       say('This takes a few minutes, once; later runs start in seconds.');
@@ -295,7 +301,7 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     cp = await startControlPlane({ binDir });
     interrupted.signal.throwIfAborted();
-    say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${cp.server}`);
+    say(`Kubernetes ${await kubernetesVersion()}, ready in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${cp.server}`);
   }
   const kubeConfig = cp.kubeConfig();
   const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);

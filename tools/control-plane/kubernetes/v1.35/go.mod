@@ -1,9 +1,11 @@
 // Builds the local control plane used by the end-to-end tests and the demo:
 // kube-apiserver, kubectl and etcd, all from the Go module proxy at the
-// versions Kubernetes itself pins.
+// versions Kubernetes itself pins. Written by `npm run control-plane:bump`.
 module nestjs-kube-events/control-plane
 
 go 1.25.0
+
+godebug default=go1.25
 
 require (
 	go.etcd.io/etcd/server/v3 v3.6.5
