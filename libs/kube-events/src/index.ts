@@ -40,6 +40,7 @@ export type {
   TraceContextOptions,
   WriteControlOptions,
 } from './kube-events.interfaces.js';
+export { systemClock } from './system-clock.js';
 export { K8S_EVENT_ATTRIBUTES } from './tracing/k8s-event-attributes.js';
 export type { KubeEventsModuleExtras } from './module/kube-events.module-definition.js';
 export { KubeEventsModule } from './module/kube-events.module.js';

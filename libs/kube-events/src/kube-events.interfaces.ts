@@ -344,6 +344,16 @@ export interface ResolvedRecorderOptions {
   redactNote: (note: string) => string;
   /** The recorder's time: the one given, or the real one. */
   clock: KubeEventsClock;
+  /** The kubeconfig given; unset: the default one is looked for when the recorder connects. */
+  kubeConfig: KubeConfig | undefined;
+  /** When the recorder's permissions are reviewed: `'warn'` unless given. */
+  permissionCheck: 'warn' | 'fail' | 'off';
+  /** One log line per outcome. */
+  logEvents: boolean;
+  /** One OpenTelemetry log record per outcome. */
+  logRecords: boolean;
+  /** Outcomes counted in `KubeEventsMetrics`. */
+  metrics: boolean;
 }
 
 /** A class given to `forRootAsync({ useClass })` that makes the recorder's options. */

@@ -5,7 +5,9 @@ import { timerDelay } from './timer-delay.js';
  * The real clock, a recorder's unless its options give another: monotonic
  * `performance.now()` and Node.js timers. Every delay is clamped (see
  * `timerDelay`), so a timer set for far off fires early and its owner,
- * finding its time not come, sets it again.
+ * finding its time not come, sets it again. An application's own timers
+ * (a work queue's retries, a leader election's renewals) may take it too,
+ * and `FakeClock` from `nestjs-kube-events/testing` in their tests.
  */
 export const systemClock: KubeEventsClock = Object.freeze({
   /** Monotonic milliseconds: a step of the wall clock moves no window, budget or timer (Event times read the wall clock). */

@@ -13,10 +13,9 @@ import {
   type ObjectCache,
   type ObjectCallback,
 } from '@kubernetes/client-node';
-import { describeError } from 'nestjs-kube-events';
+import { describeError, systemClock, type KubeEventsClock, type KubeEventsTimer } from 'nestjs-kube-events';
 import { ItemExponentialBackoff } from './backoff.js';
 import { TrimmingWatch } from '../kube/trimming-watch.js';
-import { systemClock, type Clock, type TimerHandle } from './clock.js';
 
 /** Options of {@link ResilientInformer}. */
 export interface ResilientInformerOptions<T extends KubernetesObject> {
@@ -60,7 +59,8 @@ export interface ResilientInformerOptions<T extends KubernetesObject> {
   reconnectMaxDelayMs?: number;
   /** Adds advice to the log line of a failed list/watch, e.g. "is the CRD installed?". */
   hint?: (statusCode: number | undefined) => string | undefined;
-  clock?: Clock;
+  /** Times the restarts and resyncs. @default the library's `systemClock` */
+  clock?: KubeEventsClock;
   /** Builds the underlying informer; tests replace it. @default a ListWatch through a {@link TrimmingWatch} */
   makeInformer?: typeof makeInformer;
 }
@@ -76,11 +76,11 @@ export interface ResilientInformerOptions<T extends KubernetesObject> {
 export class ResilientInformer<T extends KubernetesObject> implements ObjectCache<T> {
   private readonly logger: Logger;
   private readonly informer: Informer<T> & ObjectCache<T>;
-  private readonly clock: Clock;
+  private readonly clock: KubeEventsClock;
   private readonly reconnect: ItemExponentialBackoff<'reconnect'>;
   private readonly resyncHandlers: ObjectCallback<T>[] = [];
-  private restartTimer: TimerHandle | undefined;
-  private resyncTimer: TimerHandle | undefined;
+  private restartTimer: KubeEventsTimer | undefined;
+  private resyncTimer: KubeEventsTimer | undefined;
   private running = false;
   private starting = false;
   private failedWhileStarting = false;
@@ -213,25 +213,29 @@ export class ResilientInformer<T extends KubernetesObject> implements ObjectCach
     if (!this.running || this.restartTimer !== undefined) return;
     const delayMs = this.reconnect.when('reconnect');
     this.logger.warn(`restarting the watch in ${delayMs} ms`);
-    this.restartTimer = this.clock.setTimeout(() => void this.connect(), delayMs);
+    this.restartTimer = this.clock.setTimer(delayMs, () => void this.connect(), true);
   }
 
   private scheduleResync(): void {
     const periodMs = this.options.resyncPeriodMs ?? 0;
     if (!this.running || periodMs <= 0) return;
-    this.resyncTimer = this.clock.setTimeout(() => {
-      if (this.synced) {
-        for (const object of this.informer.list()) {
-          for (const handler of this.resyncHandlers) handler(object);
+    this.resyncTimer = this.clock.setTimer(
+      periodMs,
+      () => {
+        if (this.synced) {
+          for (const object of this.informer.list()) {
+            for (const handler of this.resyncHandlers) handler(object);
+          }
         }
-      }
-      this.scheduleResync();
-    }, periodMs);
+        this.scheduleResync();
+      },
+      true,
+    );
   }
 
   private clearTimer(field: 'restartTimer' | 'resyncTimer'): void {
     const timer = this[field];
-    if (timer !== undefined) this.clock.clearTimeout(timer);
+    if (timer !== undefined) this.clock.clearTimer(timer);
     this[field] = undefined;
   }
 

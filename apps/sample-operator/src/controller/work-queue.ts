@@ -1,5 +1,5 @@
+import { systemClock, type KubeEventsClock, type KubeEventsTimer } from 'nestjs-kube-events';
 import { ItemExponentialBackoff, type RateLimiter } from './backoff.js';
-import { systemClock, type Clock, type TimerHandle } from './clock.js';
 
 /** Options of {@link WorkQueue}. */
 export interface WorkQueueOptions<T> {
@@ -12,12 +12,12 @@ export interface WorkQueueOptions<T> {
    * Source of time for delayed adds.
    * @default systemClock
    */
-  clock?: Clock;
+  clock?: KubeEventsClock;
 }
 
 interface Waiting {
   readyAt: number;
-  timer: TimerHandle;
+  timer: KubeEventsTimer;
 }
 
 /**
@@ -36,7 +36,7 @@ interface Waiting {
  */
 export class WorkQueue<T> {
   private readonly rateLimiter: RateLimiter<T>;
-  private readonly clock: Clock;
+  private readonly clock: KubeEventsClock;
   private readonly queue: T[] = [];
   /** Items waiting to be processed: queued, or re-added while processing. */
   private readonly dirty = new Set<T>();
@@ -89,12 +89,17 @@ export class WorkQueue<T> {
     const pending = this.waiting.get(item);
     if (pending) {
       if (pending.readyAt <= readyAt) return;
-      this.clock.clearTimeout(pending.timer);
+      this.clock.clearTimer(pending.timer);
     }
-    const timer = this.clock.setTimeout(() => {
-      this.waiting.delete(item);
-      this.add(item);
-    }, delayMs);
+    // Holds the process, as a pending retry is work the operator still has to do.
+    const timer = this.clock.setTimer(
+      delayMs,
+      () => {
+        this.waiting.delete(item);
+        this.add(item);
+      },
+      true,
+    );
     this.waiting.set(item, { readyAt, timer });
   }
 
@@ -147,7 +152,7 @@ export class WorkQueue<T> {
   shutDown(): void {
     if (this.shuttingDown) return;
     this.shuttingDown = true;
-    for (const { timer } of this.waiting.values()) this.clock.clearTimeout(timer);
+    for (const { timer } of this.waiting.values()) this.clock.clearTimer(timer);
     this.waiting.clear();
     this.queue.length = 0;
     this.dirty.clear();

@@ -1,4 +1,5 @@
-import { FakeClock } from '../controller/testing/fake-clock.js';
+import type { KubeEventsClock } from 'nestjs-kube-events';
+import { FakeClock } from 'nestjs-kube-events/testing';
 import { LeaderElector, leaderElectionTimingProblem, type LeaderElectorOptions } from './leader-elector.js';
 import { apiError, FakeLeaseLock } from './testing/fake-lease-lock.js';
 import { flush } from '../../../../test/support/flush.js';
@@ -7,7 +8,7 @@ import { flush } from '../../../../test/support/flush.js';
 const LEASE = 15_000;
 const RENEW = 10_000;
 const RETRY = 2_000;
-/** Start of the fake clock: an arbitrary wall time. */
+/** The wall time when the fake clock starts (at 0): what the Lease's times are written from. */
 const T0 = 1_800_000_000_000;
 
 interface Candidate {
@@ -23,29 +24,18 @@ describe('LeaderElector', () => {
   const quiet = { log: () => {}, warn: () => {}, error: () => {}, debug: () => {} };
 
   beforeEach(() => {
-    clock = new FakeClock(T0);
+    clock = new FakeClock();
     lock = new FakeLeaseLock();
   });
 
   /** Lets the fake lock's answers (microtasks) and what follows them run. */
   const settle = flush;
 
-  /**
-   * Moves the clock forward by `ms`, timer by timer, letting the fake lock's
-   * answers (and what follows them) arrive before time moves on: requests
-   * take no time.
-   */
-  async function advance(ms: number): Promise<void> {
-    const end = clock.now() + ms;
-    for (;;) {
-      await settle();
-      const next = clock.pendingDelays()[0];
-      if (next === undefined || clock.now() + next > end) break;
-      clock.advance(next);
-    }
-    clock.advance(end - clock.now());
-    await settle();
-  }
+  /** Moves the clock forward by `ms`, letting the fake lock's answers (and what follows them) arrive as it goes. */
+  const advance = (ms: number): Promise<void> => clock.advance(ms);
+
+  /** The wall time: moves with the fake clock, from {@link T0}. */
+  const wallTime = (): number => T0 + clock.now();
 
   function candidate(identity: string, options: Partial<LeaderElectorOptions> = {}): Candidate {
     const result: Candidate = { started: [], lost: [], leaders: [], elector: undefined! };
@@ -53,11 +43,12 @@ describe('LeaderElector', () => {
       lock,
       identity,
       clock,
+      wallTime,
       random: () => 0, // no jitter unless a test asks for it: attempts exactly every retry period
       logger: quiet,
       callbacks: {
-        onStartedLeading: () => result.started.push(clock.now() - T0),
-        onLostLeadership: (reason) => result.lost.push({ at: clock.now() - T0, reason }),
+        onStartedLeading: () => result.started.push(clock.now()),
+        onLostLeadership: (reason) => result.lost.push({ at: clock.now(), reason }),
         onNewLeader: (leader) => result.leaders.push(leader),
       },
       ...options,
@@ -66,7 +57,7 @@ describe('LeaderElector', () => {
   }
 
   /** A Lease held by someone else, as written now. */
-  function heldBy(holderIdentity: string, renewTime = clock.now()): void {
+  function heldBy(holderIdentity: string, renewTime = wallTime()): void {
     lock.write({
       holderIdentity,
       leaseDurationSeconds: LEASE / 1000,
@@ -180,7 +171,7 @@ describe('LeaderElector', () => {
       const b = candidate('b', { random: () => 0.5 });
       b.elector.start();
       await settle();
-      expect(clock.pendingDelays()).toEqual([RETRY * (1 + 0.5 * 1.2)]);
+      expect(clock.msUntilNextTimer()).toBe(RETRY * (1 + 0.5 * 1.2));
     });
 
     test('API errors: the candidate keeps trying every retry period, and acquires once the server answers', async () => {
@@ -404,10 +395,11 @@ describe('LeaderElector', () => {
   test('check(): unhealthy when the leader has not renewed for longer than the lease duration plus the tolerance', async () => {
     // A clock whose time jumps while its timers do not run (an event loop stuck, a process paused).
     let jump = 0;
-    const stuck = {
+    const stuck: KubeEventsClock = {
       now: () => clock.now() + jump,
-      setTimeout: clock.setTimeout.bind(clock),
-      clearTimeout: clock.clearTimeout.bind(clock),
+      setTimer: clock.setTimer.bind(clock),
+      clearTimer: clock.clearTimer.bind(clock),
+      sleep: clock.sleep.bind(clock),
     };
     const a = candidate('a', { clock: stuck });
     a.elector.start();

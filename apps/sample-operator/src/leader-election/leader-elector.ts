@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { systemClock, type Clock, type TimerHandle } from '../controller/clock.js';
-import { describeError } from 'nestjs-kube-events';
+import { describeError, systemClock, type KubeEventsClock, type KubeEventsTimer } from 'nestjs-kube-events';
 import { isConflict } from '../kube/api-status-code.js';
 import { recordKey, type LeaderElectionRecord, type ResourceLock, type VersionedRecord } from './resource-lock.js';
 
@@ -41,7 +40,10 @@ export interface LeaderElectorOptions {
   /** Release the Lease on {@link LeaderElector.stop} (client-go's `ReleaseOnCancel`). @default true */
   releaseOnStop?: boolean;
   callbacks: LeaderElectionCallbacks;
-  clock?: Clock;
+  /** Measures the lease duration, renew deadline and retry period: monotonic. @default the library's `systemClock` */
+  clock?: KubeEventsClock;
+  /** Milliseconds since the epoch, written as the Lease's `acquireTime` and `renewTime`. @default Date.now */
+  wallTime?: () => number;
   /** In [0, 1); for the jitter. @default Math.random */
   random?: () => number;
   logger?: Pick<Logger, 'log' | 'warn' | 'error' | 'debug'>;
@@ -86,7 +88,8 @@ export class LeaderElector {
   private readonly jitterFactor: number;
   private readonly releaseOnStop: boolean;
   private readonly callbacks: LeaderElectionCallbacks;
-  private readonly clock: Clock;
+  private readonly clock: KubeEventsClock;
+  private readonly wallTime: () => number;
   private readonly random: () => number;
   private readonly logger: Pick<Logger, 'log' | 'warn' | 'error' | 'debug'>;
 
@@ -97,8 +100,8 @@ export class LeaderElector {
   private observedTime = 0;
   private resourceVersion: string | undefined;
   private reportedLeader: string | undefined;
-  private timer: TimerHandle | undefined;
-  private deadlineTimer: TimerHandle | undefined;
+  private timer: KubeEventsTimer | undefined;
+  private deadlineTimer: KubeEventsTimer | undefined;
   /** Counts renew rounds; answers of an earlier round (or from before a state change) are ignored. */
   private round = 0;
   private inFlight: Promise<unknown> | undefined;
@@ -117,6 +120,7 @@ export class LeaderElector {
     this.releaseOnStop = options.releaseOnStop ?? true;
     this.callbacks = options.callbacks;
     this.clock = options.clock ?? systemClock;
+    this.wallTime = options.wallTime ?? Date.now;
     this.random = options.random ?? Math.random;
     this.logger = options.logger ?? new Logger('LeaderElection');
     const problem = leaderElectionTimingProblem(this, this.jitterFactor);
@@ -192,14 +196,14 @@ export class LeaderElector {
       if (this.currentState !== 'candidate') return;
       this.maybeReportTransition();
       if (!acquired) {
-        this.timer = this.clock.setTimeout(() => this.acquireAttempt(), this.jittered(this.retryPeriodMs));
+        this.timer = this.clock.setTimer(this.jittered(this.retryPeriodMs), () => this.acquireAttempt(), true);
         return;
       }
       this.currentState = 'leading';
       this.logger.log(`${this.identity}: successfully acquired lease ${this.describe()}`);
       this.callbacks.onStartedLeading();
       if (this.currentState === 'leading')
-        this.timer = this.clock.setTimeout(() => this.renewRound(), this.retryPeriodMs);
+        this.timer = this.clock.setTimer(this.retryPeriodMs, () => this.renewRound(), true);
     });
   }
 
@@ -207,9 +211,10 @@ export class LeaderElector {
   private renewRound(): void {
     this.timer = undefined;
     const round = ++this.round;
-    this.deadlineTimer = this.clock.setTimeout(
-      () => this.lose(round, `could not renew it within the renew deadline (${this.renewDeadlineMs} ms)`),
+    this.deadlineTimer = this.clock.setTimer(
       this.renewDeadlineMs,
+      () => this.lose(round, `could not renew it within the renew deadline (${this.renewDeadlineMs} ms)`),
+      true,
     );
     this.renewAttempt(round);
   }
@@ -220,9 +225,9 @@ export class LeaderElector {
       if (this.currentState !== 'leading' || round !== this.round) return;
       this.maybeReportTransition();
       if (renewed) {
-        this.clock.clearTimeout(this.deadlineTimer);
+        this.clock.clearTimer(this.deadlineTimer);
         this.deadlineTimer = undefined;
-        this.timer = this.clock.setTimeout(() => this.renewRound(), this.retryPeriodMs);
+        this.timer = this.clock.setTimer(this.retryPeriodMs, () => this.renewRound(), true);
         return;
       }
       const holder = this.observed?.holderIdentity;
@@ -230,7 +235,7 @@ export class LeaderElector {
         this.lose(round, `it is held by ${holder}`);
         return;
       }
-      this.timer = this.clock.setTimeout(() => this.renewAttempt(round), this.retryPeriodMs);
+      this.timer = this.clock.setTimer(this.retryPeriodMs, () => this.renewAttempt(round), true);
     });
   }
 
@@ -257,7 +262,7 @@ export class LeaderElector {
   /** client-go's `release()`: nobody holds it, and it expires a second after it was written. */
   private async release(): Promise<void> {
     if (this.resourceVersion === undefined || !this.observed) return;
-    const now = this.clock.now();
+    const now = this.wallTime();
     const released: LeaderElectionRecord = {
       holderIdentity: '',
       leaseDurationSeconds: 1,
@@ -297,11 +302,13 @@ export class LeaderElector {
    */
   private async tryAcquireOrRenew(): Promise<boolean> {
     const now = this.clock.now();
+    // The Lease's times are read by other machines and by people: wall time, unlike `now`.
+    const wallNow = this.wallTime();
     const desired: LeaderElectionRecord = {
       holderIdentity: this.identity,
       leaseDurationSeconds: this.leaseDurationMs / 1000,
-      acquireTime: now,
-      renewTime: now,
+      acquireTime: wallNow,
+      renewTime: wallNow,
       leaderTransitions: 0,
     };
 
@@ -402,19 +409,19 @@ export class LeaderElector {
   }
 
   private clearTimers(): void {
-    this.clock.clearTimeout(this.timer);
-    this.clock.clearTimeout(this.deadlineTimer);
+    this.clock.clearTimer(this.timer);
+    this.clock.clearTimer(this.deadlineTimer);
     this.timer = undefined;
     this.deadlineTimer = undefined;
   }
 
   /** `promise`'s value, or 'timeout' after `ms` (by this elector's clock). */
   private within<T>(ms: number, promise: Promise<T>): Promise<T | 'timeout'> {
-    let handle: TimerHandle | undefined;
+    let handle: KubeEventsTimer | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
-      handle = this.clock.setTimeout(() => resolve('timeout'), ms);
+      handle = this.clock.setTimer(ms, () => resolve('timeout'), true);
     });
-    return Promise.race([promise, timeout]).finally(() => this.clock.clearTimeout(handle));
+    return Promise.race([promise, timeout]).finally(() => this.clock.clearTimer(handle));
   }
 }
 

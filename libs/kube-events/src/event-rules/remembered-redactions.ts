@@ -17,6 +17,12 @@ const MAX_REMEMBERED_NOTE_CHARS = 1_024;
 export class RememberedRedactions {
   private readonly redacted = new RecentResults(redactCredentials, REMEMBERED_NOTES, MAX_REMEMBERED_NOTE_CHARS);
 
+  /** A note redactor with memory of its own: a recorder's `redactNotes` unless its options give another. */
+  static redactor(): (note: string) => string {
+    const redactions = new RememberedRedactions();
+    return (note) => redactions.redact(note);
+  }
+
   /** `note` with its credentials removed. */
   redact(note: string): string {
     return this.redacted.of(note);

@@ -5,7 +5,8 @@ import {
   KUBE_EVENTS_MODULE_OPTIONS,
   KUBE_EVENTS_OPTIONS_TYPE,
 } from './kube-events.module-definition.js';
-import type { KubeEventsModuleOptions } from '../kube-events.interfaces.js';
+import type { KubeEventsModuleOptions, ResolvedRecorderOptions } from '../kube-events.interfaces.js';
+import { resolveRecorderOptions } from '../recorder/recorder-options.js';
 import { EventRecorder } from '../recorder/event-recorder.js';
 import { getEventRecorderToken } from '../recorder/recorder-tokens.js';
 import { INVALID_OPTIONS, NOT_A_RECORDER_NAME } from '../kube-events.messages.js';
@@ -63,6 +64,9 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
     throw new Error(INVALID_OPTIONS('name', NOT_A_RECORDER_NAME(name)));
   const token = getEventRecorderToken(name);
   const connectionToken = `KUBE_EVENTS:connection:${name ?? ''}`;
+  // Resolved once, before the connection looks for a kubeconfig (a bad option fails start-up by name first):
+  // the connection, the recorder and the sinks read the same options, and the recorder keeps their note redactor.
+  const resolvedOptionsToken = `KUBE_EVENTS:resolved-options:${name ?? ''}`;
   return {
     ...definition,
     imports: [
@@ -74,19 +78,24 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
     ],
     providers: [
       ...(definition.providers ?? []),
+      {
+        provide: resolvedOptionsToken,
+        useFactory: (options: KubeEventsModuleOptions) => resolveRecorderOptions(options),
+        inject: [KUBE_EVENTS_MODULE_OPTIONS],
+      },
       { provide: connectionToken, useFactory: () => new RecorderConnection() },
       {
         provide: token,
-        useFactory: (options: KubeEventsModuleOptions, connection: RecorderConnection, metrics: KubeEventsMetrics) =>
+        useFactory: (options: ResolvedRecorderOptions, connection: RecorderConnection, metrics: KubeEventsMetrics) =>
           new EventRecorder(options, connection.open(options, metrics)),
-        inject: [KUBE_EVENTS_MODULE_OPTIONS, connectionToken, KubeEventsMetrics],
+        inject: [resolvedOptionsToken, connectionToken, KubeEventsMetrics],
       },
       {
         provide: getKubeEventsHealthToken(name),
         useFactory: (recorder: EventRecorder, connection: RecorderConnection) => connection.health(recorder),
         inject: [token, connectionToken],
       },
-      recorderSinksProvider(name, token, KUBE_EVENTS_MODULE_OPTIONS, KubeEventsMetrics),
+      recorderSinksProvider(name, token, resolvedOptionsToken, KubeEventsMetrics),
     ],
     exports: [...(definition.exports ?? []), token, getKubeEventsHealthToken(name), KubeEventsMetricsModule],
   };

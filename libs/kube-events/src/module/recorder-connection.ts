@@ -1,7 +1,6 @@
 import type { BeforeApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { KubeEventsModuleOptions } from '../kube-events.interfaces.js';
+import type { ResolvedRecorderOptions } from '../kube-events.interfaces.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
-import { permissionCheckMode, resolveRecorderOptions } from '../recorder/recorder-options.js';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
 import type { KubeEventsMetrics } from '../metrics/kube-events-metrics.js';
@@ -19,20 +18,15 @@ import { healthWithoutReview } from '../health/health-without-review.js';
 export class RecorderConnection implements OnModuleInit, BeforeApplicationShutdown {
   private opened: { eventsApi: EventsApi; permissions: PermissionCheck } | undefined;
 
-  /**
-   * Finds the kubeconfig and returns the writer the recorder writes through.
-   * The options are checked first, so that a bad one fails start-up by name
-   * before a missing kubeconfig does.
-   */
-  open(options: KubeEventsModuleOptions, metrics: KubeEventsMetrics): EventsWriter {
-    const { reporter, timeout, resumeSeries } = resolveRecorderOptions(options);
+  /** Finds the kubeconfig and returns the writer the recorder writes through. */
+  open(options: ResolvedRecorderOptions, metrics: KubeEventsMetrics): EventsWriter {
+    const { reporter, timeout, resumeSeries } = options;
     const kubeConfig = options.kubeConfig ?? loadDefaultKubeConfig();
     const eventsApi = new EventsApi(kubeConfig);
     // The flow is the pool's to know: the metrics read it from here when scraped.
-    if (options.metrics !== false)
-      metrics.followWritesFlow(options.reporter.controller, () => eventsApi.eventWritesFlow());
+    if (options.metrics) metrics.followWritesFlow(reporter.controller, () => eventsApi.eventWritesFlow());
     const permissions = new PermissionCheck(eventsApi, {
-      mode: permissionCheckMode(options.permissionCheck),
+      mode: options.permissionCheck,
       controller: reporter.controller,
       verbs: resumeSeries ? ['create', 'get', 'patch', 'list'] : ['create', 'get', 'patch'],
       // In a pod, client-node's in-cluster config names the ServiceAccount's namespace; kubectl's default otherwise.

@@ -27,7 +27,20 @@ describe('resolveRecorderOptions', () => {
       redactNote: expect.any(Function),
       combineSimilarEvents: 10,
       clock: systemClock,
+      kubeConfig: undefined,
+      permissionCheck: 'warn',
+      logEvents: false,
+      logRecords: false,
+      metrics: true,
     });
+  });
+
+  it('returns options it resolved as they are, frozen, so that every part of a recorder shares one note redactor', () => {
+    const resolved = resolve({ reporter: { controller: 'widgets' }, permissionCheck: 'fail', metrics: false });
+    expect(resolve(resolved)).toBe(resolved);
+    expect(Object.isFrozen(resolved)).toBe(true);
+    expect(Object.isFrozen(resolved.writeControl)).toBe(true);
+    expect(resolved).toMatchObject({ permissionCheck: 'fail', metrics: false });
   });
 
   it('takes a clock with now, setTimer, clearTimer and sleep, keeps it when resolved again, and names the field otherwise', () => {
@@ -101,6 +114,7 @@ describe('resolveRecorderOptions', () => {
     [{ reporter: { controller: 'widgets' }, traceContext: { prefix: '' } }, 'traceContext.prefix'],
     [{ reporter: { controller: 'widgets' }, writeSpans: 1 }, 'writeSpans'],
     [{ reporter: { controller: 'widgets' }, logRecords: 'yes' }, 'logRecords'],
+    [{ reporter: { controller: 'widgets' }, permissionCheck: 'strict' }, 'permissionCheck'],
   ])('refuses %j naming %s', (options, field) => {
     expect(() => resolve(options)).toThrow(new RegExp(`invalid option ${field.replace('.', '\\.')}:`));
   });

@@ -49,25 +49,19 @@ function similarEventsLimit(option: unknown, fail: (field: string, problem: stri
   return fail('combineSimilarEvents', NOT_A_SIMILAR_EVENTS_LIMIT(option));
 }
 
-/** The redactor of options resolved already, which they keep (with what it remembers) when resolved again. */
-function resolvedRedactor(given: object): ((note: string) => string) | undefined {
-  const { redactNote } = given as Partial<ResolvedRecorderOptions>;
-  return typeof redactNote === 'function' ? redactNote : undefined;
-}
-
 /** `redactNotes` as the function every note goes through; the default one of its own for each recorder. */
 function noteRedactor(
   option: KubeEventsModuleOptions['redactNotes'],
   fail: (field: string, problem: string) => never,
 ): (note: string) => string {
-  if (option === undefined || option === true) {
-    const redactions = new RememberedRedactions();
-    return (note) => redactions.redact(note);
-  }
+  if (option === undefined || option === true) return RememberedRedactions.redactor();
   if (option === false) return unchanged;
   if (typeof option === 'function') return option;
   return fail('redactNotes', NOT_A_NOTE_REDACTOR(option));
 }
+
+/** The options {@link resolveRecorderOptions} returned: given again, they are returned as they are. */
+const resolvedOptions = new WeakSet<object>();
 
 /**
  * Checks a recorder's options and applies the defaults. Throws at start-up
@@ -76,8 +70,15 @@ function noteRedactor(
  *
  * An empty `reporter.instance` counts as unset, as `instance: process.env.POD_NAME`
  * gives when `POD_NAME` is set but empty: the instance is then the controller name.
+ *
+ * Options it returned come back unchanged (they are frozen), so that every
+ * part of a recorder reads the same resolved options, its redactor's memory
+ * included, however many times they are resolved.
  */
-export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefined): ResolvedRecorderOptions {
+export function resolveRecorderOptions(
+  options: KubeEventsModuleOptions | ResolvedRecorderOptions | undefined,
+): ResolvedRecorderOptions {
+  if (options !== undefined && resolvedOptions.has(options)) return options as ResolvedRecorderOptions;
   const fail = (field: string, problem: string): never => {
     throw new Error(INVALID_OPTIONS(field, problem));
   };
@@ -113,11 +114,6 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     if (typeof value !== 'boolean') fail(field, NOT_A_BOOLEAN(field, value));
     return value as boolean;
   };
-  // Checked here although the recorder does not resolve them, so that every option fails start-up by name.
-  if (given.logEvents !== undefined) flag('logEvents', given.logEvents);
-  if (given.metrics !== undefined) flag('metrics', given.metrics);
-  if (given.logRecords !== undefined) flag('logRecords', given.logRecords);
-  permissionCheckMode(given.permissionCheck, fail);
   const kubeConfig: unknown = given.kubeConfig;
   if (kubeConfig !== undefined && !isKubeConfig(kubeConfig)) fail('kubeConfig', NOT_A_KUBE_CONFIG(kubeConfig));
   const control = { ...DEFAULT_WRITE_CONTROL, ...given.writeControl };
@@ -130,20 +126,27 @@ export function resolveRecorderOptions(options: KubeEventsModuleOptions | undefi
     maxPending: count('writeControl.maxPending', control.maxPending),
     maxPendingBytes: count('writeControl.maxPendingBytes', control.maxPendingBytes),
   };
-  return {
-    reporter: { controller, instance: resolvedInstance },
+  const resolved: ResolvedRecorderOptions = Object.freeze({
+    reporter: Object.freeze({ controller, instance: resolvedInstance }),
     timeout: positive('timeout', given.timeout ?? DEFAULT_TIMEOUT_MS),
     seriesWindow: positive('seriesWindow', given.seriesWindow ?? SERIES_WINDOW_MS),
     maxSeries: count('maxSeries', given.maxSeries ?? DEFAULT_MAX_SERIES),
-    writeControl,
+    writeControl: Object.freeze(writeControl),
     resumeSeries: flag('resumeSeries', given.resumeSeries ?? false),
     clusterScopedNamespace: clusterScopedNamespace(given.clusterScopedNamespace, fail),
     traceContext: resolveTraceContext(given.traceContext, fail),
     writeSpans: flag('writeSpans', given.writeSpans ?? true),
     combineSimilarEvents: similarEventsLimit(given.combineSimilarEvents, fail),
-    redactNote: noteRedactor(given.redactNotes ?? resolvedRedactor(given), fail),
+    redactNote: noteRedactor(given.redactNotes, fail),
     clock: recorderClock(given.clock, fail),
-  };
+    kubeConfig: given.kubeConfig,
+    permissionCheck: permissionCheckMode(given.permissionCheck, fail),
+    logEvents: flag('logEvents', given.logEvents ?? false),
+    logRecords: flag('logRecords', given.logRecords ?? false),
+    metrics: flag('metrics', given.metrics ?? true),
+  });
+  resolvedOptions.add(resolved);
+  return resolved;
 }
 
 /** `clock`: the one given, or the real one. */
@@ -181,12 +184,10 @@ function resolveTraceContext(
 }
 
 /** `permissionCheck`, checked: `'warn'` when unset. */
-export function permissionCheckMode(
+function permissionCheckMode(
   value: unknown,
-  fail: (field: string, problem: string) => never = (field, problem) => {
-    throw new Error(INVALID_OPTIONS(field, problem));
-  },
-): 'warn' | 'fail' | 'off' {
+  fail: (field: string, problem: string) => never,
+): ResolvedRecorderOptions['permissionCheck'] {
   if (value === undefined) return 'warn';
   if (value === 'warn' || value === 'fail' || value === 'off') return value;
   return fail('permissionCheck', NOT_A_PERMISSION_CHECK(value));

@@ -9,7 +9,8 @@ import { SinkSubscription } from './sink-subscription.js';
 
 /**
  * The provider of a recorder's sinks, shared by the module and the testing
- * module: `logEvents`, `logRecords` and `metrics` come from the recorder's options.
+ * module: `logEvents`, `logRecords` and `metrics` come from the recorder's
+ * options (resolved by the module, as given to the testing module).
  */
 export function recorderSinksProvider(
   name: string | undefined,
