@@ -1,5 +1,6 @@
 import { describeError, redactCredentials } from 'nestjs-kube-events';
 import { CREDENTIAL_FORMS, survivingParts } from '../support/credential-forms.js';
+import { CONTEXT_CREDENTIAL_FORMS, NOT_CREDENTIALS } from '../support/context-credential-forms.js';
 
 describe('redactCredentials on the forms credentials come in', () => {
   it.each(CREDENTIAL_FORMS.map((form) => [form.form, form] as const))(
@@ -21,6 +22,30 @@ describe('redactCredentials on the forms credentials come in', () => {
       expect(survivingParts(described, secret)).toEqual([]);
     },
   );
+
+  it.each(CONTEXT_CREDENTIAL_FORMS.map((form) => [form.form, form] as const))(
+    'removes %s, known only by its context, whole and keeps the text around it',
+    (_form, { text, secret, kept }) => {
+      const redacted = redactCredentials(text);
+
+      expect({ redacted, surviving: survivingParts(redacted, secret) }).toEqual({ redacted, surviving: [] });
+      for (const part of kept) expect(redacted).toContain(part);
+      expect(redacted).toContain('[redacted]');
+    },
+  );
+
+  it.each(CONTEXT_CREDENTIAL_FORMS.map((form) => [form.form, form] as const))(
+    'describeError removes %s from a message',
+    (_form, { text, secret }) => {
+      const described = describeError(new Error(text), { maxBytes: 4096 });
+
+      expect(survivingParts(described, secret)).toEqual([]);
+    },
+  );
+
+  it.each(NOT_CREDENTIALS.map(({ kind, text }) => [kind, text] as const))('leaves %s as it is', (_kind, text) => {
+    expect(redactCredentials(text)).toBe(text);
+  });
 
   it('leaves alone what only looks like a credential', () => {
     for (const text of [
