@@ -238,28 +238,25 @@ const CREDENTIAL_PATTERNS: readonly RegExp[] = [
 const PATTERNS_WITHOUT_USERINFO = CREDENTIAL_PATTERNS.filter((pattern) => !USERINFO_PATTERNS.includes(pattern));
 
 /**
- * Lists whose every value is a credential, each found whole (what comes
- * before it in the first group, the list in the second) and then read for
- * its values (what comes before each in the first group):
- * - the headers an OpenTelemetry exporter is given (`OTEL_EXPORTER_OTLP_HEADERS=api-key=…,x-team=…`);
- * - a Secret's `data` and `stringData`, in YAML or JSON (escaped or not),
- *   whichever comes first, `data` or `kind` (`kubectl get -o json` sorts
- *   `data` first): only in text that holds a `kind: Secret`.
+ * The headers an OpenTelemetry exporter is given, every value of which is
+ * a credential (`OTEL_EXPORTER_OTLP_HEADERS=api-key=…,x-team=…`): the list
+ * whole (what comes before it in the first group, the list in the
+ * second), then each value in it (what comes before it in the first group).
  */
-const VALUE_LISTS: readonly { list: RegExp; value: RegExp; when?: RegExp }[] = [
-  {
-    list: new RegExp(String.raw`(_HEADERS${QUOTE}[ \t]*[:=][ \t]*${QUOTE})([^\s"'\\]+)`, 'gi'),
-    value: /(=)[^,]+/g,
-  },
-  {
-    list: new RegExp(
-      String.raw`(\b(?:string)?data${QUOTE}[ \t]*:[ \t]*(?:\{|(?=\r?\n)))((?:(?:[ \t]{0,40}(?:,[ \t\r\n]{0,40})?|\r?\n[ \t]{1,40})${QUOTE}[\w.-]{1,253}${QUOTE}[ \t]{0,8}:[ \t]{0,8}${QUOTE}[^\s"'\\,}]+${QUOTE})+)`,
-      'g',
-    ),
-    value: new RegExp(String.raw`(:[ \t]{0,8}${QUOTE})[^\s"'\\,}]+`, 'g'),
-    when: /\bkind\\{0,8}["']?[ \t]*:[ \t]*\\{0,8}["']?Secret\b/,
-  },
-];
+const HEADERS_LIST = new RegExp(String.raw`(_HEADERS${QUOTE}[ \t]*[:=][ \t]*${QUOTE})([^\s"'\\]+)`, 'gi');
+const HEADERS_LIST_VALUE = /(=)[^,]+/g;
+
+/**
+ * A Secret's `data` and `stringData` entries, in YAML or JSON (escaped or
+ * not), whichever comes first, `data` or `kind` (`kubectl get -o json`
+ * sorts `data` first): run only on text that holds a `kind: Secret`
+ * ({@link SECRET_KIND}). The entries go whole, names and values.
+ */
+const SECRET_DATA = new RegExp(
+  String.raw`(\b(?:string)?data${QUOTE}[ \t]*:[ \t]*(?:\{|(?=\r?\n)))(?:(?:[ \t]{0,40}(?:,[ \t\r\n]{0,40})?|\r?\n[ \t]{1,40})${QUOTE}[\w.-]{1,253}${QUOTE}[ \t]{0,8}:[ \t]{0,8}${QUOTE}[^\s"'\\,}]+${QUOTE})+`,
+  'g',
+);
+const SECRET_KIND = /\bkind\\{0,8}["']?[ \t]*:[ \t]*\\{0,8}["']?Secret\b/;
 
 /**
  * `text` with every credential it shows replaced by `[redacted]`: the
@@ -291,16 +288,14 @@ export function redactCredentials(text: string, secrets: readonly string[] = [])
     // Short values would match ordinary words; a credential worth hiding is longer.
     if (secret.length >= 8) redacted = redacted.split(secret).join(REDACTED);
   }
-  for (const { list, value, when } of VALUE_LISTS) {
-    if (when && !when.test(redacted)) continue;
-    redacted = redacted.replace(
-      list,
-      (_, name: string, values: string) => name + values.replace(value, `$1${REDACTED}`),
-    );
-  }
+  redacted = redacted.replace(
+    HEADERS_LIST,
+    (_, name: string, values: string) => name + values.replace(HEADERS_LIST_VALUE, `$1${REDACTED}`),
+  );
+  if (SECRET_KIND.test(redacted)) redacted = redacted.replace(SECRET_DATA, `$1${REDACTED}`);
   const patterns = redacted.includes('@') ? CREDENTIAL_PATTERNS : PATTERNS_WITHOUT_USERINFO;
   for (const pattern of patterns) {
-    redacted = redacted.replace(pattern, (_, name: string) => `${name}${REDACTED}`);
+    redacted = redacted.replace(pattern, `$1${REDACTED}`);
     // Bare userinfo (no scheme) right after the URLs' own, so that a URL's is never taken for one.
     if (pattern === USERINFO_PATTERNS[0]) redacted = redactBareUserinfo(redacted);
   }
