@@ -95,6 +95,7 @@ const oraclePassword = `${from(LOWER, 6)}${from(DIGITS, 3)}`;
 const sqlplusPassword = password(12).replace(/[!#%*.-]/g, '_');
 const connectPassword = password(11).replace(/[!#%*.-]/g, '_');
 const natsSeed = `SU${from(BASE32, 56)}`;
+const natsAccountSeed = `SA${from(BASE32, 56)}`;
 const natsJwtBody = from(BASE64URL, 120);
 const ovpnKey = Array.from({ length: 4 }, () => from(HEX, 32)).join('\n');
 const discordToken = from(BASE64URL, 68);
@@ -314,6 +315,10 @@ export const CONTEXT_CREDENTIAL_FORMS: readonly CredentialForm[] = [
     `${natsSeed} ${natsJwtBody}`,
     ['nats: bad creds file:'],
   ),
+  form('a NATS seed on its own', `nats: nkey ${natsAccountSeed} is not an account's public key`, natsAccountSeed, [
+    'nats: nkey',
+    "is not an account's public key",
+  ]),
   form(
     'an OpenVPN static key block',
     `openvpn: tls-auth:\n-----BEGIN OpenVPN Static key V1-----\n${ovpnKey}\n-----END OpenVPN Static key V1-----\nrejected`,
