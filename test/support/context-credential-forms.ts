@@ -111,6 +111,15 @@ const otlpTeam = from(`${UPPER}${LOWER}${DIGITS}`, 22);
 const otlpBearer = from(BASE64URL, 40);
 const bareKey = from(`${UPPER}${LOWER}${DIGITS}`, 40);
 const pathToken = from(BASE64URL, 43);
+const railsSecret = from(HEX, 128);
+const deviceCode = from(BASE64URL, 40);
+const mssqlPassword = password(13);
+const sevenZipPassword = password(12);
+const nslcdPassword = password(14);
+const puttyKey = `${from(BASE64, 64)}\n${from(BASE64, 24)}`;
+const puttyMac = from(HEX, 64);
+const netlifyHook = from(HEX, 24);
+const pagerDutyKey = from(HEX, 32);
 
 /** The forms of credentials found by context, several of each kind. */
 export const CONTEXT_CREDENTIAL_FORMS: readonly CredentialForm[] = [
@@ -219,6 +228,19 @@ export const CONTEXT_CREDENTIAL_FORMS: readonly CredentialForm[] = [
     'init: Recovery Key 3:',
     'stored',
   ]),
+  form("Rails' SECRET_KEY_BASE", `boot failed: SECRET_KEY_BASE=${railsSecret} is too short`, railsSecret, [
+    'boot failed: SECRET_KEY_BASE=',
+    'is too short',
+  ]),
+  form(
+    "a device flow's device_code",
+    `token request device_code=${deviceCode}&client_id=ops-cli failed: expired_token`,
+    deviceCode,
+    ['token request device_code=', '&client_id=ops-cli failed: expired_token'],
+  ),
+  form("LDAP's bindpw in a config line", `nslcd: bad config line: bindpw ${nslcdPassword}`, nslcdPassword, [
+    'nslcd: bad config line: bindpw',
+  ]),
   // Passwords given to a CLI by short flag or position.
   form('mysql -p <pw>', `exec: mysql -h db -u root -p ${mysqlPassword} -e "select 1": exit status 1`, mysqlPassword, [
     'exec: mysql -h db -u root -p',
@@ -266,6 +288,10 @@ export const CONTEXT_CREDENTIAL_FORMS: readonly CredentialForm[] = [
     mysqladminPassword,
     ['mysqladmin -u root password', 'failed'],
   ),
+  form('7z -p<pw> joined', `7z x backup.7z -p${sevenZipPassword} -o/restore: Wrong password`, sevenZipPassword, [
+    '7z x backup.7z -p',
+    '-o/restore: Wrong password',
+  ]),
   // Password literals in SQL and connect strings.
   form(
     "PostgreSQL's PASSWORD '<pw>'",
@@ -290,6 +316,12 @@ export const CONTEXT_CREDENTIAL_FORMS: readonly CredentialForm[] = [
     `ALTER USER 'svc'@'%' IDENTIFIED WITH mysql_native_password BY '${mysqlPluginPassword}' failed`,
     mysqlPluginPassword,
     ["ALTER USER 'svc'@'%' IDENTIFIED WITH mysql_native_password BY", 'failed'],
+  ),
+  form(
+    "SQL Server's PASSWORD = N'<pw>'",
+    `Msg 15118: CREATE LOGIN app WITH PASSWORD = N'${mssqlPassword}', CHECK_POLICY = ON`,
+    mssqlPassword,
+    ['Msg 15118: CREATE LOGIN app WITH PASSWORD', ', CHECK_POLICY = ON'],
   ),
   form(
     "Oracle's unquoted IDENTIFIED BY",
@@ -324,6 +356,24 @@ export const CONTEXT_CREDENTIAL_FORMS: readonly CredentialForm[] = [
     `openvpn: tls-auth:\n-----BEGIN OpenVPN Static key V1-----\n${ovpnKey}\n-----END OpenVPN Static key V1-----\nrejected`,
     ovpnKey,
     ['openvpn: tls-auth:', 'rejected'],
+  ),
+  form(
+    "a PuTTY key's private lines and MAC",
+    `pageant: cannot load key:\nPuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 2\n${puttyKey}\nPrivate-MAC: ${puttyMac}`,
+    `${puttyKey} ${puttyMac}`,
+    ['pageant: cannot load key:\nPuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 2'],
+  ),
+  form(
+    'a Netlify build hook',
+    `deploy trigger failed: POST https://api.netlify.com/build_hooks/${netlifyHook}: 404`,
+    netlifyHook,
+    ['deploy trigger failed: POST https://api.netlify.com/build_hooks/', ': 404'],
+  ),
+  form(
+    'a PagerDuty integration key in a path',
+    `POST https://events.pagerduty.com/integration/${pagerDutyKey}/enqueue answered 400`,
+    pagerDutyKey,
+    ['POST https://events.pagerduty.com/integration/', '/enqueue answered 400'],
   ),
   form(
     'a Discord webhook',

@@ -64,6 +64,11 @@ export const CRAFTED_PIECES: readonly string[] = [
   'AUTH ',
   'add_user ',
   'Ab3+Xy9/',
+  '-pA1',
+  'bindpw ',
+  'sqlplus a/',
+  'Private-Lines: 1 ',
+  '/build_hooks/',
 ];
 
 /** The cases named when the rules were found slow, each repeated to `size` characters. */
@@ -92,6 +97,9 @@ export const KNOWN_CRAFTED_TEXTS: Readonly<Record<string, (size: number) => stri
   'a flag and hex one short of a key, repeated': (size) => repeatedTo(` --key ${'a'.repeat(31)}g`, size),
   'a Secret and its data entries': (size) => `kind: Secret\ndata:\n${repeatedTo('  k: v\n', size - 20)}`,
   'user/ before an @, repeated': (size) => repeatedTo(' a/b', size - 1) + '@',
+  'a PuTTY key of words with no end': (size) => `Private-Lines: 9\n${repeatedTo('AAAA ', size - 17)}`,
+  ' -pA1 repeated': (size) => repeatedTo(' -pA1', size),
+  'sqlplus user/ repeated': (size) => repeatedTo('sqlplus a/', size),
 };
 
 /** `unit` repeated to `size` characters. */

@@ -4,6 +4,13 @@ import { KNOWN_TOKEN_SHAPES, VENDOR_KEYWORDS, VENDOR_VALUE } from './known-token
 
 /** What a removed credential is replaced with. */
 const REDACTED = '[redacted]';
+/**
+ * What stands for a removed credential while the rules run: one character
+ * (of Unicode's private use), so that a text of many short credentials
+ * does not grow fivefold for every later rule to read; each is
+ * `[redacted]` in what is returned.
+ */
+const PLACEHOLDER = '\uE000';
 
 /**
  * A quote, as written or escaped up to eight times (`"`, `\"`, `\\\"`), around a JSON name or value.
@@ -16,8 +23,8 @@ const QUOTE = `(?:${ESCAPED_QUOTE})?`;
 /**
  * The words that end a name whose value is a credential, in any naming
  * style: `token`, `secret`, `password`, `passphrase`, `credentials`,
- * `signature`, the ids an auth flow keeps secret (`secret_id`,
- * `session_id`), any key (`api-key`, `AccountKey`, `APP_KEY`,
+ * `signature`, the ids and codes an auth flow keeps secret (`secret_id`,
+ * `session_id`, `device_code`, `otp_code`), any key (`api-key`, `AccountKey`, `APP_KEY`,
  * `X-Functions-Key`, `PresharedKey`: `key` after a letter, a digit, `_`
  * or `-`; not `key:` alone nor `secretKeyRef.key`), base64 kubeconfig key
  * data (`client-key-data`), `pw` (`bindPW`, `ROOT_PW`); and the short ones
@@ -26,6 +33,7 @@ const QUOTE = `(?:${ESCAPED_QUOTE})?`;
  */
 const CREDENTIAL_WORDS =
   String.raw`(?:token|secret(?:[-_]?id)?|passw(?:or)?d|passphrase|passcode|credentials?|creds|signature|session[-_]?id|` +
+  String.raw`(?:auth(?:orization)?|device|otp|mfa|totp|recovery|backup|verification)[-_]?codes?|` +
   String.raw`api[-_]?key|access[-_]?key|account[-_]?key|private[-_]?key|secret[-_]?key|shared[-_]?access[-_]?key|` +
   String.raw`key[-_]data|pw|(?<=[a-z0-9_-])key)`;
 const SHORT_CREDENTIAL_WORDS = String.raw`(?:pass|pwd|auth|sig)`;
@@ -38,12 +46,19 @@ const SHORT_CREDENTIAL_WORDS = String.raw`(?:pass|pwd|auth|sig)`;
 const CREDENTIAL_NAME = String.raw`(?:[\w.-]{0,48}?(?:${CREDENTIAL_WORDS}|pass(?:in|out)?)|(?:[\w.-]{0,48}[_.-])?${SHORT_CREDENTIAL_WORDS})`;
 
 /**
+ * What may follow a credential word at the end of a name: the form its
+ * value is written in (Rails' `SECRET_KEY_BASE`, `PRIVATE_KEY_B64`,
+ * `API_KEY_VALUE`).
+ */
+const VALUE_FORM = String.raw`(?:[-_.](?:base|value|b64|base64|hex|raw|plain|text|string|str|enc|bytes))?`;
+
+/**
  * The same names found by their credential word, for fields and
  * assignments, which have no fixed start: what comes before the word stays
  * as it is, so the search starts at the word instead of trying every
  * prefix of up to 48 characters at every position.
  */
-const CREDENTIAL_WORD = String.raw`(?:${CREDENTIAL_WORDS}|(?:(?<=[_.-])|\b)${SHORT_CREDENTIAL_WORDS})`;
+const CREDENTIAL_WORD = String.raw`(?:${CREDENTIAL_WORDS}|(?:(?<=[_.-])|\b)${SHORT_CREDENTIAL_WORDS})${VALUE_FORM}`;
 
 /** One word of a value: a `:` that ends it (`secret_id=…: permission denied`) is not part of it. */
 const WORD = String.raw`(?:[^\s"'<>,;&:]|:(?!\s|$))+`;
@@ -88,7 +103,7 @@ const PUBLIC_BLOCKS = String.raw`(?:(?:TRUSTED |X509 |NEW )?CERTIFICATE(?: REQUE
  * A word a password is, after a bare `password` or a position: it holds a
  * digit or a symbol, which words (`password authentication failed`) do not.
  */
-const PASSWORD_WORD = String.raw`(?![=:]|\[redacted\])(?=[^\s"'<>]{0,128}[\d!#$%^&*+=?@~])${WORD}`;
+const PASSWORD_WORD = String.raw`(?![=:\uE000]|\[redacted\])(?=[^\s"'<>]{0,128}[\d!#$%^&*+=?@~])${WORD}`;
 
 /**
  * The query parameters of the Kubernetes API, whose values are kept in a
@@ -161,10 +176,12 @@ const USERINFO_PATTERNS: readonly RegExp[] = [
  *   `"bindPW": …`, `client-key-data: …`, `--token=…`, `--password …`,
  *   `-storepass …`, `Password=…;` in a connection string;
  * - a password given to a CLI by short flag (`-p`, `-P`, `-w`, `-a`; not
- *   a port, a path or JSON), joined to mysql's `-p` after a `-u`, or by
- *   position (rabbitmqctl's `add_user name pw`, htpasswd's `-b`, Redis'
- *   `AUTH`), and 32 hex digits or more after any flag but a hash's or an
- *   id's (openssl's `-K`; not `--revision <sha>`);
+ *   a port, a path or JSON), joined to `-p` after a `-u` or when it holds
+ *   a digit or a symbol (`7z -pS3cret`; not `-pthread`), or by position
+ *   (rabbitmqctl's `add_user name pw`, htpasswd's `-b`, Redis' `AUTH`,
+ *   LDAP's `bindpw pw`, sqlplus' `user/pw`), and 32 hex digits or more
+ *   after any flag but a hash's or an id's (openssl's `-K`; not
+ *   `--revision <sha>`);
  * - Vault's unseal and recovery keys;
  * - in a URL's query, the value of `key`, `sig`, `signature`, `code`,
  *   `auth`, `pwd`, `pass`, `t`, `tk`, `jwt`, `ticket` and of any parameter
@@ -173,8 +190,10 @@ const USERINFO_PATTERNS: readonly RegExp[] = [
  *   a token ({@link TOKEN_SHAPED_QUERY_VALUE}) but in the Kubernetes API's
  *   own parameters;
  * - in a URL's path, what follows a webhook's `/hooks/`, `/webhooks/`,
- *   `/key/` or `/token/` (Slack, Teams, Discord, Mattermost, Zapier,
- *   IFTTT) and a Telegram bot's token;
+ *   `/build_hooks/`, `/key/` or `/token/` (Slack, Teams, Discord,
+ *   Mattermost, Zapier, IFTTT, Netlify), a PagerDuty integration key and
+ *   a Telegram bot's token;
+ * - PuTTY's private key lines and MAC (`.ppk` files);
  * - the value of `<add key="Password" value="…">` (NuGet), GitLab's
  *   session cookie, and {@link KNOWN_TOKENS}.
  * Every repetition is bounded or anchored, so that the work is linear in
@@ -193,7 +212,7 @@ const CREDENTIAL_PATTERNS: readonly RegExp[] = [
   /\b((?:bearer|basic)\s+)[A-Za-z0-9\-._~+/]{8,}=*/gi,
   /\b((?:set-)?cookie["']?\s*[:=]\s*["']?)[^\r\n"'<>]+/gi,
   new RegExp(
-    String.raw`(\bpassw(?:or)?d(?:[ \t]+for[ \t]+[^\s=]{1,128}(?=[ \t]*=))?(?:[ \t]*=[ \t]*(?:password[ \t]*\([ \t]*)?|[ \t]*\([ \t]*|[ \t]+)(["']))${SQL_LITERAL}`,
+    String.raw`(\bpassw(?:or)?d(?:[ \t]+for[ \t]+[^\s=]{1,128}(?=[ \t]*=))?(?:[ \t]*=[ \t]*(?:password[ \t]*\([ \t]*)?|[ \t]*\([ \t]*|[ \t]+)[NE]?(["']))${SQL_LITERAL}`,
     'gi',
   ),
   new RegExp(
@@ -219,6 +238,14 @@ const CREDENTIAL_PATTERNS: readonly RegExp[] = [
     'g',
   ),
   new RegExp(String.raw`(\bAUTH[ \t]+)(?!<)[^\s"'<>]+(?:[ \t]+${PASSWORD_WORD})?`, 'g'),
+  new RegExp(String.raw`((?:^|\s)-p)(?!\d[\d.:/-]*(?:\s|$))${PASSWORD_WORD}`, 'g'),
+  new RegExp(String.raw`(\b(?:bind|root)[_-]?pw[ \t]+)${WORD}`, 'gi'),
+  new RegExp(
+    String.raw`(\b(?:sqlplus|rman|expdp|impdp|CONN(?:ECT)?)(?:[ \t]+-\w{1,16})*[ \t]+[\w$#.]{1,64}\/)(?!\/)[^\s/@"'<>,;]+`,
+    'g',
+  ),
+  /(\bPrivate-Lines:[ \t]*\d{1,4}\s)(?:\s{0,8}(?!Private-)[A-Za-z0-9+/=]{1,128}(?=\s|$))+/g,
+  /(\bPrivate-MAC:[ \t]*)[0-9a-fA-F]+/g,
   new RegExp(
     String.raw`((?:^|\s)--?(?![\w-]{0,40}?(?:sha\d{0,3}|commit|rev(?:ision)?|ref|digest|hash|sum|uid|id)[ \t=])[A-Za-z][\w-]{0,40}(?:=|[ \t]+)${QUOTE})[0-9a-fA-F]{32,}(?!\w)`,
     'g',
@@ -231,7 +258,8 @@ const CREDENTIAL_PATTERNS: readonly RegExp[] = [
   ),
   /(\bhooks\.slack\.com\/(?:services|workflows|triggers)\/)[\w/+-]+/gi,
   /(\.webhook\.office\.com\/webhookb2\/)[\w@/-]+/gi,
-  /(\/(?:hooks|webhooks?|key|apikey|api[-_]key|token|access[-_]token)\/)(?:[^\s?#"'<>:]|:(?!\s|$))+/gi,
+  /(\/(?:\w{0,20}[_-])?(?:hooks|webhooks?|key|apikey|api[-_]key|token|access[-_]token)\/)(?:[^\s?#"'<>:]|:(?!\s|$))+/gi,
+  /(\/integration\/)[0-9a-f]{32}\b/g,
   /(\/bot)(?=\d{5,12}:)[^\s/?#"'<>]+/g,
   /(<add key="(?:ClearText)?Password"\s{0,10}value=")[^"]{1,512}/gi,
   /((?:^|\s)(?:-u|--user)(?:=|[ \t]{1,5})["']?)[^\s"':]{1,128}:[^\s"']{1,256}/g,
@@ -254,10 +282,12 @@ const HEADERS_LIST_VALUE = /(=)[^,]+/g;
  * A Secret's `data` and `stringData` entries, in YAML or JSON (escaped or
  * not), whichever comes first, `data` or `kind` (`kubectl get -o json`
  * sorts `data` first): run only on text that holds a `kind: Secret`
- * ({@link SECRET_KIND}). The entries go whole, names and values.
+ * ({@link SECRET_KIND}). The entries go whole, names and values; of YAML
+ * whose lines were joined (as `describeError` joins a message's), what
+ * follows `data:` on the line goes.
  */
 const SECRET_DATA = new RegExp(
-  String.raw`(\b(?:string)?data${QUOTE}[ \t]*:[ \t]*(?:\{|(?=\r?\n)))(?:(?:[ \t]{0,40}(?:,[ \t\r\n]{0,40})?|\r?\n[ \t]{1,40})${QUOTE}[\w.-]{1,253}${QUOTE}[ \t]{0,8}:[ \t]{0,8}${QUOTE}[^\s"'\\,}]+${QUOTE})+`,
+  String.raw`(\b(?:string)?data${QUOTE}[ \t]*:[ \t]*(?:\{|(?=\s)))(?:(?:[ \t]{0,40}(?:,[ \t\r\n]{0,40})?|\r?\n[ \t]{1,40})${QUOTE}[\w.-]{1,253}${QUOTE}[ \t]{0,8}:[ \t]{0,8}${QUOTE}[^\s"'\\,}]+${QUOTE})+`,
   'g',
 );
 const SECRET_KIND = /\bkind\\{0,8}["']?[ \t]*:[ \t]*\\{0,8}["']?Secret\b/;
@@ -290,20 +320,20 @@ export function redactCredentials(text: string, secrets: readonly string[] = [])
   let redacted = text;
   for (const secret of secrets) {
     // Short values would match ordinary words; a credential worth hiding is longer.
-    if (secret.length >= 8) redacted = redacted.split(secret).join(REDACTED);
+    if (secret.length >= 8) redacted = redacted.split(secret).join(PLACEHOLDER);
   }
   redacted = redacted.replace(
     HEADERS_LIST,
-    (_, name: string, values: string) => name + values.replace(HEADERS_LIST_VALUE, `$1${REDACTED}`),
+    (_, name: string, values: string) => name + values.replace(HEADERS_LIST_VALUE, `$1${PLACEHOLDER}`),
   );
-  if (SECRET_KIND.test(redacted)) redacted = redacted.replace(SECRET_DATA, `$1${REDACTED}`);
+  if (SECRET_KIND.test(redacted)) redacted = redacted.replace(SECRET_DATA, `$1${PLACEHOLDER}`);
   const patterns = redacted.includes('@') ? CREDENTIAL_PATTERNS : PATTERNS_WITHOUT_USERINFO;
   for (const pattern of patterns) {
-    redacted = redacted.replace(pattern, `$1${REDACTED}`);
+    redacted = redacted.replace(pattern, `$1${PLACEHOLDER}`);
     // Bare userinfo (no scheme) right after the URLs' own, so that a URL's is never taken for one.
     if (pattern === USERINFO_PATTERNS[0]) redacted = redactBareUserinfo(redacted);
   }
-  return redactHighEntropyRuns(redacted);
+  return redactHighEntropyRuns(redacted.replaceAll(PLACEHOLDER, REDACTED));
 }
 
 /** Characters a token may hold: what a cut may leave of one at the end of a text. */
