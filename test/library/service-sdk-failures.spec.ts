@@ -140,14 +140,14 @@ const widget: KubernetesObject = {
   metadata: { name: 'w1', namespace: 'ns-a', uid: 'uid-w1' },
 };
 
-async function thrownBy(work: () => Promise<unknown>): Promise<unknown> {
-  try {
-    await work();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
+/** The error `work` rejects with. */
+const rejectionOf = (work: () => Promise<unknown>): Promise<unknown> =>
+  work().then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
 
 describe("services' SDK errors", () => {
   let server: Server;
@@ -180,7 +180,7 @@ describe("services' SDK errors", () => {
     recorders.push(recorder);
     const described: string[] = [];
     for (let attempt = 0; attempt < REPEATS; attempt++) {
-      const note = describeError(await thrownBy(call));
+      const note = describeError(await rejectionOf(call));
       described.push(note);
       await recorder.publishFailure(widget, { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note });
     }
@@ -258,7 +258,7 @@ describe("services' SDK errors", () => {
       credentials: { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'not-a-real-secret-access-key' },
     });
     try {
-      const parsed = await thrownBy(() => s3.send(new GetObjectCommand({ Bucket: 'configs', Key: 'app' })));
+      const parsed = await rejectionOf(() => s3.send(new GetObjectCommand({ Bucket: 'configs', Key: 'app' })));
       const listed = await repeated(() => s3.send(new ListObjectsV2Command({ Bucket: 'configs' })));
       const headed = await repeated(() => s3.send(new HeadObjectCommand({ Bucket: 'configs', Key: 'app' })));
 
