@@ -175,7 +175,9 @@ function codeAndMessage(holder: object): string | undefined {
  */
 function ownServiceCode(error: object, message: unknown): string | undefined {
   const code = readField(error, 'code');
-  if (typeof code !== 'string' || !/^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+$/.test(code)) return undefined;
+  if (typeof code !== 'string' || code.length > MAX_CODE_CHARS || !/^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+$/.test(code)) {
+    return undefined;
+  }
   const words = text(message);
   return words && !words.startsWith(code) ? `${code}: ${words}` : code;
 }
