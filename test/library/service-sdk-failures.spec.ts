@@ -27,6 +27,22 @@ const NGINX_502 =
 
 /** Each service's refusal, by the path its SDK asks for. */
 function answer(path: string): { status: number; headers: Record<string, string>; body: string } {
+  if (path.startsWith('/devstoreaccount1/locked')) {
+    const signature = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64');
+    return {
+      status: 403,
+      headers: {
+        'content-type': 'application/xml',
+        'x-ms-request-id': requestId(),
+        'x-ms-error-code': 'AuthenticationFailed',
+      },
+      body:
+        '<?xml version="1.0" encoding="utf-8"?><Error><Code>AuthenticationFailed</Code><Message>Server failed to authenticate the request. ' +
+        `Make sure the value of Authorization header is formed correctly including the signature.\nRequestId:${requestId()}\nTime:${now()}</Message>` +
+        `<AuthenticationErrorDetail>The MAC signature found in the HTTP request '${signature}' is not the same as any computed signature. ` +
+        `Server used following string to sign: 'GET\n\n\n\n\n\n\n\n\n\n\n\nx-ms-date:${new Date().toUTCString()}\nx-ms-version:2025-11-05\n/devstoreaccount1/locked\nrestype:container'.</AuthenticationErrorDetail></Error>`,
+    };
+  }
   if (path.startsWith('/devstoreaccount1/')) {
     return {
       status: 404,
@@ -192,17 +208,26 @@ describe("services' SDK errors", () => {
     };
   }
 
-  it("says Azure Storage's code and message, without the RequestId and Time lines of each answer", async () => {
+  it("says Azure Storage's code and message (a 404, a 403), without the RequestId and Time lines of each answer", async () => {
     const blobs = new BlobServiceClient(
       `${url}/devstoreaccount1`,
       new StorageSharedKeyCredential('devstoreaccount1', Buffer.from('not-a-real-account-key').toString('base64')),
       { retryOptions: { maxTries: 1 } },
     );
 
-    const result = await repeated(() => blobs.getContainerClient('mirrors').getProperties());
+    const missing = await repeated(() => blobs.getContainerClient('mirrors').getProperties());
+    const refused = await repeated(() => blobs.getContainerClient('locked').getProperties());
 
-    expect(result).toEqual({
+    expect(missing).toEqual({
       described: ['HTTP 404 Not Found: ContainerNotFound: The specified container does not exist.'],
+      events: 1,
+      count: REPEATS,
+    });
+    expect(refused).toEqual({
+      described: [
+        'HTTP 403 Forbidden: AuthenticationFailed: Server failed to authenticate the request. ' +
+          'Make sure the value of Authorization header is formed correctly including the signature.',
+      ],
       events: 1,
       count: REPEATS,
     });
