@@ -584,6 +584,11 @@ describe('describeError', () => {
         "{ user: 'ci', clientSecret: [redacted] }",
       ],
       [
+        'fields named for a credential in other styles',
+        { appKey: token, 'Ocp-Apim-Subscription-Key': token, bindPW: token, sessionId: token, key: 'app' },
+        "{ appKey: [redacted], 'Ocp-Apim-Subscription-Key': [redacted], bindPW: [redacted], sessionId: [redacted], key: 'app' }",
+      ],
+      [
         'a URL with a token in its query',
         { target: `https://hooks.example.com/notify?t=${token}&page=2` },
         "{ target: 'https://hooks.example.com/notify?t=[redacted]&page=2' }",
