@@ -180,8 +180,8 @@ const USERINFO_PATTERNS: readonly RegExp[] = [
  *   a digit or a symbol (`7z -pS3cret`; not `-pthread`), or by position
  *   (rabbitmqctl's `add_user name pw`, htpasswd's `-b`, Redis' `AUTH`,
  *   LDAP's `bindpw pw`, sqlplus' `user/pw`), and 32 hex digits or more
- *   after any flag but a hash's or an id's (openssl's `-K`; not
- *   `--revision <sha>`);
+ *   after any flag but a hash's, a revision's or an id's (openssl's `-K`;
+ *   not `--revision <sha>`, `--md5`, `--etag`, `--fingerprint`);
  * - Vault's unseal and recovery keys;
  * - in a URL's query, the value of `key`, `sig`, `signature`, `code`,
  *   `auth`, `pwd`, `pass`, `t`, `tk`, `jwt`, `ticket` and of any parameter
@@ -247,7 +247,7 @@ const CREDENTIAL_PATTERNS: readonly RegExp[] = [
   /(\bPrivate-Lines:[ \t]*\d{1,4}\s)(?:\s{0,8}(?!Private-)[A-Za-z0-9+/=]{1,128}(?=\s|$))+/g,
   /(\bPrivate-MAC:[ \t]*)[0-9a-fA-F]+/g,
   new RegExp(
-    String.raw`((?:^|\s)--?(?![\w-]{0,40}?(?:sha\d{0,3}|commit|rev(?:ision)?|ref|digest|hash|sum|uid|id)[ \t=])[A-Za-z][\w-]{0,40}(?:=|[ \t]+)${QUOTE})[0-9a-fA-F]{32,}(?!\w)`,
+    String.raw`((?:^|\s)--?(?![\w-]{0,40}?(?:sha\d{0,3}|md5|commit|rev(?:ision)?|ref|digest|hash|sum|etag|fingerprint|uid|id)[ \t=])[A-Za-z][\w-]{0,40}(?:=|[ \t]+)${QUOTE})[0-9a-fA-F]{32,}(?!\w)`,
     'g',
   ),
   /(\b(?:unseal|recovery)[ \t]+key(?:[ \t]+\d{1,2})?[ \t]*:[ \t]*)[^\s"'<>]+/gi,
