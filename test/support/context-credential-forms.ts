@@ -493,6 +493,10 @@ export const NOT_CREDENTIALS: readonly { readonly kind: string; readonly text: s
     text: 'GET https://10.96.0.1:443/apis/apps/v1/namespaces/default/deployments/web-7d9f8b6c5?resourceVersion=184467 answered 404',
   },
   {
+    kind: 'hashes after flags named for them',
+    text: 'upload --md5 9e107d9d372bb6826bd81d3542a419d6 --etag 9e107d9d372bb6826bd81d3542a419d6 answered 412',
+  },
+  {
     kind: 'an npm integrity',
     text: 'integrity sha512-Q2xhaW1zU2lnbmF0dXJlQnl0ZXNIZXJlMTIzNDU2Nzg5MA0KzZ9xw== mismatch',
   },
