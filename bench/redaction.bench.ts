@@ -12,6 +12,7 @@ import { redactCredentials } from '../libs/kube-events/src/credential-redaction.
 import { redactedNote } from '../libs/kube-events/src/event-rules/note-truncation.js';
 import { describeError } from '../libs/kube-events/src/error-descriptions/describe-error.js';
 import { CREDENTIAL_FORMS } from '../test/support/credential-forms.js';
+import { CONTEXT_CREDENTIAL_FORMS } from '../test/support/context-credential-forms.js';
 import { CRAFTED_PIECES, KNOWN_CRAFTED_TEXTS, plainText, repeatedTo } from '../test/support/crafted-text.js';
 import { cpuMicrosPerOp, median, printTable, ratio } from './measure.js';
 
@@ -21,7 +22,7 @@ const NOTES_PER_ROUND = 20_000;
 const plain =
   'NotFound: configmaps "source-missing" not found while mirroring widget default/w1 (attempt 3, 1200 ms); ' +
   'the reconcile will be retried after the backoff of the controller';
-const withCredentials = CREDENTIAL_FORMS.map((form) => form.text);
+const withCredentials = [...CREDENTIAL_FORMS, ...CONTEXT_CREDENTIAL_FORMS].map((form) => form.text);
 const huge = `${plain} ${'x'.repeat(1_000_000)}`;
 const unredacted = (note: string) => note;
 const redacted = (note: string) => redactCredentials(note);

@@ -6,6 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, PublishesFailures } from 'nestjs-kube-events';
 import type { FakeApiServer } from '../support/fake-api-server/index.js';
 import { CREDENTIAL_FORMS, survivingParts } from '../support/credential-forms.js';
+import { CONTEXT_CREDENTIAL_FORMS, NOT_CREDENTIALS } from '../support/context-credential-forms.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { startLoggingApplication } from '../support/logging-application.js';
 import { inMemoryTracing, traceGloballyWith } from '../support/in-memory-tracing.js';
@@ -66,8 +67,8 @@ describe('credentials in every channel a note or an error leaves by', () => {
     jest.restoreAllMocks();
   });
 
-  it.each(CREDENTIAL_FORMS.map((form) => [form.form, form] as const))(
-    'keeps %s out of the note, the error, the log line and the span',
+  it.each([...CREDENTIAL_FORMS, ...CONTEXT_CREDENTIAL_FORMS].map((form) => [form.form, form] as const))(
+    'keeps %s out of the note, the failure note, the error, the log line and the span',
     async (_form, { text, secret }) => {
       const recorder = app.get(EventRecorder);
       await recorder.publish(configMap('written'), { ...syncFailed, note: text });
@@ -84,10 +85,17 @@ describe('credentials in every channel a note or an error leaves by', () => {
 
       const notes = server.events('default').map((event) => event.note ?? '');
       expect(notes).toHaveLength(2);
+      const [note, failureNote] = ['written', 'reconciled'].map((name) =>
+        server
+          .events('default')
+          .filter((event) => event.regarding?.name === name)
+          .map((event) => event.note ?? ''),
+      );
       expect(refused.message).toMatch(/422/);
       expect(lines.filter((line) => line.startsWith('outcome='))).toHaveLength(3);
       const channels = {
-        notes,
+        note,
+        failureNote,
         error: [refused.message, withoutFrames(String(refused.stack))],
         log: lines,
         span: spanTexts(),
@@ -98,7 +106,16 @@ describe('credentials in every channel a note or an error leaves by', () => {
           texts.flatMap((t) => survivingParts(withoutRandomIdentities(t), secret)),
         ]),
       );
-      expect(surviving).toEqual({ notes: [], error: [], log: [], span: [] });
+      expect(surviving).toEqual({ note: [], failureNote: [], error: [], log: [], span: [] });
+    },
+  );
+
+  it.each(NOT_CREDENTIALS.map(({ kind, text }) => [kind, text] as const))(
+    'publishes a note of %s as it is',
+    async (_kind, text) => {
+      await app.get(EventRecorder).publish(configMap('written'), { ...syncFailed, note: text });
+
+      expect(server.events('default').map((event) => event.note)).toEqual([text]);
     },
   );
 });

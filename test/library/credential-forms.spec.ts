@@ -1,8 +1,12 @@
 import { describeError, redactCredentials } from 'nestjs-kube-events';
 import { CREDENTIAL_FORMS, survivingParts } from '../support/credential-forms.js';
+import { CONTEXT_CREDENTIAL_FORMS, NOT_CREDENTIALS } from '../support/context-credential-forms.js';
+
+/** The forms known by their shape or a name, and those known only by their context. */
+const FORMS = [...CREDENTIAL_FORMS, ...CONTEXT_CREDENTIAL_FORMS];
 
 describe('redactCredentials on the forms credentials come in', () => {
-  it.each(CREDENTIAL_FORMS.map((form) => [form.form, form] as const))(
+  it.each(FORMS.map((form) => [form.form, form] as const))(
     'removes %s whole and keeps the text around it',
     (_form, { text, secret, kept }) => {
       const redacted = redactCredentials(text);
@@ -13,7 +17,7 @@ describe('redactCredentials on the forms credentials come in', () => {
     },
   );
 
-  it.each(CREDENTIAL_FORMS.map((form) => [form.form, form] as const))(
+  it.each(FORMS.map((form) => [form.form, form] as const))(
     'describeError removes %s from a message',
     (_form, { text, secret }) => {
       const described = describeError(new Error(text), { maxBytes: 4096 });
@@ -21,6 +25,10 @@ describe('redactCredentials on the forms credentials come in', () => {
       expect(survivingParts(described, secret)).toEqual([]);
     },
   );
+
+  it.each(NOT_CREDENTIALS.map(({ kind, text }) => [kind, text] as const))('leaves %s as it is', (_kind, text) => {
+    expect(redactCredentials(text)).toBe(text);
+  });
 
   it('leaves alone what only looks like a credential', () => {
     for (const text of [

@@ -49,6 +49,26 @@ export const CRAFTED_PIECES: readonly string[] = [
   '-----BEGIN PRIVATE KEY-----',
   '<td>',
   'x'.repeat(40),
+  '-p ',
+  '-storepass ',
+  'PASSWORD ',
+  "PASSWORD '",
+  "IDENTIFIED BY '",
+  'name',
+  '"value"',
+  '_HEADERS=',
+  'Unseal Key 1:',
+  '/hooks/',
+  '-----BEGIN X-----',
+  'htpasswd -b ',
+  'AUTH ',
+  'add_user ',
+  'Ab3+Xy9/',
+  '-pA1',
+  'bindpw ',
+  'sqlplus a/',
+  'Private-Lines: 1 ',
+  '/build_hooks/',
 ];
 
 /** The cases named when the rules were found slow, each repeated to `size` characters. */
@@ -66,6 +86,20 @@ export const KNOWN_CRAFTED_TEXTS: Readonly<Record<string, (size: number) => stri
   'pass:x repeated': (size) => 'pass:x '.repeat(Math.floor(size / 7)),
   ' -u repeated': (size) => ' -u '.repeat(size / 4),
   'kind: Secret repeated': (size) => 'kind: Secret data: '.repeat(Math.floor(size / 19)),
+  ' -p repeated': (size) => ' -p '.repeat(size / 4),
+  " IDENTIFIED BY ' repeated": (size) => repeatedTo(" IDENTIFIED BY '", size),
+  " PASSWORD ' repeated": (size) => repeatedTo(" PASSWORD '", size),
+  'one run of base64 with no end': (size) =>
+    repeatedTo('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', size),
+  'runs of base64 just too short, between slashes': (size) => repeatedTo(`/${'aB3'.repeat(10)}x`, size),
+  'name" pairs repeated': (size) => repeatedTo('{"name":"DB_PASSWORD","value":', size),
+  '"name":" repeated': (size) => repeatedTo('"name":"', size),
+  'a flag and hex one short of a key, repeated': (size) => repeatedTo(` --key ${'a'.repeat(31)}g`, size),
+  'a Secret and its data entries': (size) => `kind: Secret\ndata:\n${repeatedTo('  k: v\n', size - 20)}`,
+  'user/ before an @, repeated': (size) => repeatedTo(' a/b', size - 1) + '@',
+  'a PuTTY key of words with no end': (size) => `Private-Lines: 9\n${repeatedTo('AAAA ', size - 17)}`,
+  ' -pA1 repeated': (size) => repeatedTo(' -pA1', size),
+  'sqlplus user/ repeated': (size) => repeatedTo('sqlplus a/', size),
 };
 
 /** `unit` repeated to `size` characters. */

@@ -62,7 +62,7 @@ export const KNOWN_TOKEN_SHAPES: readonly string[] = [
   String.raw`SK[0-9a-fA-F]{32}`,
   String.raw`SG\.[\w=.-]{20,}`,
   String.raw`xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}`,
-  // Secrets managers and identity: HashiCorp Vault and Terraform, 1Password, age, Doppler, Authress, OpenShift.
+  // Secrets managers and identity: HashiCorp Vault and Terraform, 1Password, age, Doppler, Authress, OpenShift, NATS, Tailscale.
   String.raw`hv[sbr]\.[\w-]{24,}`,
   String.raw`s\.[A-Za-z0-9]{24}\b`,
   String.raw`[a-z0-9]{14}\.atlasv1\.[\w=-]{60,70}`,
@@ -72,6 +72,10 @@ export const KNOWN_TOKEN_SHAPES: readonly string[] = [
   String.raw`dp\.pt\.[A-Za-z0-9]{43}`,
   String.raw`(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][\w-]{10,32}\.[\w+/=-]{30,120}`,
   String.raw`sha256~[\w-]{20,}`,
+  // NATS: an nkey seed (a user's, an account's, an operator's…), base32 after `S` and the key's type.
+  String.raw`S[UAONCXP][A-Z2-7]{56}\b`,
+  // Tailscale: auth, API, OAuth client, SCIM and webhook keys.
+  String.raw`tskey-(?:auth|api|client|scim|webhook)-[\w-]{20,}`,
   // Developer services: Atlassian, Adobe, Airtable, Databricks, Dynatrace, Frame.io, Grafana, Harness,
   // Infracost, 42, Linear, MaxMind, Notion, Octopus Deploy, PlanetScale, Postman, ReadMe, Sentry, SettleMint,
   // Sourcegraph, ClickHouse.

@@ -493,6 +493,24 @@ describe('describeError', () => {
       expect(describeError(error)).toBe('validation failed: - spec.source: required - spec.targets: empty');
     });
 
+    it('leaves out the id and time of the request a message reports on, so that repeats read the same', () => {
+      const entraId = () =>
+        new Error(
+          `AADSTS7000215: Invalid client secret provided. Trace ID: ${crypto.randomUUID()} ` +
+            `Correlation ID: ${crypto.randomUUID()} Timestamp: ${new Date().toISOString().replace('T', ' ')}`,
+        );
+      const openai = () =>
+        new Error(
+          `The server had an error while processing your request. (Please include the request ID req_${crypto.randomUUID().replaceAll('-', '')} in your message.)`,
+        );
+
+      expect(describeError(entraId())).toBe('AADSTS7000215: Invalid client secret provided.');
+      expect(describeError(openai())).toBe(describeError(openai()));
+      expect(describeError(new Error('lease renewed at 12:00; retry at 12:05'))).toBe(
+        'lease renewed at 12:00; retry at 12:05',
+      );
+    });
+
     it('keeps a line that starts with "at" but is no stack frame', () => {
       expect(describeError(new Error('expected\nat least one target'))).toBe('expected at least one target');
     });
@@ -568,6 +586,11 @@ describe('describeError', () => {
         'a field named for a credential',
         { user: 'ci', clientSecret: token },
         "{ user: 'ci', clientSecret: [redacted] }",
+      ],
+      [
+        'fields named for a credential in other styles',
+        { appKey: token, 'Ocp-Apim-Subscription-Key': token, bindPW: token, sessionId: token, key: 'app' },
+        "{ appKey: [redacted], 'Ocp-Apim-Subscription-Key': [redacted], bindPW: [redacted], sessionId: [redacted], key: 'app' }",
       ],
       [
         'a URL with a token in its query',

@@ -4,6 +4,8 @@ import { redactCredentials, redactionWindow } from '../credential-redaction.js';
 import { httpRefusalIn, httpRefusalOf, type HttpRefusal } from './api-status.js';
 import { describeFields, scalarText } from './describe-fields.js';
 import { grpcDescription } from './grpc-status.js';
+import { withoutPerRequestDetail } from './per-request-detail.js';
+import { validationIssues } from './validation-issues.js';
 import { readField } from './read-field.js';
 import { MAX_BYTES_TOO_SMALL } from '../kube-events.messages.js';
 
@@ -47,12 +49,14 @@ export interface DescribeErrorOptions {
  * | thrown | description |
  * |---|---|
  * | client-node `ApiException` (or any error with an HTTP status and a Kubernetes `Status` body, as text or object; undici's `ResponseError`; `AxiosError`) | `<reason>: <message>` of the Status: `NotFound: configmaps "source-missing" not found` |
- * | the same with a body that is not a Status, or none (got's `HTTPError`; an AWS SDK error it could not read, `UnknownError`) | the status: `HTTP 502 Bad Gateway`, with a JSON body's `message`, `error` or `error_description`: `HTTP 403 Forbidden: access_denied: The token was revoked` |
+ * | the same with a body that is not a Status, or none (got's `HTTPError`; an AWS SDK error it could not read, `UnknownError`, or parse, `XML parse error`) | the status: `HTTP 502 Bad Gateway`, with the service's own words, its error code and message: `HTTP 403 Forbidden: access_denied: The token was revoked` |
+ * | a service SDK's error (Elasticsearch, OpenAI, Stripe, Azure) | the status and the service's code and message: `HTTP 404 Not Found: index_not_found_exception: no such index [widgets]`, `HTTP 429 Too Many Requests: insufficient_quota: You exceeded your current quota…` |
+ * | a schema validator's error (zod's `ZodError`) | each issue's path and message: `name: Required; spec.replicas: Expected number, received string` |
  * | a grpc-js `ServiceError` | its status and its details' words, without timings or addresses: `DEADLINE_EXCEEDED: Deadline exceeded` |
  * | an error with a `cause` | its message, then its causes': `fetch failed: connect ECONNREFUSED 127.0.0.1:6443` |
  * | `AggregateError` | its message, then up to 3 of its errors, `; `-separated, and how many more |
  * | an abort or a timeout (`AbortError`, `TimeoutError`) | its message, with its cause's when that says more |
- * | a message of several lines | its lines joined with spaces; stack frames, colours and control characters left out |
+ * | a message of several lines | its lines joined with spaces; stack frames, colours, control characters and the request's id and time (Azure's `RequestId:…`, `Time:…`) left out |
  * | an error with an empty message | its `code` (`ECONNREFUSED`), else its name |
  * | a string, a number | itself, on one line |
  * | another object | its `message`, or its fields by their shape: `{ phase: 'Pending', retries: 3 }`, headers, `config`, `request` and `options` left out, a credential's value `[redacted]` |
@@ -108,6 +112,8 @@ function describe(value: unknown, depth: number, seen: Set<unknown>): string {
   if (grpc) return oneLine(grpc);
   const refusal = httpRefusalOf(value);
   if (refusal) return describeRefusal(refusal);
+  const issues = validationIssues(value);
+  if (issues) return oneLine(issues);
   const message = readField(value, 'message');
   let text = typeof message === 'string' ? oneLine(message) : '';
   text = joined(text, describeErrors(readField(value, 'errors'), depth, seen));
@@ -174,12 +180,13 @@ function isError(value: object): boolean {
 
 /**
  * The text on one line: lines trimmed and joined by a space, without stack
- * frames, colours or control characters. Of a long text only the start is
- * read, without the word the cut went through, so that what is left of a
- * credential there is not too short to be recognised.
+ * frames, colours, control characters or the id and time of the request
+ * it reports on. Of a long text only the start is read, without the word
+ * the cut went through, so that what is left of a credential there is not
+ * too short to be recognised.
  */
 function oneLine(text: string): string {
-  return redactionWindow(text, MAX_MESSAGE_CHARS)
+  return withoutPerRequestDetail(redactionWindow(text, MAX_MESSAGE_CHARS))
     .replace(ANSI_ESCAPE, '')
     .replace(CONTROLS, ' ')
     .split(/\r\n|[\n\r\u2028\u2029]/)

@@ -32,9 +32,14 @@ const TRANSPORT_FIELDS = new Set([
   'dispatcher',
 ]);
 
-/** A field or header whose value is a credential, whatever the value looks like (`x-api-key`, `authorization`, `client_secret`). */
+/**
+ * A field or header whose value is a credential, whatever the value looks
+ * like (`x-api-key`, `authorization`, `client_secret`), in any naming
+ * style: any key (`appKey`, `Ocp-Apim-Subscription-Key`; not `key` alone),
+ * a `pw` (`bindPW`), a session id.
+ */
 const CREDENTIAL_KEY =
-  /auth|token|secret|passw|passphrase|pwd|credential|cookie|api[-_]?key|private[-_]?key|signature/i;
+  /auth|token|secret|passw|passphrase|pwd|pw$|credential|cookie|session[-_]?id|[a-z0-9_-]key$|private[-_]?key|signature/i;
 
 /**
  * What a thrown value that is neither an Error nor has a message holds,
