@@ -61,6 +61,8 @@ export interface PermissionState {
   readonly missing: readonly MissingPermission[];
   /** Reviews that failed, the latest last: at most a few dozen. */
   readonly unknown: readonly UnknownPermission[];
+  /** Namespaces the recorder has sent a request to (counted up to the most it reviews). */
+  readonly publishedNamespaces: number;
 }
 
 /** What a {@link PermissionCheck} checks, for whom. */
@@ -156,6 +158,7 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
         published: this.published.has(namespace),
       })),
       unknown: [...this.unknown],
+      publishedNamespaces: this.published.size,
     };
   }
 

@@ -171,6 +171,22 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     return this.coordinator.queuedOccurrences;
   }
 
+  /**
+   * Occurrences queued after a failed write, waiting to be retried. `KubeEventsHealth` reads it.
+   * @internal
+   */
+  get retryingOccurrences(): number {
+    return this.coordinator.retryingOccurrences;
+  }
+
+  /**
+   * Whether the server's overload answers (`429`, `503`) hold the write rate down now. `KubeEventsHealth` reads it.
+   * @internal
+   */
+  get throttled(): boolean {
+    return this.coordinator.throttled;
+  }
+
   /** How many series the recorder tracks now. */
   get trackedSeries(): number {
     return this.series.size;

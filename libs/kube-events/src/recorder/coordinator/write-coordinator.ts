@@ -86,6 +86,16 @@ export class WriteCoordinator implements DueWrites {
     return this.parts.queue.occurrences;
   }
 
+  /** Occurrences queued after a failed write, waiting to be retried. */
+  get retryingOccurrences(): number {
+    return this.parts.queue.retrying;
+  }
+
+  /** Whether the server's overload answers (`429`, `503`) hold the recorder's write rate down now. */
+  get throttled(): boolean {
+    return this.parts.budget.throttled(this.parts.clock.now());
+  }
+
   /** While `flush()` runs, when it gives up what is still queued. */
   get drainingUntil(): number | undefined {
     return this.state.drainingUntil;
