@@ -76,7 +76,7 @@ function withRecorder(definition: DynamicModule, name: string | undefined): Dyna
       {
         provide: eventsApiToken,
         useFactory: (kubeConfig: KubeConfig, options: KubeEventsModuleOptions, metrics: KubeEventsMetrics) => {
-          const eventsApi = new EventsApi(kubeConfig);
+          const eventsApi = new EventsApi(kubeConfig, { controller: options.reporter.controller });
           // The flow is the pool's to know: the metrics read it from here when scraped. The options were checked
           // with the kubeconfig, which this takes.
           if (options.metrics !== false)

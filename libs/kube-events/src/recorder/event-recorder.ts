@@ -114,7 +114,9 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     const similar = limit ? new SimilarEvents(limit, window) : undefined;
     this.series = new SeriesIndex({ window, maxSeries, resume, similar });
     this.ended = new EndedEvents(maxSeries);
-    this.eventsApi = eventsApi ?? new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig());
+    this.eventsApi =
+      eventsApi ??
+      new EventsApi(options.kubeConfig ?? loadDefaultKubeConfig(), { controller: this.reporter.controller });
     const tracing = RecorderTracing.create(this.options);
     this.requests = new EventRequests(this.eventsApi, this.options.reporter, timeout, this.clock, tracing);
     const planner = new WritePlanner({
