@@ -357,36 +357,29 @@ describe('trace context on Events', () => {
       expect(refused.headers.traceparent).toBe(headersOf(patch));
     });
 
-    it('sends none for a write whose span the sampler drops', async () => {
-      const recorder = recorderWith();
+    it('sends it from a recorded write span only: none when the sampler drops it, with writeSpans: false, or when the SDK fails to start it', async () => {
       // Published in a trace its caller chose not to sample: the write's span, parent-based, is not recorded.
-      await withSpanContext({ ...REMOTE, traceFlags: 0 }, () => recorder.publish(configMap(), syncFailed));
-
+      const recorder = recorderWith();
+      await withSpanContext({ ...REMOTE, traceFlags: 0 }, () => recorder.publish(configMap('unsampled'), syncFailed));
       expect(stored()[0].metadata.annotations).toEqual({
         [TRACEPARENT]: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
       });
-      expect(eventRequests()[0].headers).not.toHaveProperty('traceparent');
-    });
-
-    it('sends none with writeSpans: false, where the write has no span, whatever the publish ran in', async () => {
-      const recorder = recorderWith({ writeSpans: false });
-      await inSpan('reconcile', () => recorder.publish(configMap(), syncFailed));
-
-      expect(eventRequests()[0].headers).not.toHaveProperty('traceparent');
-      expect(eventRequests()[0].headers).not.toHaveProperty('tracestate');
-    });
-
-    it('sends none when the tracing SDK fails to start the write’s span', async () => {
+      // No write span at all.
+      await inSpan('reconcile', () => recorderWith({ writeSpans: false }).publish(configMap('unspanned'), syncFailed));
       const startSpan = jest.spyOn(provider.getTracer('nestjs-kube-events'), 'startSpan').mockImplementation(() => {
         throw new Error('the sampler failed');
       });
       try {
-        const recorder = recorderWith();
-        await inSpan('reconcile', () => recorder.publish(configMap(), syncFailed));
-        expect(eventRequests()[0].headers).not.toHaveProperty('traceparent');
+        await inSpan('reconcile', () => recorder.publish(configMap('unstarted'), syncFailed));
       } finally {
         startSpan.mockRestore();
       }
+      expect(eventRequests().map((request) => request.headers.traceparent)).toEqual([undefined, undefined, undefined]);
+
+      // The same recorder, its write in a span the SDK records.
+      await inSpan('reconcile', () => recorder.publish(configMap('sampled'), syncFailed));
+      const [write] = writeSpans();
+      expect(eventRequests()[3].headers.traceparent).toBe(headersOf(write));
     });
 
     it('sends it through KubeEventsModule, and on no other request (access reviews)', async () => {
