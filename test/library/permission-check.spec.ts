@@ -410,9 +410,15 @@ describe('the health state', () => {
     await app.get(EventRecorder).publish(inNamespace('ns-a'), synced);
     expect(indicator.isHealthy()['kube-events']).toMatchObject({ status: 'up', throttled: false, degraded: 0 });
 
+    // What an observer of the 429's outcome reads of the health: already throttled.
+    let seenWithOutcome: unknown;
+    app.get(EventRecorder).outcomes$.subscribe((outcome) => {
+      if (outcome.kind === 'failed') seenWithOutcome = indicator.isHealthy()['kube-events'];
+    });
     server.failNext(429, 'POST', { retryAfterSeconds: 0 });
     await app.get(EventRecorder).publish(inNamespace('ns-a', 'other'), synced);
 
+    expect(seenWithOutcome).toMatchObject({ status: 'degraded', throttled: true });
     expect(app.get(KubeEventsHealth).state()).toMatchObject({
       writable: true,
       throttled: true,
