@@ -33,7 +33,7 @@ export interface KubeEventsHealthSummary {
   readonly throttled: boolean;
   /** How many rights are missing where nothing was published ({@link KubeEventsHealthState.warnings}). */
   readonly warnings: number;
-  /** Occurrences queued now, and given up since start. */
+  /** Occurrences queued now (of them, those to retry a failed write), and given up since start. */
   readonly occurrences: KubeEventsHealthState['occurrences'];
 }
 
