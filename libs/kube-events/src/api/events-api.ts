@@ -93,9 +93,11 @@ export interface SeriesPatch {
 
 /**
  * The W3C trace context of the span a write runs in, sent as the
- * `traceparent` (and `tracestate`) headers of its requests, so that an API
- * server with tracing on makes its own span a child of the write's. Given
- * only for a write in a recorded span, in valid W3C form.
+ * `traceparent` (and `tracestate`) headers of its requests: kube-apiserver
+ * with tracing on makes its span of the request a child of the write's
+ * (for an identity in `system:masters`), or a new trace linked to it (any
+ * other, a ServiceAccount's say). Given only for a write in a recorded
+ * span, in valid W3C form.
  */
 export interface TraceHeaders {
   /** `00-<trace id>-<span id>-<flags>`: the write span's. */

@@ -99,9 +99,9 @@ export class RecorderTracing {
    * latest occurrence was published in (a root span when there was none,
    * whatever context the write happens to run in). An HTTP
    * instrumentation's client spans nest under it. `write` is given the
-   * span's context as headers when the span is recorded, so that a traced
-   * API server's span is its child; none without a span, or for one the
-   * sampler dropped. Called once {@link tracesWrites} said yes, which is
+   * span's context as headers when the span is recorded, for a traced API
+   * server's span of each request to name; none without a span, or for one
+   * the sampler dropped. Called once {@link tracesWrites} said yes, which is
    * not asked again.
    */
   traceWrite<T>(

@@ -67,7 +67,7 @@ export class EventRequests {
       count: plan.kind === 'find' ? undefined : plan.count,
       object: { kind: resource.kind, name: resource.metadata?.name, uid: resource.metadata?.uid },
     });
-    // Each request of the write carries its span's context, so that a traced API server's spans nest under it.
+    // Each request of the write carries its span's context, which a traced API server's span of it names.
     const write = (headers: TraceHeaders | undefined) =>
       this.deadlines.bound((signal) => send(signal, headers), asPublishError);
     this.tracing
