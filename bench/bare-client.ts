@@ -27,6 +27,8 @@ export interface BareClientOptions {
   readonly allowH2?: boolean;
   /** The server's CA, PEM. */
   readonly ca?: string | Buffer;
+  /** More headers on every request (a User-Agent, trace context). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -44,13 +46,13 @@ export class BareClient {
   /** Per object uid, its Event's name and series count. */
   private readonly events = new Map<string, { name: string; count: number }>();
 
-  constructor({ origin, token, connections, allowH2, ca }: BareClientOptions) {
+  constructor({ origin, token, connections, allowH2, ca, headers }: BareClientOptions) {
     this.pool = new Pool(origin, {
       connections,
       ...(allowH2 !== undefined && { allowH2 }),
       ...(ca !== undefined && { connect: { ca } }),
     });
-    this.headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    this.headers = { authorization: `Bearer ${token}`, accept: 'application/json', ...headers };
   }
 
   async create(object: KubernetesObject): Promise<void> {
