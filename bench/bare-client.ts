@@ -38,6 +38,8 @@ export interface BareClientOptions {
   readonly allowH2?: boolean;
   /** The server's CA, PEM. */
   readonly ca?: string | Buffer;
+  /** More headers on every request (a User-Agent, trace context). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -55,13 +57,13 @@ export class BareClient {
   /** Per object uid, its Event's name and series count. */
   private readonly events = new Map<string, { name: string; count: number }>();
 
-  constructor({ origin, token, connections, allowH2, ca }: BareClientOptions) {
+  constructor({ origin, token, connections, allowH2, ca, headers }: BareClientOptions) {
     this.pool = new Pool(origin, {
       ...(connections !== undefined && { connections }),
       ...(allowH2 !== undefined && { allowH2 }),
       ...(ca !== undefined && { connect: { ca } }),
     });
-    this.headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    this.headers = { authorization: `Bearer ${token}`, accept: 'application/json', ...headers };
   }
 
   /** Creates the Event `event` (by default {@link failed}) about `object`. */

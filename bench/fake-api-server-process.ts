@@ -24,7 +24,10 @@ const server = await FakeApiServer.start();
 process.on('message', (question: ServerQuestion) => {
   if (question.ask === 'reset') server.reset();
   // Only the Events are kept: the requests recorded so far are not needed, and would pile up.
-  else server.requests.splice(0);
+  else {
+    server.requests.splice(0);
+    server.requestHeaders.splice(0);
+  }
   const events = question.ask === 'reset' ? [] : server.events(question.namespace);
   const occurrences = events.reduce((sum, event) => sum + (event.series?.count ?? 1), 0);
   if (process.connected) process.send!({ id: question.id, events: events.length, occurrences } satisfies ServerAnswer);

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints each benchmark's table, with ratios against the
  * baseline measured in the same run. Pass names to run some only:
- * `npm run bench -- scaling heap allocations http storms tracing recovery redaction crafted writes flow`.
+ * `npm run bench -- scaling heap allocations http storms tracing recovery redaction crafted writes flow headers`.
  * `flow` starts a local control plane of its own. `--server real` runs
  * `writes` against a real kube-apiserver over TLS (the local control plane,
  * or the cluster of `KUBE_EVENTS_E2E_KUBECONFIG`) rather than the fake API
@@ -13,6 +13,7 @@ import { httpOverhead } from './http-overhead.bench.js';
 import { heapPerSeries, seriesScaling } from './series-scaling.bench.js';
 import { recoveryBench } from './recovery.bench.js';
 import { craftedRedactionCost, redactionCost } from './redaction.bench.js';
+import { requestHeadersCost } from './request-headers.bench.js';
 import { storms } from './storm.bench.js';
 import { tracingCost } from './tracing.bench.js';
 import { writeCpu } from './write-cpu.bench.js';
@@ -36,6 +37,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   crafted: craftedRedactionCost,
   writes: server === 'real' ? writeCpuOverTls : writeCpu,
   flow: eventWritesFlowBench,
+  headers: requestHeadersCost,
 };
 
 const chosen = args;

@@ -1,10 +1,14 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder } from 'nestjs-kube-events';
 import { POOL_CONNECTIONS } from '../libs/kube-events/src/api/pooled-authentication.js';
 import { BareClient, failed, reporter } from './bare-client.js';
 import type { ServerAnswer, ServerQuestion } from './fake-api-server-process.js';
 import { median, printTable, ratio, settledHeap } from './measure.js';
+import { DiscardingExporter } from './tracing.bench.js';
 
 /**
  * CPU per write of `EventRecorder.publish()` beside a bare undici client
@@ -19,6 +23,9 @@ import { median, printTable, ratio, settledHeap } from './measure.js';
  * For a profile, `WRITE_CPU_ONLY=library` (or `bare`) runs one side only,
  * and `WRITE_CPU_WRITES=creates` (or `patches`) one kind of write:
  * `node --cpu-prof --import @swc-node/register/esm-register bench/run.ts writes`.
+ * `WRITE_CPU_TRACED=1` registers a tracing SDK (every span recorded, then
+ * discarded) first, so that each of the recorder's writes runs in a span
+ * and sends its context as `traceparent`.
  */
 
 const WRITES = 2_000;
@@ -30,12 +37,13 @@ const LIBRARY = 'library';
 const only = process.env.WRITE_CPU_ONLY;
 if (only !== undefined && only !== BARE && only !== LIBRARY)
   throw new Error(`WRITE_CPU_ONLY must be ${BARE} or ${LIBRARY}, got ${only}`);
+const traced = process.env.WRITE_CPU_TRACED === '1';
 const onlyWrites = process.env.WRITE_CPU_WRITES;
 if (onlyWrites !== undefined && onlyWrites !== 'creates' && onlyWrites !== 'patches')
   throw new Error(`WRITE_CPU_WRITES must be creates or patches, got ${onlyWrites}`);
 
 /** The fake API server in its child process, and the questions asked of it. */
-class ServerProcess {
+export class ServerProcess {
   private nextId = 0;
   private readonly waiting = new Map<number, (answer: ServerAnswer) => void>();
 
@@ -207,6 +215,7 @@ async function patches(server: ServerProcess, kubeConfig: KubeConfig): Promise<M
 
 export async function writeCpu(): Promise<void> {
   const server = await ServerProcess.start();
+  const tracing = traced ? traceEveryWrite() : undefined;
   try {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromClusterAndUser(
@@ -231,11 +240,27 @@ export async function writeCpu(): Promise<void> {
     }
     printTable(
       `CPU per write, EventRecorder.publish() vs a bare undici Pool (${POOL_CONNECTIONS} keep-alive connections) sending the same requests; ` +
-        `${WRITES} writes, ${CONCURRENCY} at a time; fake API server in a child process; median of ${ROUNDS} interleaved rounds`,
+        `${WRITES} writes, ${CONCURRENCY} at a time; fake API server in a child process; median of ${ROUNDS} interleaved rounds` +
+        (traced ? '; each write of the recorder in a recorded span' : ''),
       ['writes', 'bare undici µs CPU/write', 'EventRecorder µs CPU/write', 'ratio'],
       rows,
     );
   } finally {
     server.close();
+    await tracing?.();
   }
+}
+
+/** Registers a tracing SDK that records every span and keeps none; returns how to undo it. */
+function traceEveryWrite(): () => Promise<void> {
+  const provider = new TracerProvider({
+    spanProcessors: [new SimpleSpanProcessor({ exporter: new DiscardingExporter() })],
+  });
+  trace.setGlobalTracerProvider(provider);
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  return async () => {
+    trace.disable();
+    context.disable();
+    await provider.shutdown();
+  };
 }

@@ -110,7 +110,7 @@ describe('the permission check on the real API server', () => {
     expect((failed as Error).message).toBe(line);
   });
 
-  it('with the shipped Role bound in one namespace: no line publishing there, the indicator up; a second namespace without the binding is named', async () => {
+  it('with the shipped Role bound in one namespace: no line publishing there, the indicator up; a second namespace without the binding is named, and the indicator degraded, not down', async () => {
     const a = scratch.namespace;
     const b = `permission-e2e-b-${randomSuffix()}`;
     await scratch.createNamespace(b);
@@ -138,7 +138,15 @@ describe('the permission check on the real API server', () => {
     expect(app.get(KubeEventsHealth).state().permissions.missing).toEqual([
       { namespace: b, verbs: ['create', 'get', 'patch'], published: true },
     ]);
-    expect(app.get(KubeEventsHealthIndicator).isHealthy()['kube-events'].status).toBe('down');
+    // Its Events in the first namespace still get through: degraded, with nothing that names either namespace.
+    expect(app.get(KubeEventsHealth).state()).toMatchObject({
+      writable: true,
+      problems: [],
+      degraded: [`may not create, get, patch events.k8s.io events in namespace "${b}"`],
+    });
+    const body = app.get(KubeEventsHealthIndicator).isHealthy()['kube-events'];
+    expect(body).toMatchObject({ status: 'degraded', degraded: 1, permissions: { missingWherePublished: 1 } });
+    expect(JSON.stringify(body)).not.toContain(b);
   });
 
   it('with the shipped Role bound only in the namespace it publishes to, not its own: up after a publish there, with a warning for its own', async () => {

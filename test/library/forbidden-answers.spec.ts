@@ -131,7 +131,7 @@ describe('403 answers', () => {
       .filter((outcome) => outcome.kind === 'failed')
       .map((outcome) => (outcome.error as PublishApiError | undefined)?.statusCode);
     expect(failedWith).toEqual([503, 503, 503]);
-    expect(app.get(KubeEventsHealth).state().occurrences).toEqual({ queued: 0, dropped: 1 });
+    expect(app.get(KubeEventsHealth).state().occurrences).toEqual({ queued: 0, retrying: 0, dropped: 1 });
     expect(
       logged.filter((line) => line.includes('refused their write for good after it had been queued')),
     ).toHaveLength(1);

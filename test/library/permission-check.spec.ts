@@ -5,7 +5,8 @@ import { jest } from '@jest/globals';
 import { Controller, Get, type HttpException, Logger, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { ModuleRef } from '@nestjs/core';
+import { HealthCheck, HealthCheckService, type HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
 import {
   EventRecorder,
   KubeEventsHealth,
@@ -42,6 +43,23 @@ class HealthController {
 
 @Module({ imports: [TerminusModule], controllers: [HealthController], providers: [KubeEventsHealthIndicator] })
 class HealthModule {}
+
+/**
+ * `HealthIndicatorService` of @nestjs/terminus 11.x, as it is written there: its sessions know `up` and `down`
+ * only (its checks leave an indicator of any other status out of their answer).
+ */
+class Terminus11HealthIndicatorService {
+  check<const Key extends string>(key: Key) {
+    const compose = (status: 'up' | 'down', data: Record<string, unknown> = {}) => {
+      if ('status' in data) throw new Error('"status" is a reserved key and cannot be used in additional data');
+      return { [key]: { ...data, status } } as Record<Key, { status: 'up' | 'down' }>;
+    };
+    return {
+      up: (data?: Record<string, unknown>) => compose('up', data),
+      down: (data?: Record<string, unknown>) => compose('down', data),
+    };
+  }
+}
 
 describe('the permission check', () => {
   let server: FakeApiServer;
@@ -147,8 +165,10 @@ describe('the permission check', () => {
       credentials: 'working',
       permissions: { scope: 'per-namespace', missingWherePublished: 1, missingElsewhere: 0, unknown: 0 },
       problems: 1,
+      degraded: 0,
+      throttled: false,
       warnings: 0,
-      occurrences: { queued: 0, dropped: 0 },
+      occurrences: { queued: 0, retrying: 0, dropped: 0 },
     });
     expect(JSON.stringify(body)).not.toContain('default');
     expect(
@@ -186,6 +206,38 @@ describe('the permission check', () => {
     expect(lines[0]).toContain('Grant node_modules/nestjs-kube-events/rbac/role.yaml there');
     expect(server.accessReviews.filter((review) => review.namespace === 'ns-b')).toHaveLength(3);
     expect(server.accessReviews.filter((review) => review.namespace === 'ns-a')).toHaveLength(3);
+  });
+
+  it('reports degraded, not down, while rights are missing in some namespaces published to but not in the others', async () => {
+    server.answerAccessReviews(allowOnlyIn('default', 'ns-a'));
+    const started = await start();
+    const recorder = started.get(EventRecorder);
+    await eventually('the start-up review', () => stateOf(started).permissions.scope === 'per-namespace');
+    await recorder.publish(inNamespace('ns-a'), synced);
+    // Refused as the real server's RBAC would: the first 403 comes before the review of ns-b says why, and is retried.
+    server.failNextTimes(3, 403, (request) => request.namespace === 'ns-b', {
+      reason: 'Forbidden',
+      message: 'events.events.k8s.io is forbidden',
+    });
+    await expect(recorder.publish(inNamespace('ns-b'), synced)).rejects.toThrow(/403/);
+
+    const state = stateOf(started);
+    expect(state).toMatchObject({ writable: true, problems: [], throttled: false });
+    expect(state.degraded).toEqual(['may not create, get, patch events.k8s.io events in namespace "ns-b"']);
+    const body = started.get(KubeEventsHealthIndicator).isHealthy()['kube-events'];
+    expect(body).toMatchObject({
+      status: 'degraded',
+      writable: true,
+      permissions: { missingWherePublished: 1 },
+      problems: 0,
+      degraded: 1,
+    });
+    expect(JSON.stringify(body)).not.toContain('ns-b');
+    // Terminus answers 200 with the overall status degraded.
+    expect(await started.get(HealthController).ready()).toMatchObject({
+      status: 'degraded',
+      info: { 'kube-events': { status: 'degraded' } },
+    });
   });
 
   it("with permissionCheck: 'fail', stops start-up with the same message", async () => {
@@ -309,14 +361,20 @@ describe('the health state', () => {
       writable: true,
       server: { reachable: true },
       credentials: { working: true },
-      occurrences: { queued: 0, dropped: 0 },
+      occurrences: { queued: 0, retrying: 0, dropped: 0 },
     });
 
     await server.stopListening();
     await recorder.publish(inNamespace('ns-a'), synced).catch(() => undefined);
     const state = health.state();
-    // Unreachable, but not yet for longer than the timeout: Events may still get through.
-    expect(state).toMatchObject({ writable: true, occurrences: { queued: 1 } });
+    // Unreachable, but not yet for longer than the timeout: Events may still get through, and wait queued meanwhile.
+    expect(state).toMatchObject({ writable: true, occurrences: { queued: 1, retrying: 1 } });
+    expect(state.degraded).toEqual(['1 occurrence(s) wait queued to retry a failed write']);
+    expect(indicator.isHealthy()['kube-events']).toMatchObject({
+      status: 'degraded',
+      degraded: 1,
+      occurrences: { queued: 1, retrying: 1 },
+    });
     expect(state.server).toMatchObject({ reachable: false, why: expect.stringContaining('could not be reached') });
     expect(!state.server.reachable && state.server.since).toBeInstanceOf(Date);
 
@@ -338,6 +396,59 @@ describe('the health state', () => {
     await recorder.flush();
     expect(health.state()).toMatchObject({ writable: true, server: { reachable: true }, occurrences: { queued: 0 } });
     expect(indicator.isHealthy()['kube-events'].status).toBe('up');
+  });
+
+  it('reports degraded while the server throttles the writes (429), the details saying so', async () => {
+    app = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({ reporter, kubeConfig: server.kubeConfig(), permissionCheck: 'off' }),
+        HealthModule,
+      ],
+    }).compile();
+    await app.init();
+    const indicator = app.get(KubeEventsHealthIndicator);
+    await app.get(EventRecorder).publish(inNamespace('ns-a'), synced);
+    expect(indicator.isHealthy()['kube-events']).toMatchObject({ status: 'up', throttled: false, degraded: 0 });
+
+    // What an observer of the 429's outcome reads of the health: already throttled.
+    let seenWithOutcome: unknown;
+    app.get(EventRecorder).outcomes$.subscribe((outcome) => {
+      if (outcome.kind === 'failed') seenWithOutcome = indicator.isHealthy()['kube-events'];
+    });
+    server.failNext(429, 'POST', { retryAfterSeconds: 0 });
+    await app.get(EventRecorder).publish(inNamespace('ns-a', 'other'), synced);
+
+    expect(seenWithOutcome).toMatchObject({ status: 'degraded', throttled: true });
+    expect(app.get(KubeEventsHealth).state()).toMatchObject({
+      writable: true,
+      throttled: true,
+      degraded: ['the API server throttles the writes (429 or 503): they go below the configured rate'],
+    });
+    expect(indicator.isHealthy()['kube-events']).toMatchObject({
+      status: 'degraded',
+      writable: true,
+      throttled: true,
+      degraded: 1,
+    });
+    expect(await app.get(HealthController).ready()).toMatchObject({ status: 'degraded' });
+  });
+
+  it('says degraded as up, with the degraded count, to a terminus without that status (11.x)', async () => {
+    app = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({ reporter, kubeConfig: server.kubeConfig(), permissionCheck: 'off' }),
+        HealthModule,
+      ],
+    }).compile();
+    await app.init();
+    server.failNext(429, 'POST', { retryAfterSeconds: 0 });
+    await app.get(EventRecorder).publish(inNamespace('ns-a'), synced);
+
+    const indicator = new KubeEventsHealthIndicator(
+      new Terminus11HealthIndicatorService() as unknown as HealthIndicatorService,
+      app.get(ModuleRef),
+    );
+    expect(indicator.isHealthy()['kube-events']).toMatchObject({ status: 'up', throttled: true, degraded: 1 });
   });
 
   it('counts the occurrences dropped since start', async () => {

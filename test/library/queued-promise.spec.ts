@@ -89,7 +89,7 @@ describe('an occurrence told it stays queued', () => {
     expect(outcomes.filter((outcome) => outcome.kind === 'dropped')).toEqual([
       expect.objectContaining({ count: 1, dropCause: 'expired' }),
     ]);
-    expect(app!.get(KubeEventsHealth).state().occurrences).toEqual({ queued: 0, dropped: 1 });
+    expect(app!.get(KubeEventsHealth).state().occurrences).toEqual({ queued: 0, retrying: 0, dropped: 1 });
   });
 
   it('is dropped, said and counted, when flush() runs out of time at shutdown', async () => {
@@ -117,6 +117,6 @@ describe('an occurrence told it stays queued', () => {
     expect(outcomes.filter((outcome) => outcome.kind === 'dropped')).toEqual([
       expect.objectContaining({ count: 1, dropCause: 'refused' }),
     ]);
-    expect(app!.get(KubeEventsHealth).state().occurrences).toEqual({ queued: 0, dropped: 1 });
+    expect(app!.get(KubeEventsHealth).state().occurrences).toEqual({ queued: 0, retrying: 0, dropped: 1 });
   });
 });

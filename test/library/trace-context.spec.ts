@@ -78,6 +78,9 @@ const REMOTE_TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331
 const withSpanContext = <T>(spanContext: SpanContext, work: () => Promise<T>): Promise<T> =>
   context.with(trace.setSpanContext(ROOT_CONTEXT, spanContext), work);
 
+/** What the spans of the test and of the library have in common: their context. */
+type ReadableSpanLike = Pick<Span, 'spanContext'>;
+
 const traceparentOf = (span: Span) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
 const writeSpans = () =>
   spans.getFinishedSpans().filter((span) => span.instrumentationScope.name === 'nestjs-kube-events');
@@ -316,6 +319,86 @@ describe('trace context on Events', () => {
 
     expect(writeSpans()).toEqual([]);
     expect(stored()[0].metadata.annotations).toEqual({ [TRACEPARENT]: traceparentOf(span) });
+  });
+
+  describe('the write span’s context, sent as traceparent so that a traced API server’s span is its child', () => {
+    const eventRequests = () => server.requests.filter((request) => request.path.includes('/events'));
+    const headersOf = (span: ReadableSpanLike) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
+
+    it('sends each write’s own span context on its request, and its tracestate', async () => {
+      const recorder = recorderWith();
+      const state = createTraceState('vendor=opaque');
+      await withSpanContext({ ...REMOTE, traceState: state }, () =>
+        inSpan('reconcile', () => recorder.publish(configMap('app'), syncFailed)),
+      );
+      await inSpan('reconcile', () => recorder.publish(configMap('app'), syncFailed));
+
+      const [create, patch] = writeSpans();
+      const [post, merge] = eventRequests();
+      expect(post.method).toBe('POST');
+      expect(post.headers.traceparent).toBe(headersOf(create));
+      expect(post.headers.tracestate).toBe('vendor=opaque');
+      expect(merge.method).toBe('PATCH');
+      expect(merge.headers.traceparent).toBe(headersOf(patch));
+      expect(merge.headers).not.toHaveProperty('tracestate');
+    });
+
+    it('sends it on the read that follows a conflict, within the same write', async () => {
+      const recorder = recorderWith();
+      await recorder.publish(configMap('app'), syncFailed);
+      server.failNext(409, 'PATCH', 'Conflict', 'the object has been modified');
+      await recorder.publish(configMap('app'), syncFailed);
+
+      const [, patch] = writeSpans();
+      const [, refused, read] = eventRequests();
+      expect([refused.method, read.method]).toEqual(['PATCH', 'GET']);
+      expect(read.headers.traceparent).toBe(headersOf(patch));
+      expect(refused.headers.traceparent).toBe(headersOf(patch));
+    });
+
+    it('sends it from a recorded write span only: none when the sampler drops it, with writeSpans: false, or when the SDK fails to start it', async () => {
+      // Published in a trace its caller chose not to sample: the write's span, parent-based, is not recorded.
+      const recorder = recorderWith();
+      await withSpanContext({ ...REMOTE, traceFlags: 0 }, () => recorder.publish(configMap('unsampled'), syncFailed));
+      expect(stored()[0].metadata.annotations).toEqual({
+        [TRACEPARENT]: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
+      });
+      // No write span at all.
+      await inSpan('reconcile', () => recorderWith({ writeSpans: false }).publish(configMap('unspanned'), syncFailed));
+      const startSpan = jest.spyOn(provider.getTracer('nestjs-kube-events'), 'startSpan').mockImplementation(() => {
+        throw new Error('the sampler failed');
+      });
+      try {
+        await inSpan('reconcile', () => recorder.publish(configMap('unstarted'), syncFailed));
+      } finally {
+        startSpan.mockRestore();
+      }
+      expect(eventRequests().map((request) => request.headers.traceparent)).toEqual([undefined, undefined, undefined]);
+
+      // The same recorder, its write in a span the SDK records.
+      await inSpan('reconcile', () => recorder.publish(configMap('sampled'), syncFailed));
+      const [write] = writeSpans();
+      expect(eventRequests()[3].headers.traceparent).toBe(headersOf(write));
+    });
+
+    it('sends it through KubeEventsModule, and on no other request (access reviews)', async () => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [KubeEventsModule.forRoot({ reporter: { controller: 'widgets' }, kubeConfig: server.kubeConfig() })],
+      }).compile();
+      const app = await moduleRef.init();
+      try {
+        await inSpan('reconcile', () => app.get(EventRecorder).publish(configMap(), syncFailed));
+        await server.waitForAccessReviews(3);
+
+        const [create] = writeSpans();
+        expect(eventRequests()[0].headers.traceparent).toBe(headersOf(create));
+        const others = server.requestHeaders.filter(({ path }) => !path.includes('/events'));
+        expect(others.length).toBeGreaterThan(0);
+        for (const { headers } of others) expect(headers).not.toHaveProperty('traceparent');
+      } finally {
+        await app.close();
+      }
+    });
   });
 
   it('publishes a failure of @PublishesFailures in the context of the failing call', async () => {

@@ -21,6 +21,8 @@ export interface KubectlOptions {
 export interface ExtraApiServerOptions {
   /** kube-apiserver --event-ttl, e.g. '5s'. Default '1h'. */
   eventTtl?: string;
+  /** More kube-apiserver flags (an audit policy, a tracing configuration). */
+  apiServerArgs?: string[];
 }
 
 export interface ControlPlane {

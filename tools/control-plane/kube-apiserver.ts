@@ -205,7 +205,7 @@ export async function extraApiServer(
       etcdPrefix,
       eventTtl: options.eventTtl ?? DEFAULT_EVENT_TTL,
       startTimeoutMs: DEFAULT_START_TIMEOUT_MS,
-      extraArgs: [],
+      extraArgs: options.apiServerArgs ?? [],
     });
     owned.processes.push(apiServer.process);
     return ownedHandle(owned, apiServer, binDir, etcdUrl);

@@ -85,7 +85,14 @@ export {
 export { truncateNote } from './event-rules/note-truncation.js';
 export { describeError, type DescribeErrorOptions } from './error-descriptions/describe-error.js';
 export { redactCredentials } from './credential-redaction.js';
-export type { EventQuery, EventsWriter, ListedEvent, SeriesPatch, StoredEventState } from './api/events-api.js';
+export type {
+  EventQuery,
+  EventsWriter,
+  ListedEvent,
+  SeriesPatch,
+  StoredEventState,
+  TraceHeaders,
+} from './api/events-api.js';
 export type { EventStatement, RelatedObject } from './api/event-statement.js';
 export type { PublishOutcome, PublishOutcomeKind } from './recorder/publish/index.js';
 export type { EventSink } from './sinks/event-sink.js';

@@ -3,7 +3,13 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
@@ -72,6 +78,13 @@ export class FakeApiServer {
    * Events API's, and from their scenarios.
    */
   readonly accessReviews: AccessReview[] = [];
+  /**
+   * The method, path and headers of every request received, those of the
+   * Events API and the others (access reviews, `SelfSubjectReview`s,
+   * `/readyz`) alike, in arrival order.
+   */
+  readonly requestHeaders: { readonly method: string; readonly path: string; readonly headers: IncomingHttpHeaders }[] =
+    [];
   private accessReviewReply: (review: AccessReview) => AccessReviewReply = () => ({ allowed: true });
 
   private readonly store = new Map<string, StoredEvent>();
@@ -563,6 +576,7 @@ export class FakeApiServer {
   reset(): void {
     this.requests.splice(0);
     this.accessReviews.splice(0);
+    this.requestHeaders.splice(0);
     this.store.clear();
     this.appliedWrites.splice(0);
     this.scenarios = [];
@@ -613,6 +627,7 @@ export class FakeApiServer {
     }
 
     const url = new URL(req.url ?? '/', 'http://fake');
+    this.requestHeaders.push({ method: req.method ?? '', path: url.pathname, headers: req.headers });
     if (url.pathname === ACCESS_REVIEW_PATH && req.method === 'POST') {
       this.reviewAccess(res, parseBody(rawBody));
       return;

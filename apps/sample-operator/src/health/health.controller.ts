@@ -57,8 +57,11 @@ export class HealthController {
         ? { enabled: true as const, leader: elector.leader, isLeader: elector.isLeader, state: elector.state }
         : { enabled: false as const },
       controller: { running: this.controller.isRunning, synced: this.controller.isReady },
-      // KubeEventsHealthIndicator's answer: `up` while Events can be written, and why not in words and counts.
-      events: this.kubeEvents.isHealthy('events').events as KubeEventsHealthSummary & { status: 'up' | 'down' },
+      // KubeEventsHealthIndicator's answer: `up` while Events can be written, `degraded` while some are held back,
+      // and why in words and counts.
+      events: this.kubeEvents.isHealthy('events').events as KubeEventsHealthSummary & {
+        status: 'up' | 'degraded' | 'down';
+      },
     };
   }
 

@@ -34,6 +34,7 @@ import { truncateText } from '../event-rules/note-truncation.js';
 import { microTime } from './micro-time.js';
 import { flowOf, type EventWritesFlow } from './event-writes-flow.js';
 import { type Authenticated, PooledAuthentication, type PooledAuthenticationOptions } from './pooled-authentication.js';
+import { eventsUserAgent } from './user-agent.js';
 import {
   describeUnreachable,
   isFailedConnectionAttempt,
@@ -99,19 +100,41 @@ export interface SeriesPatch {
 }
 
 /**
+ * The W3C trace context of the span a write runs in, sent as the
+ * `traceparent` (and `tracestate`) headers of its requests: kube-apiserver
+ * with tracing on makes its span of the request a child of the write's
+ * (for an identity in `system:masters`), or a new trace linked to it (any
+ * other, a ServiceAccount's say). Given only for a write in a recorded
+ * span, in valid W3C form.
+ */
+export interface TraceHeaders {
+  /** `00-<trace id>-<span id>-<flags>`: the write span's. */
+  readonly traceparent: string;
+  /** The span's `tracestate`, when it has a valid one. */
+  readonly tracestate?: string;
+}
+
+/**
  * Where a recorder writes Events: the API server, or a stand-in that answers
- * in memory. Refusals reject with {@link PublishApiError} (status code and
+ * in memory. A write's requests run in its span with OpenTelemetry; `trace`
+ * is that span's context, for a writer that passes it on. Refusals reject with {@link PublishApiError} (status code and
  * the server's reason); an aborted request rejects with the signal's reason.
  */
 export interface EventsWriter {
   /** Creates the Event (its name chosen by the client) and returns it as stored. */
-  create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState>;
+  create(namespace: string, body: EventsV1Event, signal: AbortSignal, trace?: TraceHeaders): Promise<StoredEventState>;
   /** Reads one Event. */
-  read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState>;
+  read(namespace: string, name: string, signal: AbortSignal, trace?: TraceHeaders): Promise<StoredEventState>;
   /** Raises the series of an existing Event (JSON merge patch), with `resourceVersion` as a precondition when given. */
-  patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState>;
+  patchSeries(
+    namespace: string,
+    name: string,
+    patch: SeriesPatch,
+    signal: AbortSignal,
+    trace?: TraceHeaders,
+  ): Promise<StoredEventState>;
   /** Lists the Events that match `query`, for `resumeSeries`. */
-  list?(namespace: string, query: EventQuery, signal: AbortSignal): Promise<ListedEvent[]>;
+  list?(namespace: string, query: EventQuery, signal: AbortSignal, trace?: TraceHeaders): Promise<ListedEvent[]>;
   /** Adds annotations to an Event (JSON merge patch). */
   annotate?(namespace: string, name: string, annotations: Record<string, string>, signal: AbortSignal): Promise<void>;
   /** Lets go of what it holds (connections), once the recorder is done. */
@@ -132,6 +155,15 @@ export interface EventsWriter {
   confirmsForbidden?(namespace: string, verb: EventVerb): boolean;
 }
 
+/** How an {@link EventsApi} authenticates, and whose requests it names. */
+export interface EventsApiOptions extends PooledAuthenticationOptions {
+  /**
+   * The reporter's controller, named in the `User-Agent` of every request
+   * (`nestjs-kube-events/<version> (<controller>)`).
+   */
+  readonly controller?: string;
+}
+
 /**
  * The requests a recorder sends, authenticated by client-node (so every
  * KubeConfig authentication works, credentials refreshed as they expire)
@@ -147,18 +179,20 @@ export class EventsApi implements EventsWriter {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly authentication: PooledAuthentication;
+  private readonly userAgent: string;
   private flow: EventWritesFlow | undefined;
 
-  constructor(kubeConfig: KubeConfig, options: PooledAuthenticationOptions = {}) {
+  constructor(kubeConfig: KubeConfig, options: EventsApiOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error(NO_CURRENT_CLUSTER());
     const url = new URL(cluster.server.replace(/\/+$/, ''));
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.authentication = new PooledAuthentication(kubeConfig, options);
+    this.userAgent = eventsUserAgent(options.controller);
   }
 
-  create(namespace: string, body: EventsV1Event, signal: AbortSignal): Promise<StoredEventState> {
+  create(namespace: string, body: EventsV1Event, signal: AbortSignal, trace?: TraceHeaders): Promise<StoredEventState> {
     const name = body.metadata?.name ?? '';
     const { eventTime, series } = body;
     const sent = {
@@ -166,27 +200,45 @@ export class EventsApi implements EventsWriter {
       eventTime: eventTime && microTime(eventTime),
       series: series && { ...series, lastObservedTime: series.lastObservedTime && microTime(series.lastObservedTime) },
     };
-    return this.send('POST', eventsPath(namespace), signal, sent, (answer) => eventState(answer, namespace, name));
+    return this.send('POST', eventsPath(namespace), signal, sent, (answer) => eventState(answer, namespace, name), {
+      trace,
+    });
   }
 
-  read(namespace: string, name: string, signal: AbortSignal): Promise<StoredEventState> {
-    return this.send('GET', eventsPath(namespace, name), signal, undefined, (answer) =>
-      statedEventState(answer, namespace, name),
+  read(namespace: string, name: string, signal: AbortSignal, trace?: TraceHeaders): Promise<StoredEventState> {
+    return this.send(
+      'GET',
+      eventsPath(namespace, name),
+      signal,
+      undefined,
+      (answer) => statedEventState(answer, namespace, name),
+      { trace },
     );
   }
 
-  patchSeries(namespace: string, name: string, patch: SeriesPatch, signal: AbortSignal): Promise<StoredEventState> {
+  patchSeries(
+    namespace: string,
+    name: string,
+    patch: SeriesPatch,
+    signal: AbortSignal,
+    trace?: TraceHeaders,
+  ): Promise<StoredEventState> {
     const { resourceVersion, annotations, count, lastObservedTime } = patch;
     const series = { count, lastObservedTime: microTime(lastObservedTime) };
     const metadata =
       resourceVersion === undefined && annotations === undefined ? undefined : { resourceVersion, annotations };
     const body = metadata ? { metadata, series } : { series };
-    return this.send('PATCH', eventsPath(namespace, name), signal, body, (answer) =>
-      eventState(answer, namespace, name),
+    return this.send(
+      'PATCH',
+      eventsPath(namespace, name),
+      signal,
+      body,
+      (answer) => eventState(answer, namespace, name),
+      { trace },
     );
   }
 
-  list(namespace: string, query: EventQuery, signal: AbortSignal): Promise<ListedEvent[]> {
+  list(namespace: string, query: EventQuery, signal: AbortSignal, trace?: TraceHeaders): Promise<ListedEvent[]> {
     const fieldSelector = `regarding.uid=${query.uid},reason=${query.reason},reportingController=${query.reportingController}`;
     return this.send(
       'GET',
@@ -194,6 +246,7 @@ export class EventsApi implements EventsWriter {
       signal,
       undefined,
       (answer) => listedEvents(answer, namespace),
+      { trace },
     );
   }
 
@@ -271,9 +324,9 @@ export class EventsApi implements EventsWriter {
     signal: AbortSignal,
     body: unknown,
     read: (answer: unknown) => T,
-    followUp = false,
+    { trace, followUp = false }: RequestExtras = {},
   ): Promise<T> {
-    const request = { method, path, signal, body, read, followUp };
+    const request = { method, path, signal, body, read, trace, followUp };
     const reusable = this.authentication.reusableCredentials();
     if (reusable) return this.sendAuthenticated(reusable, request);
     return this.authentication.authenticate(signal).then(
@@ -287,14 +340,18 @@ export class EventsApi implements EventsWriter {
    * function, whose suspended frame would hold every local per request.
    */
   private sendAuthenticated<T>(authenticated: Authenticated, request: EventsRequest<T>): Promise<T> {
-    const { method, path, signal, body } = request;
+    const { method, path, signal, body, trace } = request;
     let answer: Promise<JsonAnswer>;
     const headers: Record<string, string> = {
       ...authenticated.headers,
       accept: 'application/json',
-      'user-agent': USER_AGENT,
+      'user-agent': this.userAgent,
     };
     try {
+      if (trace) {
+        headers.traceparent = trace.traceparent;
+        if (trace.tracestate) headers.tracestate = trace.tracestate;
+      }
       if (body !== undefined) headers['content-type'] = method === 'PATCH' ? MERGE_PATCH : 'application/json';
       answer = jsonRequest({
         origin: this.origin,
@@ -346,15 +403,22 @@ interface EventsRequest<T> {
   readonly signal: AbortSignal;
   readonly body: unknown;
   readonly read: (answer: unknown) => T;
+  /** The write's trace context, sent as `traceparent`/`tracestate`. */
+  readonly trace: TraceHeaders | undefined;
   /** A follow-up (a review, `/readyz`): sent on the follow-ups' connections. */
   readonly followUp: boolean;
 }
 
-/** `send`'s flag for a follow-up request. */
-const FOLLOW_UP = true;
+/** What a request carries beyond its method, path and body. */
+interface RequestExtras {
+  readonly trace?: TraceHeaders | undefined;
+  readonly followUp?: boolean;
+}
+
+/** `send`'s extras for a follow-up request. */
+const FOLLOW_UP: RequestExtras = { followUp: true };
 
 const MERGE_PATCH = 'application/merge-patch+json';
-const USER_AGENT = `nestjs-kube-events (Node.js ${process.version})`;
 
 const EVENTS_GROUP_PATH = '/apis/events.k8s.io/';
 

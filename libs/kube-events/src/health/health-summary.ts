@@ -27,9 +27,13 @@ export interface KubeEventsHealthSummary {
   };
   /** How many reasons stop the Events ({@link KubeEventsHealthState.problems}). */
   readonly problems: number;
+  /** How many reasons hold some Events back while others are written ({@link KubeEventsHealthState.degraded}). */
+  readonly degraded: number;
+  /** As {@link KubeEventsHealthState.throttled}. */
+  readonly throttled: boolean;
   /** How many rights are missing where nothing was published ({@link KubeEventsHealthState.warnings}). */
   readonly warnings: number;
-  /** Occurrences queued now, and given up since start. */
+  /** Occurrences queued now (of them, those to retry a failed write), and given up since start. */
   readonly occurrences: KubeEventsHealthState['occurrences'];
 }
 
@@ -55,7 +59,13 @@ export function healthSummary(state: KubeEventsHealthState): KubeEventsHealthSum
       unknown: unknown.length,
     },
     problems: state.problems.length,
+    degraded: state.degraded.length,
+    throttled: state.throttled,
     warnings: state.warnings.length,
-    occurrences: { queued: state.occurrences.queued, dropped: state.occurrences.dropped },
+    occurrences: {
+      queued: state.occurrences.queued,
+      retrying: state.occurrences.retrying,
+      dropped: state.occurrences.dropped,
+    },
   };
 }

@@ -36,16 +36,32 @@ export type CredentialsHealth =
 /** One recorder's state, as {@link KubeEventsHealth.state} reads it. */
 export interface KubeEventsHealthState {
   /**
-   * Whether Events can be written, as far as the recorder knows: no
-   * permission found missing for `create`, `get` or `patch` in a namespace
-   * the recorder publishes to, the credentials working, and the server not
-   * unreachable for longer than the recorder's timeout. A permission that
-   * could not be checked does not count, nor one missing where no publish
-   * goes (a warning).
+   * Whether Events can be written, as far as the recorder knows: the
+   * credentials working, the server not unreachable for longer than the
+   * recorder's timeout, and a permission for `create`, `get` or `patch` not
+   * found missing in every namespace the recorder publishes to. A
+   * permission that could not be checked does not count, nor one missing
+   * where no publish goes (a warning), nor one missing in some of the
+   * namespaces published to but not the others (`degraded`).
    */
   readonly writable: boolean;
   /** Why Events cannot be written, one sentence each; empty while `writable`. */
   readonly problems: readonly string[];
+  /**
+   * What holds some Events back while others are written, one sentence
+   * each: the server throttling the writes (`throttled`), occurrences
+   * queued to retry a failed write (`occurrences.retrying`), a right
+   * missing in some of the namespaces published to but not in the others.
+   * `KubeEventsHealthIndicator` reports `degraded` while it is not empty
+   * and the Events are `writable`.
+   */
+  readonly degraded: readonly string[];
+  /**
+   * Whether the API server throttles the writes: it answered some with
+   * `429` or `503` lately, and the recorder writes below its configured
+   * rate until the server admits them again.
+   */
+  readonly throttled: boolean;
   /**
    * Rights missing where the recorder has not published (the kubeconfig's
    * namespace, reviewed at start-up): they stop nothing yet, and would stop
@@ -62,6 +78,8 @@ export interface KubeEventsHealthState {
   readonly occurrences: {
     /** Occurrences waiting to be written now (those in flight included). */
     readonly queued: number;
+    /** Of those, the occurrences whose write failed, queued to be retried. */
+    readonly retrying: number;
     /** Occurrences given up since start (no room, past their window, or unwritten at shutdown). */
     readonly dropped: number;
   };
@@ -123,25 +141,36 @@ export class KubeEventsHealth {
       down?.kind === 'unauthenticated' ? { working: false, since: new Date(down.since), why: why! } : { working: true };
     const permissions = this.permissions.state;
     const problems: string[] = [];
+    const degraded: string[] = [];
     const warnings: string[] = [];
+    const stopped: string[] = [];
     for (const { namespace, verbs, published } of permissions.missing) {
       const missing = verbs.filter((verb) => WRITE_VERBS.has(verb));
       if (!missing.length) continue;
       const line = `may not ${missing.join(', ')} events.k8s.io events in namespace ${JSON.stringify(namespace)}`;
-      if (published) problems.push(line);
+      if (published) stopped.push(line);
       else warnings.push(`${line}, where nothing was published yet`);
     }
+    // Stopped in some namespaces published to, not in all: the others still get their Events.
+    if (stopped.length < permissions.publishedNamespaces) degraded.push(...stopped);
+    else problems.push(...stopped);
+    const throttled = this.recorder.throttled;
+    if (throttled) degraded.push('the API server throttles the writes (429 or 503): they go below the configured rate');
+    const retrying = this.recorder.retryingOccurrences;
+    if (retrying > 0) degraded.push(`${retrying} occurrence(s) wait queued to retry a failed write`);
     if (!credentials.working) problems.push(`the credentials fail: ${credentials.why}`);
     if (!server.reachable && Date.now() - server.since.getTime() > this.recorder.timeout)
       problems.push(`the API server has been unreachable since ${server.since.toISOString()}: ${server.why}`);
     return {
       writable: problems.length === 0,
       problems,
+      degraded,
       warnings,
+      throttled,
       server,
       credentials,
       permissions,
-      occurrences: { queued: this.recorder.queuedOccurrences, dropped: this.dropped },
+      occurrences: { queued: this.recorder.queuedOccurrences, retrying, dropped: this.dropped },
       flow: this.writesFlow(),
     };
   }

@@ -22,7 +22,7 @@ export class RecorderConnection implements OnModuleInit, BeforeApplicationShutdo
   open(options: ResolvedRecorderOptions, metrics: KubeEventsMetrics): EventsWriter {
     const { reporter, timeout, resumeSeries } = options;
     const kubeConfig = options.kubeConfig ?? loadDefaultKubeConfig();
-    const eventsApi = new EventsApi(kubeConfig);
+    const eventsApi = new EventsApi(kubeConfig, { controller: reporter.controller });
     // The flow is the pool's to know: the metrics read it from here when scraped.
     if (options.metrics) metrics.followWritesFlow(reporter.controller, () => eventsApi.eventWritesFlow());
     const permissions = new PermissionCheck(eventsApi, {

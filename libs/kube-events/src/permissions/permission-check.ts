@@ -61,6 +61,8 @@ export interface PermissionState {
   readonly missing: readonly MissingPermission[];
   /** Reviews that failed, the latest last: at most a few dozen. */
   readonly unknown: readonly UnknownPermission[];
+  /** Namespaces the recorder has sent a request to (counted up to the most it reviews). */
+  readonly publishedNamespaces: number;
 }
 
 /** What a {@link PermissionCheck} checks, for whom. */
@@ -187,6 +189,7 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
         published: this.published.has(namespace),
       })),
       unknown: [...this.unknown],
+      publishedNamespaces: this.published.size,
     };
   }
 
@@ -235,25 +238,25 @@ export class PermissionCheck implements OnModuleInit, BeforeApplicationShutdown 
         },
       );
     const watched: EventsWriter = {
-      create: (namespace, body, signal) => {
+      create: (namespace, body, signal, trace) => {
         seen(namespace);
-        return heard(writer.create(namespace, body, signal)).then(wrote(namespace));
+        return heard(writer.create(namespace, body, signal, trace)).then(wrote(namespace));
       },
-      read: (namespace, name, signal) => {
+      read: (namespace, name, signal, trace) => {
         seen(namespace);
-        return heard(writer.read(namespace, name, signal));
+        return heard(writer.read(namespace, name, signal, trace));
       },
-      patchSeries: (namespace, name, patch, signal) => {
+      patchSeries: (namespace, name, patch, signal, trace) => {
         seen(namespace);
-        return heard(writer.patchSeries(namespace, name, patch, signal)).then(wrote(namespace));
+        return heard(writer.patchSeries(namespace, name, patch, signal, trace)).then(wrote(namespace));
       },
       confirmsForbidden: (namespace, verb) => this.confirmsForbidden(namespace, verb),
     };
     if (writer.list) {
       const list = writer.list.bind(writer);
-      watched.list = (namespace, query, signal) => {
+      watched.list = (namespace, query, signal, trace) => {
         seen(namespace);
-        return heard(list(namespace, query, signal));
+        return heard(list(namespace, query, signal, trace));
       };
     }
     if (writer.annotate) watched.annotate = writer.annotate.bind(writer);

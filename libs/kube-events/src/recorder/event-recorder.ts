@@ -116,7 +116,9 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     const similar = limit ? new SimilarEvents(limit, window) : undefined;
     this.series = new SeriesIndex({ window, maxSeries, resume, similar });
     this.ended = new EndedEvents(maxSeries);
-    this.eventsApi = eventsApi ?? new EventsApi(this.options.kubeConfig ?? loadDefaultKubeConfig());
+    this.eventsApi =
+      eventsApi ??
+      new EventsApi(this.options.kubeConfig ?? loadDefaultKubeConfig(), { controller: this.reporter.controller });
     const tracing = RecorderTracing.create(this.options);
     this.requests = new EventRequests(this.eventsApi, this.options.reporter, timeout, this.clock, tracing);
     const planner = new WritePlanner({
@@ -171,6 +173,22 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
    */
   get queuedOccurrences(): number {
     return this.coordinator.queuedOccurrences;
+  }
+
+  /**
+   * Occurrences queued after a failed write, waiting to be retried. `KubeEventsHealth` reads it.
+   * @internal
+   */
+  get retryingOccurrences(): number {
+    return this.coordinator.retryingOccurrences;
+  }
+
+  /**
+   * Whether the server's overload answers (`429`, `503`) hold the write rate down now. `KubeEventsHealth` reads it.
+   * @internal
+   */
+  get throttled(): boolean {
+    return this.coordinator.throttled;
   }
 
   /** How many series the recorder tracks now. */

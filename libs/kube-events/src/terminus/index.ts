@@ -1,5 +1,5 @@
 /**
- * A health indicator for `@nestjs/terminus` (12.x, an optional peer
+ * A health indicator for `@nestjs/terminus` (11.x or 12.x, an optional peer
  * dependency): {@link KubeEventsHealthIndicator}. Import it from
  * `nestjs-kube-events/terminus`; applications without terminus never load
  * this entry point.

@@ -16,15 +16,24 @@ export interface KubeEventsHealthCheckOptions {
 }
 
 /**
- * Reports a recorder's health to `@nestjs/terminus` (12.x), from
+ * Reports a recorder's health to `@nestjs/terminus`, from
  * `nestjs-kube-events/terminus`: `down` when its Events cannot be written
- * (a permission found missing for `create`, `get` or `patch` in a
- * namespace it publishes to, the credentials failing, or the API server
- * unreachable for longer than the recorder's timeout), `up` otherwise,
- * with the state in words and counts as its details
+ * (the credentials failing, the API server unreachable for longer than the
+ * recorder's timeout, or a permission for `create`, `get` or `patch`
+ * missing in every namespace it publishes to); `degraded` when some are
+ * held back while others are written (the server throttling the writes
+ * with `429`s, occurrences queued to retry a failed write, a permission
+ * missing in some of the namespaces published to but not the others);
+ * `up` otherwise; with the state in words and counts as its details
  * (`KubeEventsHealthSummary`): a health endpoint is usually read
  * without authentication, so the body names no namespace, address, path or
  * error text. Those are in `KubeEventsHealth.state()` and the log lines.
+ *
+ * `degraded` is terminus 12's: the check answers 200 with the overall
+ * status `degraded`. Terminus 11 knows `up` and `down` only (and leaves an
+ * indicator of any other status out of its answer), so there a degraded
+ * recorder is `up`, its details saying how many reasons hold Events back
+ * (`degraded`).
  *
  * Put it in a readiness check, or in an endpoint no probe restarts the
  * pod for, never in a liveness check: Events are informational, and an API
@@ -53,7 +62,7 @@ export class KubeEventsHealthIndicator {
   ) {}
 
   /**
-   * The recorder's health under `key`: `{ [key]: { status: 'up' | 'down', ...summary } }`.
+   * The recorder's health under `key`: `{ [key]: { status: 'up' | 'degraded' | 'down', ...summary } }`.
    * @throws Error when no `KubeEventsModule` registered that recorder
    */
   isHealthy<const Key extends string = 'kube-events'>(
@@ -62,7 +71,10 @@ export class KubeEventsHealthIndicator {
   ): HealthIndicatorResult<Key> {
     const indicator = this.healthIndicatorService.check(key);
     const summary = healthSummary(this.healthOf(options.recorder).state());
-    return summary.writable ? indicator.up({ ...summary }) : indicator.down({ ...summary });
+    if (!summary.writable) return indicator.down({ ...summary });
+    // Terminus 11 has no degraded status: up, with the summary's `degraded` count saying why not fully.
+    if (summary.degraded > 0 && typeof indicator.degraded === 'function') return indicator.degraded({ ...summary });
+    return indicator.up({ ...summary });
   }
 
   private healthOf(recorder: string | undefined): KubeEventsHealth {

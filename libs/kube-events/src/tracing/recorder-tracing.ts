@@ -1,4 +1,5 @@
 import type { Context, Span, Tracer } from '@opentelemetry/api';
+import type { TraceHeaders } from '../api/events-api.js';
 import type { ResolvedTracingOptions } from '../kube-events.interfaces.js';
 import { k8sEventAttributes, type K8sEventIdentity } from './k8s-event-attributes.js';
 import { startedSpan, withoutSdkFaults } from './sdk-faults.js';
@@ -12,6 +13,7 @@ import {
   type TraceAnnotationKeys,
   type TraceContext,
 } from './trace-context.js';
+import { w3cTraceparent, w3cTracestate } from './w3c-trace-context.js';
 
 /** The name of the tracer and logger the library's spans and log records come from. */
 export const INSTRUMENTATION_SCOPE = 'nestjs-kube-events';
@@ -96,17 +98,20 @@ export class RecorderTracing {
    * Runs `write` in a span `<operation> Event`, a child of the span its
    * latest occurrence was published in (a root span when there was none,
    * whatever context the write happens to run in). An HTTP
-   * instrumentation's client spans nest under it. Called once
-   * {@link tracesWrites} said yes, which is not asked again.
+   * instrumentation's client spans nest under it. `write` is given the
+   * span's context as headers when the span is recorded, for a traced API
+   * server's span of each request to name; none without a span, or for one
+   * the sampler dropped. Called once {@link tracesWrites} said yes, which is
+   * not asked again.
    */
   traceWrite<T>(
     operation: string,
     identity: () => K8sEventIdentity,
     trace: TraceContext | undefined,
-    write: () => Promise<T>,
+    write: (headers: TraceHeaders | undefined) => Promise<T>,
     answer: (result: T) => WriteAnswer,
   ): Promise<T> {
-    if (!this.tracer) return write();
+    if (!this.tracer) return write(undefined);
     const { api } = this;
     const parent = trace ? api.trace.setSpanContext(api.ROOT_CONTEXT, trace.spanContext) : api.ROOT_CONTEXT;
     const { tracer } = this;
@@ -118,7 +123,7 @@ export class RecorderTracing {
       ),
     );
     // The SDK failed to start one: the write goes without a span, rather than not at all.
-    return span ? this.inSpan(span, parent, write, answer) : write();
+    return span ? this.inSpan(span, parent, write, answer) : write(undefined);
   }
 
   /**
@@ -143,13 +148,14 @@ export class RecorderTracing {
   private async inSpan<T>(
     span: Span,
     parent: Context,
-    write: () => Promise<T>,
+    write: (headers: TraceHeaders | undefined) => Promise<T>,
     answer: (result: T) => WriteAnswer,
   ): Promise<T> {
     const { api } = this;
+    const headers = traceHeadersOf(span);
     let result: T;
     try {
-      result = await api.context.with(api.trace.setSpan(parent, span), write);
+      result = await api.context.with(api.trace.setSpan(parent, span), write, undefined, headers);
     } catch (error) {
       withoutSdkFaults(() => {
         span.recordException(error instanceof Error ? error : String(error));
@@ -165,6 +171,24 @@ export class RecorderTracing {
       span.end();
     });
     return result;
+  }
+}
+
+/**
+ * The headers that carry a write span's context: only for a span the SDK
+ * records (one its sampler dropped tells the server nothing to link to),
+ * only in valid W3C form, and none when the SDK throws.
+ */
+function traceHeadersOf(span: Span): TraceHeaders | undefined {
+  try {
+    if (!span.isRecording()) return undefined;
+    const spanContext = span.spanContext();
+    const traceparent = w3cTraceparent(spanContext);
+    if (!traceparent) return undefined;
+    const tracestate = w3cTracestate(spanContext.traceState?.serialize());
+    return tracestate ? { traceparent, tracestate } : { traceparent };
+  } catch {
+    return undefined;
   }
 }
 

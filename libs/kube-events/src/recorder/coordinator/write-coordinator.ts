@@ -86,6 +86,16 @@ export class WriteCoordinator implements DueWrites {
     return this.parts.queue.occurrences;
   }
 
+  /** Occurrences queued after a failed write, waiting to be retried. */
+  get retryingOccurrences(): number {
+    return this.parts.queue.retrying;
+  }
+
+  /** Whether the server's overload answers (`429`, `503`) hold the recorder's write rate down now. */
+  get throttled(): boolean {
+    return this.parts.budget.throttled(this.parts.clock.now());
+  }
+
   /** While `flush()` runs, when it gives up what is still queued. */
   get drainingUntil(): number | undefined {
     return this.state.drainingUntil;
@@ -282,10 +292,11 @@ export class WriteCoordinator implements DueWrites {
     const { error, failed, sentAt } = sent;
     // Refused after some of its publishes were told it stays queued: it is dropped, counted, not failed.
     const promisedQueued = failed.kind === 'refused' && batch.attempts.toldQueued > 0;
-    if (!promisedQueued)
-      outcomes.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
+    // The rate first: an observer of the outcome reads the health it leads to (throttled after a 429).
     if (failed.load === 'overloaded') budget.overloaded(sentAt, now);
     else if (failed.load === 'admitted') budget.admitted(now);
+    if (!promisedQueued)
+      outcomes.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
     const wasDown = this.state.down !== undefined;
     if (failed.connection === 'answered') this.answered();
     else if (failed.connection === 'credentials-failed') this.credentialsFailed(error, now);

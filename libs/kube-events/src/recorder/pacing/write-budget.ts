@@ -31,6 +31,11 @@ export class WriteBudget {
     this.resizeRecorderWide(now, true);
   }
 
+  /** Whether the server's overload answers hold the recorder-wide rate down now (see {@link WriteRate.throttled}). */
+  throttled(now: number): boolean {
+    return this.rate.throttled(now);
+  }
+
   /** A mark to hold a write taken now against: see {@link loweredSince}. */
   get mark(): number {
     return this.lowerings;

@@ -41,4 +41,22 @@ describe('WriteRate', () => {
     rate.admitted(60_000);
     expect(rate.qps).toBeCloseTo(50 + 100 * WRITE_RATE_ADAPTATION.recoveryPerSecond);
   });
+
+  it('says the writes are throttled while the rate is lowered, and for a full recovery’s time after an overload at the floor', () => {
+    const rate = new WriteRate(100, 0);
+    expect(rate.throttled(0)).toBe(false);
+    rate.overloaded(0, 1_000);
+    expect(rate.throttled(1_000)).toBe(true);
+    for (let t = 1_000; t < 20_000; t += 100) rate.admitted(t);
+    expect(rate.qps).toBe(100);
+    // Back at the configured rate, and the last overload a full recovery's time ago.
+    expect(rate.throttled(20_000)).toBe(false);
+
+    // At a floor it cannot go below, an overload answer leaves the rate as it is, and still tells of throttling.
+    const slow = new WriteRate(0.5, 0);
+    slow.overloaded(0, 0);
+    expect(slow.qps).toBe(0.5);
+    expect(slow.throttled(9_999)).toBe(true);
+    expect(slow.throttled(10_000)).toBe(false);
+  });
 });

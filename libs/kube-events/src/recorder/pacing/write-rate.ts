@@ -36,6 +36,15 @@ export class WriteRate {
   }
 
   /**
+   * Whether the server throttles the writes: the rate is below the
+   * configured one, or (at a floor it cannot go below) an overload answer
+   * came within the time a full recovery takes.
+   */
+  throttled(now: number): boolean {
+    return this.rate < this.configuredQps || now - this.decreasedAt < 1_000 / WRITE_RATE_ADAPTATION.recoveryPerSecond;
+  }
+
+  /**
    * The server said a write sent at `sentAt` found it overloaded: the rate halves, unless it did since
    * that write was sent. Returns whether it changed.
    */

@@ -1,6 +1,6 @@
 import { V1MicroTime } from '@kubernetes/client-node';
 import { eventBody } from '../../api/event-body.js';
-import type { EventsWriter, ListedEvent } from '../../api/events-api.js';
+import type { EventsWriter, ListedEvent, TraceHeaders } from '../../api/events-api.js';
 import { errorMessage } from '../../describe-value.js';
 import { PublishApiError, PublishError } from '../../errors.js';
 import { MAX_WRITE_MARKS, WRITES_ANNOTATION } from '../../kube-events.constants.js';
@@ -49,10 +49,10 @@ export class EventRequests {
     answered: (result: WriteResult) => void,
     failed: (error: PublishError) => void,
   ): void {
-    const send = (signal: AbortSignal): Promise<WriteResult> => {
-      if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark);
-      if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark);
-      return this.find(plan, occurrence, mark !== undefined, signal);
+    const send = (signal: AbortSignal, headers?: TraceHeaders): Promise<WriteResult> => {
+      if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark, headers);
+      if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark, headers);
+      return this.find(plan, occurrence, mark !== undefined, signal, headers);
     };
     // Bounded by the timeout, and failing with a PublishError only, whatever the writer threw.
     if (!this.tracing?.tracesWrites()) {
@@ -68,7 +68,9 @@ export class EventRequests {
       count: plan.kind === 'find' ? undefined : plan.count,
       object: { kind: resource.kind, name: resource.metadata?.name, uid: resource.metadata?.uid },
     });
-    const write = () => this.deadlines.bound(send, asPublishError);
+    // Each request of the write carries its span's context, which a traced API server's span of it names.
+    const write = (headers: TraceHeaders | undefined) =>
+      this.deadlines.bound((signal) => send(signal, headers), asPublishError);
     this.tracing
       .traceWrite(plan.kind, identity, trace, write, writeAnswer)
       .then(answered, (error: unknown) => failed(error as PublishError));
@@ -94,11 +96,12 @@ export class EventRequests {
     occurrence: Occurrence,
     marked: boolean,
     signal: AbortSignal,
+    headers: TraceHeaders | undefined,
   ): Promise<WriteResult> {
     const query = { uid: plan.uid, reason: plan.reason, reportingController: this.reporter.controller };
     let listed: ListedEvent[];
     try {
-      listed = ((await this.api.list?.(plan.namespace, query, signal)) ?? []).map((candidate) =>
+      listed = ((await this.api.list?.(plan.namespace, query, signal, headers)) ?? []).map((candidate) =>
         this.comparable(candidate),
       );
     } catch (error) {
@@ -136,6 +139,7 @@ export class EventRequests {
     trace: TraceContext | undefined,
     signal: AbortSignal,
     mark: string | undefined,
+    headers: TraceHeaders | undefined,
   ): Promise<WriteResult> {
     const { resource, event } = occurrence;
     const traced = this.tracing?.createAnnotations(event.annotations, trace) ?? event.annotations;
@@ -146,19 +150,23 @@ export class EventRequests {
       this.reporter,
       plan,
     );
-    return this.api.create(plan.namespace, body, signal).then(
+    return this.api.create(plan.namespace, body, signal, headers).then(
       (state): WriteResult => ({ kind: 'created', state }),
       (error: unknown) => {
         if (!hasStatus(error, 409, 'AlreadyExists')) throw error;
-        return this.readExisting(plan, signal);
+        return this.readExisting(plan, signal, headers);
       },
     );
   }
 
   /** After a create refused as existing: what the Event holds. */
-  private async readExisting(plan: CreatePlan, signal: AbortSignal): Promise<WriteResult> {
+  private async readExisting(
+    plan: CreatePlan,
+    signal: AbortSignal,
+    headers: TraceHeaders | undefined,
+  ): Promise<WriteResult> {
     try {
-      return { kind: 'exists', state: await this.api.read(plan.namespace, plan.name, signal) };
+      return { kind: 'exists', state: await this.api.read(plan.namespace, plan.name, signal, headers) };
     } catch (readError) {
       // Refused as existing, yet not there (deleted meanwhile): nothing of it stands, so it is created again.
       if (hasStatus(readError, 404)) return { kind: 'gone' };
@@ -172,6 +180,7 @@ export class EventRequests {
     trace: TraceContext | undefined,
     signal: AbortSignal,
     mark: string | undefined,
+    headers: TraceHeaders | undefined,
   ): Promise<WriteResult> {
     const traced = this.tracing?.patchAnnotations(occurrence.event.annotations, trace);
     // In front of the marks read at the version patched: the precondition keeps the list exact.
@@ -183,12 +192,12 @@ export class EventRequests {
       annotations: writes === undefined ? traced : { ...traced, [WRITES_ANNOTATION]: writes },
     };
     try {
-      return { kind: 'patched', state: await this.api.patchSeries(plan.namespace, plan.name, patch, signal) };
+      return { kind: 'patched', state: await this.api.patchSeries(plan.namespace, plan.name, patch, signal, headers) };
     } catch (error) {
       if (hasStatus(error, 404)) return { kind: 'gone' };
       if (!hasStatus(error, 409)) throw error;
       try {
-        return { kind: 'conflict', state: await this.api.read(plan.namespace, plan.name, signal) };
+        return { kind: 'conflict', state: await this.api.read(plan.namespace, plan.name, signal, headers) };
       } catch (readError) {
         if (hasStatus(readError, 404)) return { kind: 'gone' };
         throw readError;

@@ -46,6 +46,15 @@ export class WriteQueue {
     return occurrences;
   }
 
+  /** Occurrences whose last write failed, waiting to be retried (or on their way again). */
+  get retrying(): number {
+    let occurrences = 0;
+    for (const series of this.withWork)
+      for (const batch of series.queue)
+        if (batch.attempts.lastError) occurrences += batch.occurrences - batch.attempts.landed;
+    return occurrences;
+  }
+
   /** Queues an occurrence in its series: with the last batch when it repeats it and is not sent yet, else in a batch of its own. */
   enqueue(series: Series, occurrence: Occurrence, waiter: AwaitedPublish): Enqueued {
     const identity = this.identities.of(occurrence.event);
