@@ -1,10 +1,14 @@
 // Which folder may import which: `npm run depcruise` fails on a violation or a cycle.
-// The library's floors, from the bottom: the ground floor (the files directly in src/), event-rules/, catalog/, conditions/, api/, tracing/, error-descriptions/, recorder/,
+// The library's floors, from the bottom: text/ and values/ (redaction and printable text; small containers), which
+// import nothing of the library, the ground floor (the files directly in src/), time/ (the clock), event-rules/, catalog/, conditions/, api/, tracing/, error-descriptions/, recorder/,
 // permissions/, health/, then the features (sinks/, publishes-failures/, condition-changes/, then metrics/), module/, and the entry points
 // (index.ts, terminus/, testing/). A folder imports only from floors below it.
 const SRC = '^libs/kube-events/src/';
 const folder = (...names) => `${SRC}(${names.join('|')})/`;
 const FOLDERS = [
+  'text',
+  'values',
+  'time',
   'event-rules',
   'catalog',
   'conditions',
@@ -52,12 +56,29 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'ground-floor-imports-no-folder',
-      comment: 'errors, constants, interfaces, messages and shared checks are what every folder builds on.',
+      name: 'ground-floor-imports-only-text-and-values',
+      comment:
+        'errors, constants, interfaces and messages are what every folder builds on; they quote values as text/ does.',
       severity: 'error',
       from: { path: `${SRC}[^/]+$`, pathNot: `${SRC}index\\.ts$` },
-      to: { path: `${SRC}[^/]+/` },
+      to: { path: `${SRC}[^/]+/`, pathNot: folder('text', 'values') },
     },
+    {
+      name: 'text-imports-nothing-of-the-library',
+      comment:
+        'Redaction and printable text stand alone, so that every floor, the ground floor included, may use them.',
+      severity: 'error',
+      from: { path: folder('text') },
+      to: { path: [`${SRC}[^/]+$`, folder(...FOLDERS.filter((name) => name !== 'text'))] },
+    },
+    {
+      name: 'values-import-nothing-of-the-library',
+      comment: 'Small containers and value helpers stand alone, so that every floor may use them.',
+      severity: 'error',
+      from: { path: folder('values') },
+      to: { path: [`${SRC}[^/]+$`, folder(...FOLDERS.filter((name) => name !== 'values'))] },
+    },
+    layer('time', above('time'), 'The clock knows constants and interfaces, nothing built on it.'),
     layer(
       'event-rules',
       above('event-rules'),

@@ -8,7 +8,7 @@
  * redacts its whole description before its cut, against the same
  * description left unredacted. CPU time, median of interleaved rounds.
  */
-import { redactCredentials } from '../libs/kube-events/src/credential-redaction.js';
+import { redactCredentials } from '../libs/kube-events/src/text/credential-redaction.js';
 import { redactedNote } from '../libs/kube-events/src/event-rules/note-truncation.js';
 import { describeError } from '../libs/kube-events/src/error-descriptions/describe-error.js';
 import { CREDENTIAL_FORMS } from '../test/support/credential-forms.js';

@@ -1,6 +1,6 @@
 // Every kind of credential gitleaks' default configuration names, in the shape its vendor issues (an example
 // made from each rule's own regex), is redacted, as the text an error or a note would carry.
-import { redactCredentials } from '../../libs/kube-events/src/credential-redaction.js';
+import { redactCredentials } from '../../libs/kube-events/src/text/credential-redaction.js';
 import { exampleOf, GITLEAKS_RULES } from '../support/gitleaks/gitleaks-rules.js';
 
 describe("redactCredentials on gitleaks' default rules", () => {

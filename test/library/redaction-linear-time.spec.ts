@@ -5,7 +5,7 @@
 // interleaved runs after a warm-up, the least of five each, in CPU time,
 // so a loaded machine moves both alike.
 import { fc, test } from '@fast-check/jest';
-import { redactCredentials } from '../../libs/kube-events/src/credential-redaction.js';
+import { redactCredentials } from '../../libs/kube-events/src/text/credential-redaction.js';
 import { CRAFTED_PIECES, KNOWN_CRAFTED_TEXTS, repeatedTo } from '../support/crafted-text.js';
 
 const SMALL = 16 * 1024;

@@ -40,7 +40,7 @@ export type {
   TraceContextOptions,
   WriteControlOptions,
 } from './kube-events.interfaces.js';
-export { systemClock } from './system-clock.js';
+export { systemClock } from './time/system-clock.js';
 export { K8S_EVENT_ATTRIBUTES } from './tracing/k8s-event-attributes.js';
 export type { KubeEventsModuleExtras } from './module/kube-events.module-definition.js';
 export { KubeEventsModule } from './module/kube-events.module.js';
@@ -84,7 +84,7 @@ export {
 } from './errors.js';
 export { truncateNote } from './event-rules/note-truncation.js';
 export { describeError, type DescribeErrorOptions } from './error-descriptions/describe-error.js';
-export { redactCredentials } from './credential-redaction.js';
+export { redactCredentials } from './text/credential-redaction.js';
 export type {
   EventQuery,
   EventsWriter,

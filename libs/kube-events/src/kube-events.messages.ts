@@ -8,7 +8,7 @@ import {
   excerpt,
   quoted,
   quotedInput,
-} from './describe-value.js';
+} from './text/describe-value.js';
 
 export const REQUIRED_FIELD = (field: string) => `${field} is required and must be a non-empty string.`;
 export const FIELD_TOO_LONG = (field: string, bytes: number) =>

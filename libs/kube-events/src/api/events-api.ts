@@ -1,5 +1,5 @@
 import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
-import { errorMessage } from '../describe-value.js';
+import { errorMessage } from '../text/describe-value.js';
 import { PublishApiError, PublishCredentialError, PublishError, PublishTimeoutError } from '../errors.js';
 import {
   MAX_RETRY_AFTER_MS,
@@ -18,7 +18,7 @@ import {
   NO_CURRENT_CLUSTER,
   SERVER_NOT_REACHED,
 } from '../kube-events.messages.js';
-import { redactCredentials } from '../credential-redaction.js';
+import { redactCredentials } from '../text/credential-redaction.js';
 import {
   ACCESS_REVIEW_PATH,
   accessReviewBody,

@@ -9,7 +9,7 @@ import {
   OIDC_PROVIDER_UNSUPPORTED,
   PLAIN_HTTP_REFUSED,
 } from '../kube-events.messages.js';
-import { LibraryLogger } from '../library-logger.js';
+import { LibraryLogger } from '../text/library-logger.js';
 import { proxyFromEnvironment } from './environment-proxy.js';
 import { authenticationHung, credentialFailure, timedOutWaitingFor } from './credential-failure.js';
 import { sendableHeaders } from './credential-headers.js';

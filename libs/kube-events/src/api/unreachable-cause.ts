@@ -1,4 +1,4 @@
-import { redactCredentials } from '../credential-redaction.js';
+import { redactCredentials } from '../text/credential-redaction.js';
 
 /** The parts of a Node network error that say why a server could not be reached. */
 interface NetworkErrorDetails {

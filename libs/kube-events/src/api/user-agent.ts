@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isQualifiedName } from '../qualified-name.js';
+import { isQualifiedName } from '../event-rules/qualified-name.js';
 
 /** What names the library's requests before a version and a controller are added. */
 const PRODUCT = 'nestjs-kube-events';

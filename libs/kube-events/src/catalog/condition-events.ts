@@ -1,4 +1,4 @@
-import { describeValue } from '../describe-value.js';
+import { describeValue } from '../text/describe-value.js';
 import { ABNORMAL_TRUE_CONDITIONS, CONDITION_CHANGE_ACTION, MAX_FIELD_LENGTH } from '../kube-events.constants.js';
 
 /**

@@ -1,4 +1,4 @@
-import { describeValue, excerpt } from '../describe-value.js';
+import { describeValue, excerpt } from '../text/describe-value.js';
 import { MAX_FIELD_LENGTH } from '../kube-events.constants.js';
 import type { EventType, KubeEvent } from '../kube-events.interfaces.js';
 import { INVALID_CATALOG_ENTRY } from '../kube-events.messages.js';

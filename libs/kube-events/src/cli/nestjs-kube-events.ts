@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderEventCatalog } from '../catalog/catalog-markdown.js';
 import { isEventCatalog } from '../catalog/event-catalog.js';
-import { excerpt } from '../describe-value.js';
+import { excerpt } from '../text/describe-value.js';
 
 const USAGE = `Usage: nestjs-kube-events catalog <module> [--export <name>] [--title <text>] [--intro <text>] [--out <file> [--check]]
 

@@ -5,7 +5,7 @@ import type { StatusCondition } from '../conditions/condition-changes.js';
 import { conditionChangeEvents } from '../conditions/condition-change-events.js';
 import { describeError } from '../error-descriptions/describe-error.js';
 import { CONDITION_CHANGES_NOT_PUBLISHED, NO_READ_OBJECT, NO_WRITTEN_OBJECT } from '../kube-events.messages.js';
-import { isPromiseLike } from '../promise-like.js';
+import { isPromiseLike } from '../values/promise-like.js';
 import type { ConditionReporter } from './condition-reporters.js';
 import type { PublishesConditionChangesOptions } from './publishes-condition-changes.decorator.js';
 

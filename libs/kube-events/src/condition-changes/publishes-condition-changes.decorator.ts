@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { LibraryLogger } from '../library-logger.js';
+import { LibraryLogger } from '../text/library-logger.js';
 import { PUBLISHES_CONDITION_CHANGES_METADATA } from '../kube-events.constants.js';
 import { PUBLISHES_CONDITION_CHANGES_INACTIVE } from '../kube-events.messages.js';
 import type { ConditionChangeEventsOptions } from '../conditions/condition-change-events.js';

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { LibraryLogger } from '../library-logger.js';
+import { LibraryLogger } from '../text/library-logger.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
 import { findRecorders, type RecorderName } from '../recorder/recorder-registry.js';
 import { PUBLISHES_CONDITION_CHANGES_METADATA } from '../kube-events.constants.js';

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { truncateText } from '../event-rules/note-truncation.js';
-import { redactCredentials, redactionWindow } from '../credential-redaction.js';
+import { redactCredentials, redactionWindow } from '../text/credential-redaction.js';
 import { httpRefusalIn, httpRefusalOf, type HttpRefusal } from './api-status.js';
 import { describeFields, scalarText } from './describe-fields.js';
 import { grpcDescription } from './grpc-status.js';

@@ -1,4 +1,4 @@
-import { quoted } from '../describe-value.js';
+import { quoted } from '../text/describe-value.js';
 import { readField } from './read-field.js';
 
 /** How many fields, entries or items of one object are described; the rest are counted. */

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { isDnsSubdomain } from '../qualified-name.js';
+import { isDnsSubdomain } from './qualified-name.js';
 
 /** A name's limit as a DNS subdomain, less the dot and 16 hex digits of the time. */
 const NAME_BASE_MAX = 253 - 17;

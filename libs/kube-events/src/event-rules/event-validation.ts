@@ -21,8 +21,8 @@ import {
   UNKNOWN_REFERENCE_FIELD,
   UNREADABLE_FIELD,
 } from '../kube-events.messages.js';
-import { quotedInput } from '../describe-value.js';
-import { isLabelValue, isQualifiedName } from '../qualified-name.js';
+import { quotedInput } from '../text/describe-value.js';
+import { isLabelValue, isQualifiedName } from './qualified-name.js';
 import {
   annotationBytes,
   annotationsFit,

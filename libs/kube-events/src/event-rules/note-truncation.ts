@@ -1,5 +1,5 @@
 import { MAX_NOTE_BYTES } from '../kube-events.constants.js';
-import { redactionWindow } from '../credential-redaction.js';
+import { redactionWindow } from '../text/credential-redaction.js';
 
 const ELLIPSIS = '...';
 const encoder = new TextEncoder();

@@ -1,4 +1,4 @@
-import { redactCredentials } from '../credential-redaction.js';
+import { redactCredentials } from '../text/credential-redaction.js';
 import { RememberedRedactions } from './remembered-redactions.js';
 
 describe('RememberedRedactions', () => {

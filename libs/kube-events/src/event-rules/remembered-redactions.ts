@@ -1,5 +1,5 @@
-import { RecentResults } from '../recent-results.js';
-import { redactCredentials } from '../credential-redaction.js';
+import { RecentResults } from '../values/recent-results.js';
+import { redactCredentials } from '../text/credential-redaction.js';
 
 /** Notes whose redaction is remembered, at most: more than the few a controller's failures say again and again. */
 const REMEMBERED_NOTES = 128;

@@ -1,9 +1,9 @@
 import { type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { LibraryLogger } from '../library-logger.js';
+import { LibraryLogger } from '../text/library-logger.js';
 import type { EventVerb } from '../api/access-review.js';
 import type { EventsWriter } from '../api/events-api.js';
 import { truncateText } from '../event-rules/note-truncation.js';
-import { errorMessage } from '../describe-value.js';
+import { errorMessage } from '../text/describe-value.js';
 import { PublishApiError } from '../errors.js';
 import {
   EVENTS_PERMISSION_GRANTED,

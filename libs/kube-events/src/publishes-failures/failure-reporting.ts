@@ -17,7 +17,7 @@ import { humanDuration } from './human-duration.js';
 import type { MethodReporter } from './method-reporters.js';
 import type { OpenTelemetryApi } from '../tracing/opentelemetry-api.js';
 import { inReconcileSpan, TRACEPARENT_ANNOTATION } from '../tracing/reconcile-span.js';
-import { isPromiseLike } from '../promise-like.js';
+import { isPromiseLike } from '../values/promise-like.js';
 
 type Method = (...args: unknown[]) => unknown;
 

@@ -1,5 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { LibraryLogger } from '../library-logger.js';
+import { LibraryLogger } from '../text/library-logger.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
 import {

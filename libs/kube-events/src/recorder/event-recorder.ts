@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
-import { LibraryLogger } from '../library-logger.js';
+import { LibraryLogger } from '../text/library-logger.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';

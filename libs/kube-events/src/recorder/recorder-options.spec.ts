@@ -1,6 +1,6 @@
 import { resolveRecorderOptions } from './recorder-options.js';
 import type { KubeEventsModuleOptions } from '../kube-events.interfaces.js';
-import { systemClock } from '../system-clock.js';
+import { systemClock } from '../time/system-clock.js';
 
 const resolve = (options: unknown) => resolveRecorderOptions(options as KubeEventsModuleOptions);
 

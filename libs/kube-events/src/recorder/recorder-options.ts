@@ -38,8 +38,8 @@ import {
 } from '../kube-events.messages.js';
 import { RememberedRedactions } from '../event-rules/remembered-redactions.js';
 import { CLUSTER_SCOPED_EVENT_NAMESPACES } from '../api/event-body.js';
-import { isDnsSubdomain, isQualifiedName } from '../qualified-name.js';
-import { isClock, systemClock } from '../system-clock.js';
+import { isDnsSubdomain, isQualifiedName } from '../event-rules/qualified-name.js';
+import { isClock, systemClock } from '../time/system-clock.js';
 
 const unchanged = (note: string): string => note;
 

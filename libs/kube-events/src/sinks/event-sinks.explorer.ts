@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { LibraryLogger } from '../library-logger.js';
+import { LibraryLogger } from '../text/library-logger.js';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import type { KubeEventsSinkOptions } from './kube-events-sink.decorator.js';
 import type { EventSink } from './event-sink.js';

@@ -1,7 +1,7 @@
-import { LibraryLogger } from '../library-logger.js';
+import { LibraryLogger } from '../text/library-logger.js';
 import type { EventSink } from './event-sink.js';
 import type { PublishOutcome } from '../recorder/publish/index.js';
-import { printable } from '../printable-text.js';
+import { printable } from '../text/printable-text.js';
 
 /**
  * The built-in structured log sink, switched on by the `logEvents` option:

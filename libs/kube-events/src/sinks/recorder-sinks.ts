@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, type FactoryProvider, type InjectionToken } from '@nestjs/common';
-import { LibraryLogger } from '../library-logger.js';
+import { LibraryLogger } from '../text/library-logger.js';
 import type { EventRecorder } from '../recorder/event-recorder.js';
 import type { EventSink } from './event-sink.js';
 import { DEFAULT_SINK_MAX_IN_FLIGHT } from '../kube-events.constants.js';

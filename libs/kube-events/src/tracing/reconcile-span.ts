@@ -4,8 +4,8 @@ import type { OpenTelemetryApi } from './opentelemetry-api.js';
 import { k8sEventAttributes } from './k8s-event-attributes.js';
 import { parseTraceparent } from './traceparent.js';
 import { w3cTracestate } from './w3c-trace-context.js';
-import { errorMessage, errorStack } from '../describe-value.js';
-import { isPromiseLike } from '../promise-like.js';
+import { errorMessage, errorStack } from '../text/describe-value.js';
+import { isPromiseLike } from '../values/promise-like.js';
 import { startedSpan, withoutSdkFaults } from './sdk-faults.js';
 
 /** The annotation KEP-5915 names for the trace context of the change that made an object what it is. */

@@ -1,4 +1,4 @@
-import { LibraryLogger } from '../../library-logger.js';
+import { LibraryLogger } from '../../text/library-logger.js';
 import { PublishError } from '../../errors.js';
 import type { DropCause } from '../../kube-events.interfaces.js';
 import { OCCURRENCES_DROPPED } from '../../kube-events.messages.js';

@@ -1,4 +1,4 @@
-import { InsertionOrder, type Linked } from '../../insertion-order.js';
+import { InsertionOrder, type Linked } from '../../values/insertion-order.js';
 import type { KubeEventsClock, KubeEventsTimer } from '../../kube-events.interfaces.js';
 
 /** An item of a {@link DeadlineLine}: when it is due, and its links in the line. */

@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { AwaitedPublish } from '../publish/index.js';
 import { PublishDeadlines } from './publish-deadlines.js';
-import { systemClock } from '../../system-clock.js';
+import { systemClock } from '../../time/system-clock.js';
 
 const clock = systemClock;
 

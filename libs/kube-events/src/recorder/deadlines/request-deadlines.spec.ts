@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { PublishTimeoutError } from '../../errors.js';
-import { systemClock } from '../../system-clock.js';
+import { systemClock } from '../../time/system-clock.js';
 import { RequestDeadlines } from './request-deadlines.js';
 
 const clock = systemClock;

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeEvent } from '../../kube-events.interfaces.js';
-import { RecentResults } from '../../recent-results.js';
+import { RecentResults } from '../../values/recent-results.js';
 import type { TraceContext } from '../../tracing/trace-context.js';
 
 /** One publish on its way through the recorder: what it is about, what happened, and when. */

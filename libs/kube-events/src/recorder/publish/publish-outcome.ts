@@ -1,6 +1,6 @@
 import type { KubernetesObject, V1ObjectReference } from '@kubernetes/client-node';
 import { redactedNote, truncateText } from '../../event-rules/note-truncation.js';
-import { errorMessage } from '../../describe-value.js';
+import { errorMessage } from '../../text/describe-value.js';
 import { PublishError } from '../../errors.js';
 import { MAX_NOTE_BYTES } from '../../kube-events.constants.js';
 import type { DropCause, KubeEvent, Reporter } from '../../kube-events.interfaces.js';

@@ -1,4 +1,4 @@
-import { InsertionOrder } from '../../insertion-order.js';
+import { InsertionOrder } from '../../values/insertion-order.js';
 
 /** An Event whose series this process ended, by namespace and name, in the order they ended. */
 interface EndedEvent {

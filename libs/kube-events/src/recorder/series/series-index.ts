@@ -1,4 +1,4 @@
-import { InsertionOrder } from '../../insertion-order.js';
+import { InsertionOrder } from '../../values/insertion-order.js';
 import type { Occurrence } from '../publish/index.js';
 import { NO_BATCHES, type Series, type SeriesEvent, type TrackedObject } from './series.js';
 import type { SimilarEvents } from './similar-events.js';

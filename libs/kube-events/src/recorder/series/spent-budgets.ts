@@ -1,4 +1,4 @@
-import { InsertionOrder } from '../../insertion-order.js';
+import { InsertionOrder } from '../../values/insertion-order.js';
 import type { TrackedObject } from './series.js';
 
 /**

@@ -1,7 +1,7 @@
 import { V1MicroTime } from '@kubernetes/client-node';
 import { eventBody } from '../../api/event-body.js';
 import type { EventsWriter, ListedEvent, TraceHeaders } from '../../api/events-api.js';
-import { errorMessage } from '../../describe-value.js';
+import { errorMessage } from '../../text/describe-value.js';
 import { PublishApiError, PublishError } from '../../errors.js';
 import { MAX_WRITE_MARKS, WRITES_ANNOTATION } from '../../kube-events.constants.js';
 import type { Reporter } from '../../kube-events.interfaces.js';

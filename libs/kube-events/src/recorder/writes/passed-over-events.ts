@@ -1,4 +1,4 @@
-import { LibraryLogger } from '../../library-logger.js';
+import { LibraryLogger } from '../../text/library-logger.js';
 import { EVENT_PASSED_OVER } from '../../kube-events.messages.js';
 import type { Series } from '../series/index.js';
 import type { NotOwnBecause } from './series-ownership.js';

@@ -1,4 +1,4 @@
-import { LibraryLogger } from '../../library-logger.js';
+import { LibraryLogger } from '../../text/library-logger.js';
 import type { PublishApiError, PublishError } from '../../errors.js';
 import type { KubeEventsClock } from '../../kube-events.interfaces.js';
 import { SERIES_LOOKUP_REFUSED } from '../../kube-events.messages.js';

@@ -1,4 +1,4 @@
-import { MAX_TIMER_DELAY_MS } from './kube-events.constants.js';
+import { MAX_TIMER_DELAY_MS } from '../kube-events.constants.js';
 
 /**
  * A delay every timer of the library is set with: between 0 and

@@ -1,4 +1,4 @@
-import type { KubeEventsClock, KubeEventsTimer } from './kube-events.interfaces.js';
+import type { KubeEventsClock, KubeEventsTimer } from '../kube-events.interfaces.js';
 import { timerDelay } from './timer-delay.js';
 
 /**
