@@ -331,7 +331,7 @@ export class WriteCoordinator implements DueWrites {
     const wasDown = this.state.down !== undefined;
     if (connection === 'answered') this.answered();
     else if (connection === 'credentials-failed') this.credentialsFailed(error, now);
-    else if (connection === 'unreachable') this.state.unreachable(error as PublishApiError);
+    else if (connection === 'unreachable') this.state.unreachable(error as PublishApiError, now);
     // Refused after some of its publishes were told it stays queued: it is dropped, counted, not failed.
     const promisedQueued = then === 'refused' && batch.toldQueued > 0;
     if (!promisedQueued)
@@ -365,9 +365,9 @@ export class WriteCoordinator implements DueWrites {
 
   /** While `flush()` runs: once nothing is queued or in flight, it is done. */
   private checkDrained(): void {
-    if (this.state.drainingUntil === undefined || this.parts.queue.withWork.size) return;
+    if (!this.flushed || this.parts.queue.withWork.size) return;
     this.state.drained();
-    this.flushed?.resolve();
+    this.flushed.resolve();
     this.flushed = undefined;
   }
 
