@@ -1,6 +1,7 @@
 // Which files of the library a first publish enters, from `publish()` to the settled promise: V8's precise
-// coverage counts the calls of each function between two snapshots, taken around that one publish. The module's
-// defaults (token authentication, no OpenTelemetry), against the fake API server. docs/architecture.md has the route.
+// coverage counts the calls of each function between two snapshots, taken around that one publish. Each file is
+// listed with the functions of it that were entered and their calls. The module's defaults (token authentication,
+// no OpenTelemetry), against the fake API server. docs/architecture.md has the route.
 //
 //   npm run trace:first-publish
 import { Session } from 'node:inspector/promises';
@@ -36,9 +37,18 @@ session.disconnect();
 
 const entered = result
   .filter((script) => script.url.startsWith('file://') && fileURLToPath(script.url).startsWith(LIBRARY))
-  .filter((script) => script.functions.some((fn) => fn.ranges[0].count > 0))
-  .map((script) => fileURLToPath(script.url).slice(LIBRARY.length))
-  .sort();
-process.stdout.write(`${entered.map((file) => `  ${file}`).join('\n')}\n${entered.length} files of the library\n`);
+  .map((script) => ({
+    file: fileURLToPath(script.url).slice(LIBRARY.length),
+    // A module's top level is a function too: entered when the module loaded, not by the publish.
+    functions: script.functions.filter((fn) => fn.ranges[0].startOffset > 0 && fn.ranges[0].count > 0),
+  }))
+  .filter(({ functions }) => functions.length)
+  .sort((a, b) => (a.file < b.file ? -1 : 1));
+const lines = entered.map(({ file, functions }) => {
+  const calls = functions.reduce((sum, fn) => sum + fn.ranges[0].count, 0);
+  return `  ${file}  ${functions.length} functions, ${calls} calls`;
+});
+const functions = entered.reduce((sum, { functions }) => sum + functions.length, 0);
+process.stdout.write(`${lines.join('\n')}\n${entered.length} files of the library, ${functions} functions entered\n`);
 await app.close();
 await server.close();

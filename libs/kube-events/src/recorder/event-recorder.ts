@@ -3,7 +3,6 @@ import { LibraryLogger } from '../text/library-logger.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
-import { PublishTimeoutError } from '../errors.js';
 import type {
   KubeEvent,
   KubeEventsClock,
@@ -17,7 +16,6 @@ import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
 import { type PublishOutcome, RecorderOutcomes } from './publish/index.js';
 import { type ConnectionDown, type ScheduledPublish, WriteCoordinator } from './coordinator/write-coordinator.js';
 import { EndedEvents, SeriesIndex, SimilarEvents } from './series/index.js';
-import { PublishDeadlines } from './deadlines/index.js';
 import { resolveRecorderOptions } from './recorder-options.js';
 import { EventRequests, WriteLedger, WriteMarks, WriteSender, WritePlanner, WriteQueue } from './writes/index.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
@@ -130,7 +128,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     });
     const queue = new WriteQueue(writeControl.maxPending, writeControl.maxPendingBytes);
     const confirmsForbidden = this.eventsApi.confirmsForbidden?.bind(this.eventsApi);
-    const ledger = new WriteLedger(queue, planner, window, timeout, confirmsForbidden);
+    const ledger = new WriteLedger(planner, window, timeout, confirmsForbidden);
     this.coordinator = new WriteCoordinator({
       options: this.options,
       series: this.series,
@@ -145,9 +143,6 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
         clock: this.clock,
         marks: resume ? new WriteMarks() : undefined,
       }),
-      deadlines: new PublishDeadlines(this.clock, (awaited) =>
-        awaited.reject(new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.attempts.lastError })),
-      ),
       outcomes: this.outcomes,
       writesAtOnce: writesAtOnce(this.eventsApi),
     });

@@ -11,7 +11,7 @@ const noCredentials = new PublishCredentialError('exec plugin failed', {
 });
 const series = (name: string) => ({ name }) as unknown as Series;
 
-describe('the write coordinator’s states', () => {
+describe('the write coordinator’s mode and connection', () => {
   test('is healthy until every connection carries a write and one more waits, then serves the waiting in order', () => {
     const state = new CoordinatorState(2);
     state.writeStarted(0);
@@ -21,7 +21,7 @@ describe('the write coordinator’s states', () => {
     const [a, b] = [series('a'), series('b')];
     state.waitForConnection(a, 1);
     state.waitForConnection(b, 2);
-    expect(state.state).toBe('waiting-for-connection');
+    expect(state.isWaiting(b)).toBe(true);
     expect(state.nextWaiting()).toBeUndefined();
 
     state.writeEnded(5);
@@ -31,13 +31,15 @@ describe('the write coordinator’s states', () => {
     expect(state.nextWaiting()).toBeUndefined();
     state.writeEnded(6);
     expect(state.nextWaiting()).toEqual({ series: b, mark: 2 });
-    expect(state.state).toBe('healthy');
+    expect(state.isWaiting(b)).toBe(false);
+    expect(state.mode).toEqual({ kind: 'running' });
+    expect(state.connection).toEqual({ kind: 'up' });
   });
 
   test('refuses while the server is unreachable, grants one probe per interval with nothing in flight, and is healthy once answered', () => {
     const state = new CoordinatorState(8);
-    state.unreachable(unreachable);
-    expect(state.state).toBe('refused');
+    state.unreachable(unreachable, 0);
+    expect(state.connection).toMatchObject({ kind: 'unreachable', why: unreachable, lastTriedAt: 0 });
     expect(state.down).toMatchObject({ kind: 'unreachable', why: unreachable });
     expect(state.tryProbe(1_000)).toBe(true);
     // The probe counts as an attempt: the publishes right behind it do not probe too.
@@ -47,7 +49,8 @@ describe('the write coordinator’s states', () => {
     expect(state.tryProbe(5_000)).toBe(false);
 
     expect(state.answered()).toBe(true);
-    expect(state.state).toBe('healthy');
+    expect(state.connection).toEqual({ kind: 'up' });
+    expect(state.down).toBeUndefined();
     expect(state.answered()).toBe(false);
   });
 
@@ -63,7 +66,7 @@ describe('the write coordinator’s states', () => {
 
     state.credentialsFailed(noCredentials, first);
     expect(state.heldUntil(first)! - first).toBe(2 * first);
-    expect(state.down).toMatchObject({ kind: 'unauthenticated', failures: 2 });
+    expect(state.connection).toMatchObject({ kind: 'unauthenticated', failures: 2 });
   });
 
   test('drains until the later deadline of two flushes, whatever the connections, and takes the waiting writes along', () => {
@@ -71,18 +74,19 @@ describe('the write coordinator’s states', () => {
     state.writeStarted(0);
     const waiting = series('waiting');
     state.waitForConnection(waiting, 0);
-    state.unreachable(unreachable);
+    state.unreachable(unreachable, 0);
 
     state.drainUntil(500);
     expect(state.isWaiting(waiting)).toBe(false);
     state.drainUntil(300);
-    expect(state.state).toBe('draining');
+    expect(state.mode).toEqual({ kind: 'draining', until: 500 });
     expect(state.drainingUntil).toBe(500);
     expect(state.mayTakeConnection()).toBe(true);
     expect(state.tryProbe(10_000)).toBe(false);
 
     state.drained();
-    expect(state.state).toBe('refused');
+    expect(state.mode).toEqual({ kind: 'running' });
+    expect(state.connection).toMatchObject({ kind: 'unreachable' });
   });
 
   test('stays closed once shut down, whatever comes after', () => {
@@ -90,7 +94,8 @@ describe('the write coordinator’s states', () => {
     state.close();
     state.answered();
     state.drainUntil(100);
-    expect(state.state).toBe('closed');
+    expect(state.mode).toEqual({ kind: 'closed' });
+    expect(state.drainingUntil).toBeUndefined();
     expect(state.closed).toBe(true);
   });
 });

@@ -2,25 +2,14 @@ import type { PublishApiError, PublishCredentialError } from '../../errors.js';
 import { credentialRetryDelay, PROBE_INTERVAL_MS } from '../pacing/index.js';
 import type { Series } from '../series/index.js';
 
-/**
- * Where the write coordinator stands, and every move between its states:
- * the one place that changes them, as `series-write-state.ts` is for each
- * series. The coordinator asks it what it may do, and applies these moves
- * as writes start and end, publishes come, `flush()` and shutdown run.
- *
- * | state                    | means                                                                                       | entered by                                     | left by                       |
- * |--------------------------|---------------------------------------------------------------------------------------------|------------------------------------------------|-------------------------------|
- * | `healthy`                | writes go out as their series and the budgets allow                                         | {@link answered}, a connection freed           | any other                     |
- * | `waiting-for-connection` | every connection carries a write: the writes the budgets let go wait here, in order         | {@link waitForConnection}                      | {@link nextWaiting}           |
- * | `refused`                | the server is unreachable, or the credentials fail: publishes are rejected at once as queued, but for one probe at a time ({@link tryProbe}); no write tries failed credentials before their backoff ({@link heldUntil}) | {@link unreachable}, {@link credentialsFailed} | {@link answered} |
- * | `draining`               | `flush()` runs: the scheduler lets every queued write go whatever the budgets and the connections, until the deadline | {@link drainUntil}                | {@link drained}               |
- * | `closed`                 | shut down: a publish is refused at once                                                     | {@link close}                                  | never                         |
- *
- * They stack (a recorder may drain while the server is unreachable):
- * `state` names the one that decides first, in the order `closed`,
- * `draining`, `refused`, `waiting-for-connection`, `healthy`.
- */
-export type CoordinatorStateKind = 'healthy' | 'waiting-for-connection' | 'refused' | 'draining' | 'closed';
+/** What the write coordinator does with publishes and queued writes. */
+export type CoordinatorMode =
+  /** Writes go out as their series, the budgets and the connections allow. */
+  | { readonly kind: 'running' }
+  /** `flush()` runs: the scheduler lets every queued write go whatever the budgets and the connections, until `until` (monotonic ms). */
+  | { readonly kind: 'draining'; readonly until: number }
+  /** Shut down: a publish is refused at once; nothing leaves this mode. */
+  | { readonly kind: 'closed' };
 
 /** Why writes cannot reach the server now, and since when (epoch ms). */
 export type ConnectionDown =
@@ -35,17 +24,40 @@ export type ConnectionDown =
       readonly retryAt: number;
     };
 
+/**
+ * Whether writes reach the server: `up`, or down (see {@link ConnectionDown}).
+ * While down, publishes are rejected at once as queued, but for one probe at
+ * a time: unreachable, one a probe interval after the last write was tried
+ * (`lastTriedAt`, monotonic ms); unauthenticated, one once the credentials'
+ * backoff has passed, before which no write goes at all.
+ */
+export type ConnectionState =
+  | { readonly kind: 'up' }
+  | (Extract<ConnectionDown, { kind: 'unreachable' }> & { lastTriedAt: number })
+  | Extract<ConnectionDown, { kind: 'unauthenticated' }>;
+
 /** A series whose write waits for a connection, and the budget's mark when the budgets let it go. */
 export interface WaitingWrite {
   readonly series: Series;
   mark: number;
 }
 
-/** The write coordinator's state: see {@link CoordinatorStateKind}. */
+const RUNNING: CoordinatorMode = { kind: 'running' };
+const CLOSED: CoordinatorMode = { kind: 'closed' };
+const UP: ConnectionState = { kind: 'up' };
+
+/**
+ * Where the write coordinator stands, and every move of it: its
+ * {@link CoordinatorMode}, its {@link ConnectionState}, and the writer's
+ * connections (writes in flight, and series waiting for one). The
+ * coordinator asks it what it may do, and applies these moves as writes
+ * start and end, publishes come, `flush()` and shutdown run. Each question
+ * reads the mode and the connection as they are, rather than fields that
+ * together make a state.
+ */
 export class CoordinatorState {
-  private connection: ConnectionDown | undefined;
-  /** When the last attempt started or ended, or a probe was granted (monotonic ms). */
-  private lastAttemptAt = -Infinity;
+  private currentMode: CoordinatorMode = RUNNING;
+  private currentConnection: ConnectionState = UP;
   private inFlight = 0;
   /** Series whose write the budgets let go while every connection was busy, with the budget's mark then. */
   private readonly waiting = new Map<Series, WaitingWrite>();
@@ -55,22 +67,30 @@ export class CoordinatorState {
    * and this one is taken from the front on every write.
    */
   private readonly waitingOrder: WaitingWrite[] = [];
-  private drainDeadline: number | undefined;
-  private shutDown = false;
 
   /** @param writesAtOnce how many writes the writer carries at once: the connections. */
   constructor(private readonly writesAtOnce: number) {}
 
-  get state(): CoordinatorStateKind {
-    if (this.shutDown) return 'closed';
-    if (this.drainDeadline !== undefined) return 'draining';
-    if (this.connection) return 'refused';
-    return this.waiting.size ? 'waiting-for-connection' : 'healthy';
+  /** Running, draining for `flush()`, or closed. */
+  get mode(): CoordinatorMode {
+    return this.currentMode;
+  }
+
+  /** Whether writes reach the server. */
+  get connection(): ConnectionState {
+    return this.currentConnection;
   }
 
   /** Why and since when writes cannot reach the server; undefined while they can. */
   get down(): ConnectionDown | undefined {
-    return this.connection;
+    const connection = this.currentConnection;
+    switch (connection.kind) {
+      case 'up':
+        return undefined;
+      case 'unreachable':
+      case 'unauthenticated':
+        return connection;
+    }
   }
 
   /** Writes in flight now, each holding one of the writer's connections while it lasts. */
@@ -80,16 +100,30 @@ export class CoordinatorState {
 
   /** While `flush()` runs: when it gives up what is still queued (monotonic ms). */
   get drainingUntil(): number | undefined {
-    return this.drainDeadline;
+    const mode = this.currentMode;
+    switch (mode.kind) {
+      case 'draining':
+        return mode.until;
+      case 'running':
+      case 'closed':
+        return undefined;
+    }
   }
 
+  /** Shut down: a publish is refused at once. */
   get closed(): boolean {
-    return this.shutDown;
+    return this.currentMode.kind === 'closed';
   }
 
   /** Whether a write may go now without waiting for a connection: one is free, or `flush()` writes whatever the pool. */
   mayTakeConnection(): boolean {
-    return this.inFlight < this.writesAtOnce || this.drainDeadline !== undefined;
+    switch (this.currentMode.kind) {
+      case 'draining':
+        return true;
+      case 'running':
+      case 'closed':
+        return this.inFlight < this.writesAtOnce;
+    }
   }
 
   /** Whether the write of a publish that went on its way at once is truly on the wire, not queued in the writer's pool. */
@@ -100,41 +134,50 @@ export class CoordinatorState {
   /** A write goes out at `now`: it holds a connection, and the server is tried. */
   writeStarted(now: number): void {
     this.inFlight++;
-    this.lastAttemptAt = now;
+    this.tried(now);
   }
 
   /** A write came back at `now`, whatever its outcome. */
   writeEnded(now: number): void {
     this.inFlight--;
-    this.lastAttemptAt = now;
+    this.tried(now);
   }
 
   /** The server answered: returns whether it had been down, so that what waits for it may go now. */
   answered(): boolean {
-    const wasDown = this.connection !== undefined;
-    this.connection = undefined;
+    const wasDown = this.currentConnection.kind !== 'up';
+    this.currentConnection = UP;
     return wasDown;
   }
 
-  /** No server could be reached: unreachable from now, or still since it first was. */
-  unreachable(why: PublishApiError): void {
-    if (this.connection?.kind !== 'unreachable') this.connection = { kind: 'unreachable', since: Date.now(), why };
+  /** No server could be reached by a write that ended at `now`: unreachable from now, or still since it first was. */
+  unreachable(why: PublishApiError, now: number): void {
+    const connection = this.currentConnection;
+    if (connection.kind === 'unreachable') connection.lastTriedAt = now;
+    else this.currentConnection = { kind: 'unreachable', since: Date.now(), why, lastTriedAt: now };
   }
 
   /** The credentials failed again: no write tries them before the next, longer backoff has passed. */
   credentialsFailed(why: PublishCredentialError, now: number): void {
-    const previous = this.connection?.kind === 'unauthenticated' ? this.connection : undefined;
+    const connection = this.currentConnection;
+    const previous = connection.kind === 'unauthenticated' ? connection : undefined;
     // Writes sent before the backoff began shared the run that failed (one authentication at a time): one failure.
     if (previous && now < previous.retryAt) return;
     const failures = (previous?.failures ?? 0) + 1;
     const retryAt = now + credentialRetryDelay(failures);
-    this.connection = { kind: 'unauthenticated', since: previous?.since ?? Date.now(), why, failures, retryAt };
+    this.currentConnection = { kind: 'unauthenticated', since: previous?.since ?? Date.now(), why, failures, retryAt };
   }
 
   /** Until when no write may go, whatever its series: the credentials' backoff; undefined when nothing holds writes. */
   heldUntil(now: number): number | undefined {
-    const down = this.connection;
-    return down?.kind === 'unauthenticated' && now < down.retryAt ? down.retryAt : undefined;
+    const connection = this.currentConnection;
+    switch (connection.kind) {
+      case 'unauthenticated':
+        return now < connection.retryAt ? connection.retryAt : undefined;
+      case 'up':
+      case 'unreachable':
+        return undefined;
+    }
   }
 
   /**
@@ -144,12 +187,18 @@ export class CoordinatorState {
    * an attempt, so that the publishes right behind it do not probe too.
    */
   tryProbe(now: number): boolean {
-    const down = this.connection;
-    if (!down || this.inFlight > 0 || this.drainDeadline !== undefined) return false;
-    if (down.kind === 'unauthenticated' ? now < down.retryAt : now - this.lastAttemptAt < PROBE_INTERVAL_MS)
-      return false;
-    this.lastAttemptAt = now;
-    return true;
+    if (this.inFlight > 0 || this.currentMode.kind === 'draining') return false;
+    const connection = this.currentConnection;
+    switch (connection.kind) {
+      case 'up':
+        return false;
+      case 'unauthenticated':
+        return now >= connection.retryAt;
+      case 'unreachable':
+        if (now - connection.lastTriedAt < PROBE_INTERVAL_MS) return false;
+        connection.lastTriedAt = now;
+        return true;
+    }
   }
 
   /** The budgets let the series' write go, but every connection is busy: it waits, in order, with the budget's `mark`. */
@@ -177,21 +226,40 @@ export class CoordinatorState {
     return next;
   }
 
-  /** `flush()` began: until `deadline` every queued write goes whatever the budgets; a second flush keeps the later. */
+  /**
+   * `flush()` began: until `deadline` every queued write goes whatever the
+   * budgets; a second flush keeps the later. Closed, nothing is queued
+   * (the shutdown flushed it, and publishes are refused): nothing to drain.
+   */
   drainUntil(deadline: number): void {
-    this.drainDeadline = Math.max(this.drainDeadline ?? deadline, deadline);
     // What waited for a connection is scheduled again with the rest, in the draining mode.
     this.waiting.clear();
     this.waitingOrder.length = 0;
+    const mode = this.currentMode;
+    switch (mode.kind) {
+      case 'running':
+        this.currentMode = { kind: 'draining', until: deadline };
+        return;
+      case 'draining':
+        this.currentMode = { kind: 'draining', until: Math.max(mode.until, deadline) };
+        return;
+      case 'closed':
+        return;
+    }
   }
 
   /** Nothing is left queued: `flush()` is done. */
   drained(): void {
-    this.drainDeadline = undefined;
+    if (this.currentMode.kind === 'draining') this.currentMode = RUNNING;
   }
 
   /** Shut down: nothing more is taken. */
   close(): void {
-    this.shutDown = true;
+    this.currentMode = CLOSED;
+  }
+
+  /** A write was tried at `now`: while the server is unreachable, the next probe waits a probe interval from it. */
+  private tried(now: number): void {
+    if (this.currentConnection.kind === 'unreachable') this.currentConnection.lastTriedAt = now;
   }
 }

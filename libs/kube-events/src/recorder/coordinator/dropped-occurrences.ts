@@ -7,7 +7,7 @@ import { mayHaveApplied } from '../pacing/index.js';
 import type { Batch } from '../series/index.js';
 import type { KubeEventsClock } from '../../kube-events.interfaces.js';
 
-/** Gives up occurrences that will not be written: each is counted, logged, reported and its waiters told. */
+/** Gives up occurrences that will not be written: each is counted, logged and reported; it says what their waiters are told. */
 export class DroppedOccurrences {
   private readonly logger = new LibraryLogger('EventRecorder');
 
@@ -16,8 +16,8 @@ export class DroppedOccurrences {
     private readonly clock: KubeEventsClock,
   ) {}
 
-  /** Gives up a batch, last failed with `lastError`. */
-  drop(batch: Batch, cause: DropCause, lastError: unknown = batch.attempts.lastError): void {
+  /** Gives up a batch, last failed with `lastError`: returns the error its waiters are rejected with. */
+  drop(batch: Batch, cause: DropCause, lastError: unknown = batch.attempts.lastError): PublishError {
     const { first, attempts } = batch;
     // What a read showed on the server already is not given up; what an earlier attempt may have put there, the error says.
     const occurrences = batch.occurrences - attempts.landed;
@@ -25,8 +25,7 @@ export class DroppedOccurrences {
     const message = OCCURRENCES_DROPPED(occurrences, first.resource, first.event, cause, error);
     this.logger.warn(message);
     this.outcomes.report('dropped', first, { count: occurrences, error, dropCause: cause, now: this.clock.now() });
-    const dropped = new PublishError(message, { cause: error });
-    for (const waiter of [...batch.waiters]) waiter.reject(dropped);
+    return new PublishError(message, { cause: error });
   }
 
   /** Gives up an occurrence that found no room in the queue (`maxPending`, `maxPendingBytes`). */

@@ -1,22 +1,33 @@
-import { PublishCredentialError, PublishError, PublishUnreachableError, type PublishApiError } from '../../errors.js';
+import {
+  PublishCredentialError,
+  PublishError,
+  PublishTimeoutError,
+  PublishUnreachableError,
+  type PublishApiError,
+} from '../../errors.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { validatePublish } from '../../event-rules/event-validation.js';
 import type { KubeEvent, KubeEventsClock, ResolvedRecorderOptions } from '../../kube-events.interfaces.js';
 import type { RecorderTracing } from '../../tracing/recorder-tracing.js';
 import { RECORDER_SHUT_DOWN, SERVER_UNREACHABLE } from '../../kube-events.messages.js';
-import type { PublishDeadlines } from '../deadlines/index.js';
+import { PublishDeadlines } from '../deadlines/index.js';
 import { unreachableRetryAt, type DueWrites, type WriteBudget, WriteScheduler } from '../pacing/index.js';
 import { AwaitedPublish, refusedOccurrence, type Occurrence, type RecorderOutcomes } from '../publish/index.js';
 import {
+  type Batch,
+  failedWrite,
   heldByConnection,
   probe,
+  queued,
   retryNow,
   serverBack,
   type Series,
   type SeriesEvent,
   type SeriesIndex,
+  writing,
+  written,
 } from '../series/index.js';
-import { type SentWrite, type WriteLedger, type WriteQueue, WriteSender } from '../writes/index.js';
+import type { EndedWrite, WriteLedger, WriteQueue, WriteSender } from '../writes/index.js';
 import { CoordinatorState, type ConnectionDown } from './coordinator-state.js';
 import { DroppedOccurrences } from './dropped-occurrences.js';
 
@@ -37,7 +48,6 @@ export interface WriteCoordinatorParts {
   /** The recorder-wide rate, which follows what the server admits. */
   readonly budget: WriteBudget;
   readonly clock: KubeEventsClock;
-  readonly deadlines: PublishDeadlines;
   readonly outcomes: RecorderOutcomes;
   /** How many writes the writer carries at once, as it says: the coordinator sends no more at a time. */
   readonly writesAtOnce: number;
@@ -52,14 +62,18 @@ export interface ScheduledPublish {
 }
 
 /**
- * The one coordinator of the write path: it calls each step of a publish
- * in turn, and no step calls another. It takes each publish in
+ * The one coordinator of the write path. It takes each publish in
  * ({@link takeIn}: validated, counted in its series, queued), lets the
- * scheduler say when the series' next write goes, has the
- * {@link WriteSender} send it, and applies how it ended in one place
- * ({@link settle}): its own state, the recorder-wide rate, the outcome and
- * the publishes the write carried. Its state, and every move of it, is the
- * {@link CoordinatorState}; `flush()` is the scheduler's draining mode.
+ * scheduler say when the series' next write goes (the scheduler's timers
+ * call it back), starts the write (the batch taken from the queue, its
+ * series writing, its plan from the {@link WriteLedger}), has the
+ * {@link WriteSender} send it (the sender has the ledger read each answer
+ * into a decision), and applies how it ended in one place
+ * ({@link settle}): the queue, the series' write state and Event, the
+ * connection, the recorder-wide rate, the outcome, drops and the publishes
+ * the write carried. It alone moves a series' write state. Its own state,
+ * and every move of it, is the {@link CoordinatorState}; `flush()` is the
+ * scheduler's draining mode.
  */
 export class WriteCoordinator implements DueWrites {
   private readonly state: CoordinatorState;
@@ -67,13 +81,22 @@ export class WriteCoordinator implements DueWrites {
   private readonly scheduler: WriteScheduler;
   /** Settles `flush()` once nothing is left queued. */
   private flushed: PromiseWithResolvers<void> | undefined;
-  /** Gives up what will not be written: counted, logged, reported, its publishes told. */
+  /** Gives up what will not be written: counted, logged, reported. */
   private readonly drops: DroppedOccurrences;
+  /** Each publish's deadline: past it, its caller is told that it stays queued. */
+  private readonly deadlines: PublishDeadlines;
 
   constructor(private readonly parts: WriteCoordinatorParts) {
     this.state = new CoordinatorState(parts.writesAtOnce);
     this.drops = new DroppedOccurrences(parts.outcomes, parts.clock);
     this.scheduler = new WriteScheduler(parts.budget, parts.clock, this);
+    const { timeout } = parts.options;
+    this.deadlines = new PublishDeadlines(parts.clock, (awaited) =>
+      this.tellQueued(
+        awaited,
+        new PublishTimeoutError(timeout, { queued: true, cause: awaited.carrier?.attempts.lastError }),
+      ),
+    );
   }
 
   /** Why and since when writes cannot reach the server; undefined while they can. */
@@ -169,7 +192,8 @@ export class WriteCoordinator implements DueWrites {
   private dispatch(series: Series, occurrence: Occurrence, awaited: AwaitedPublish): boolean {
     const now = occurrence.publishedAt;
     const { batch, joined, evicted, refused } = this.parts.queue.enqueue(series, occurrence, awaited);
-    if (evicted) this.drops.drop(evicted, 'evicted');
+    if (batch && !joined) queued(series);
+    if (evicted) rejectAll(evicted, this.drops.drop(evicted, 'evicted'));
     if (!batch) {
       this.drops.refuse(occurrence, awaited, refused ?? 'full');
       return true;
@@ -206,10 +230,19 @@ export class WriteCoordinator implements DueWrites {
     this.sendNext(series);
   }
 
-  /** `flush()` ran out of time: what the series has queued, not in flight, is given up. */
+  /**
+   * `flush()` ran out of time: what the series has queued, not in flight, is
+   * given up; a create among them that may have applied leaves its name to
+   * the series' next create (see `Series.inDoubt`).
+   */
   dropDue(series: Series): void {
-    const { ledger, clock } = this.parts;
-    for (const batch of ledger.dropQueued(series, clock.now())) this.drops.drop(batch, 'flush');
+    const { ledger, queue, clock } = this.parts;
+    const now = clock.now();
+    for (const batch of queue.dropQueued(series)) {
+      series.inDoubt = ledger.givenUp(batch, now) ?? series.inDoubt;
+      rejectAll(batch, this.drops.drop(batch, 'flush'));
+    }
+    if (!series.queue.length) written(series, false);
     this.checkDrained();
   }
 
@@ -223,7 +256,7 @@ export class WriteCoordinator implements DueWrites {
    * once as queued, unless it probes the server with its series' write.
    */
   private admit(series: Series, awaited: AwaitedPublish, now: number): void {
-    const { deadlines } = this.parts;
+    const { deadlines } = this;
     if (!this.state.down) {
       deadlines.watch(awaited);
       // A write that timed out or lost its answer holds nothing that delays this one: its retry goes now, with both.
@@ -236,7 +269,7 @@ export class WriteCoordinator implements DueWrites {
       this.sendNext(series);
     } else {
       heldByConnection(series, this.state.heldUntil(now) ?? unreachableRetryAt(now));
-      awaited.reject(this.downError());
+      this.tellQueued(awaited, this.downError());
     }
     if (!this.state.isWaiting(series)) this.schedule(series);
   }
@@ -261,49 +294,61 @@ export class WriteCoordinator implements DueWrites {
       this.state.waitForConnection(series, this.parts.budget.mark);
       return;
     }
-    if (!WriteSender.hasWrite(series)) return;
+    const batch = this.parts.queue.take(series);
+    if (!batch) return;
+    writing(series);
     this.state.writeStarted(now);
-    this.parts.sender.send(series, now, this.writeEnded);
+    this.parts.sender.send(series, batch, this.parts.ledger.plan(series, batch, now), now, this.writeEnded);
   }
 
   /** A write ended: settles how, frees its connection, then schedules the series' next one. One function for every write. */
-  private readonly writeEnded = (series: Series, sent: SentWrite): void => {
+  private readonly writeEnded = (series: Series, ended: EndedWrite): void => {
     const now = this.parts.clock.now();
     this.state.writeEnded(now);
-    this.settle(series, sent, now);
+    this.settle(series, ended, now);
     this.connectionFreed();
     if (series.queue.length) this.schedule(series);
     this.checkDrained();
   };
 
-  /** Applies how a write ended at `now`: what it said of the server and its load, then the publishes it carried. */
-  private settle(series: Series, sent: SentWrite, now: number): void {
+  /**
+   * Applies how a write ended at `now`, the one place that does: the
+   * batch's queue, its series' write state and Event ({@link settleSeries}),
+   * then what the write said of the server's load and the connection, its
+   * outcome (observers see the connection as the write left it), a drop,
+   * and the publishes it carried.
+   */
+  private settle(series: Series, ended: EndedWrite, now: number): void {
     const { outcomes, budget } = this.parts;
-    const { batch } = sent;
-    if (sent.kind === 'written' || sent.answered) this.answered();
-    if (sent.kind === 'written') {
+    const { batch, decision } = ended;
+    settleSeries(series, this.parts.queue, ended, now);
+    if (decision.kind === 'written' || ended.answered) this.answered();
+    if (decision.kind === 'written') {
       budget.admitted(now);
-      // What the observers read is built only when someone observes.
-      const written = outcomes.observed && { name: sent.event.name, namespace: sent.event.namespace, uid: sent.uid };
-      const details = written ? { count: sent.count, written, trace: batch.trace, now } : undefined;
-      outcomes.written(sent.created ? 'created' : 'patched', batch.first, details, batch.waiters);
+      if (outcomes.observed) {
+        const { name, namespace, count } = decision.event;
+        const details = { count, written: { name, namespace, uid: decision.uid }, trace: batch.trace, now };
+        outcomes.report(decision.created ? 'created' : 'patched', batch.first, details);
+      }
+      // The batch is done with: its set of waiters is read as it is, no copy of it and no delete from it.
+      for (const waiter of batch.waiters) waiter.resolveLanded();
       return;
     }
-    const { error, failed, sentAt } = sent;
+    const { error, then, load, connection } = decision;
+    // The rate first: series the connection's verdict lets go again are scheduled at the rate the answer set.
+    if (load === 'overloaded') budget.overloaded(ended.sentAt, now);
+    else if (load === 'admitted') budget.admitted(now);
+    const wasDown = this.state.down !== undefined;
+    if (connection === 'answered') this.answered();
+    else if (connection === 'credentials-failed') this.credentialsFailed(error, now);
+    else if (connection === 'unreachable') this.state.unreachable(error as PublishApiError, now);
     // Refused after some of its publishes were told it stays queued: it is dropped, counted, not failed.
-    const promisedQueued = failed.kind === 'refused' && batch.attempts.toldQueued > 0;
-    // The rate first: an observer of the outcome reads the health it leads to (throttled after a 429).
-    if (failed.load === 'overloaded') budget.overloaded(sentAt, now);
-    else if (failed.load === 'admitted') budget.admitted(now);
+    const promisedQueued = then === 'refused' && batch.toldQueued > 0;
     if (!promisedQueued)
       outcomes.report('failed', batch.first, { count: batch.occurrences, error, now, trace: batch.trace });
-    const wasDown = this.state.down !== undefined;
-    if (failed.connection === 'answered') this.answered();
-    else if (failed.connection === 'credentials-failed') this.credentialsFailed(error, now);
-    else if (failed.connection === 'unreachable') this.state.unreachable(error as PublishApiError);
-    if (promisedQueued) this.drops.drop(batch, 'refused', error);
-    else if (failed.kind === 'refused') for (const waiter of [...batch.waiters]) waiter.reject(error);
-    else if (failed.kind === 'expired') this.drops.drop(batch, 'expired', error);
+    if (promisedQueued) rejectAll(batch, this.drops.drop(batch, 'refused', error));
+    else if (then === 'refused') rejectAll(batch, error);
+    else if (then === 'expired') rejectAll(batch, this.drops.drop(batch, 'expired', error));
     if (!this.state.down) return;
     // Publishes queued behind this write (a probe's occurrence joins the batch behind the one it sends) are told now.
     const downError = this.downError();
@@ -330,9 +375,9 @@ export class WriteCoordinator implements DueWrites {
 
   /** While `flush()` runs: once nothing is queued or in flight, it is done. */
   private checkDrained(): void {
-    if (this.state.drainingUntil === undefined || this.parts.queue.withWork.size) return;
+    if (!this.flushed || this.parts.queue.withWork.size) return;
     this.state.drained();
-    this.flushed?.resolve();
+    this.flushed.resolve();
     this.flushed = undefined;
   }
 
@@ -341,8 +386,19 @@ export class WriteCoordinator implements DueWrites {
     const inFlight = series.state === 'writing' ? series.queue[0] : undefined;
     for (const batch of series.queue) {
       if (batch === inFlight || !batch.waiters.size) continue;
-      for (const waiter of [...batch.waiters]) waiter.reject(error);
+      for (const waiter of [...batch.waiters]) this.tellQueued(waiter, error);
     }
+  }
+
+  /**
+   * Rejects a publish with `error`, which says its occurrence stays queued:
+   * a promise that it is written or counted as dropped, which its batch
+   * counts (see `Batch.toldQueued`).
+   */
+  private tellQueued(awaited: AwaitedPublish, error: PublishError): void {
+    if (awaited.isSettled) return;
+    if (awaited.carrier) awaited.carrier.toldQueued++;
+    awaited.reject(error);
   }
 
   /** The credentials failed: every series with work waits out their backoff, rather than start them again. */
@@ -380,4 +436,46 @@ export class WriteCoordinator implements DueWrites {
       },
     );
   }
+}
+
+/**
+ * Applies to a series how its write ended, as the write coordinator does
+ * first: the batch leaves the queue, or takes its room again for a retry
+ * (a repeat queued behind it meanwhile joins it); the series' write state
+ * moves; the series takes what the write saw of its Event (found, resumed,
+ * another replica's, gone, passed over), its lookup answered, the Event
+ * written, or the create it leaves in doubt.
+ */
+export function settleSeries(
+  series: Series,
+  queue: WriteQueue,
+  ended: Pick<EndedWrite, 'batch' | 'decision'>,
+  now: number,
+): void {
+  const { batch, decision } = ended;
+  const retry = decision.kind === 'failed' ? decision.retry : undefined;
+  if (retry) {
+    queue.putBack(series);
+    // A publish that came while the write was on its way is new: the retry goes now, and carries it.
+    const joined = retry.cause === 'may-have-applied' && queue.joinRetry(series);
+    failedWrite(series, now, retry, true);
+    if (joined) retryNow(series);
+  } else {
+    queue.done(series);
+    if (decision.kind === 'written') written(series, series.queue.length > 0);
+    else failedWrite(series, now, undefined, series.queue.length > 0);
+  }
+  const { seen, lookedUp, passedOverInDoubt } = batch.attempts;
+  if (lookedUp) series.lookupPending = false;
+  if (seen) series.event = seen.event;
+  if (passedOverInDoubt && series.inDoubt === passedOverInDoubt) series.inDoubt = undefined;
+  if (decision.kind === 'written') {
+    series.event = decision.event;
+    if (series.inDoubt?.name === decision.event.name) series.inDoubt = undefined;
+  } else if (decision.inDoubt) series.inDoubt = decision.inDoubt;
+}
+
+/** Rejects every publish still awaiting a batch that is given up, with `error`. */
+function rejectAll(batch: Batch, error: unknown): void {
+  for (const waiter of [...batch.waiters]) waiter.reject(error);
 }

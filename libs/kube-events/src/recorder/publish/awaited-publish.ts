@@ -12,13 +12,15 @@ export class AwaitedPublish {
   readonly promise: Promise<void>;
   /**
    * What carries the occurrence, once queued: its last failure explains a
-   * timeout, and it lets go of this publish as soon as it settles. The write
-   * queue sets it.
+   * timeout, it lets go of this publish as soon as it settles, and it counts
+   * the publishes told it stays queued (the write coordinator, which tells
+   * them, counts them). The write queue sets it.
    */
   carrier:
     | {
-        readonly attempts: { readonly lastError: Error | undefined; toldQueued: number };
+        readonly attempts: { readonly lastError: Error | undefined };
         readonly waiters: Set<AwaitedPublish>;
+        toldQueued: number;
       }
     | undefined;
   /** Links of the deadline line (see `PublishDeadlines`), which owns them. */
@@ -58,11 +60,8 @@ export class AwaitedPublish {
     this.resolve();
   }
 
-  /** Rejects; an error that says the occurrence stays queued is a promise its carrier counts (see `toldQueued`). */
   reject(error: unknown): void {
-    if (!this.settle()) return;
-    if (this.carrier && (error as { queued?: unknown } | null)?.queued === true) this.carrier.attempts.toldQueued++;
-    this.rejectPromise(error);
+    if (this.settle()) this.rejectPromise(error);
   }
 
   private settle(): boolean {

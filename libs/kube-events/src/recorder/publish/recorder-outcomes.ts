@@ -1,6 +1,5 @@
 import { Subject, type Observable } from 'rxjs';
 import type { Reporter } from '../../kube-events.interfaces.js';
-import type { AwaitedPublish } from './awaited-publish.js';
 import type { Occurrence } from './occurrence.js';
 import { outcomeOf, type OutcomeDetails, type PublishOutcome, type PublishOutcomeKind } from './publish-outcome.js';
 
@@ -24,22 +23,6 @@ export class RecorderOutcomes {
   /** Tells the observers what became of `occurrence`. */
   report(kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails): void {
     if (this.outcomes.observed) this.outcomes.next(outcomeOf(kind, this.reporter, occurrence, details));
-  }
-
-  /**
-   * A write counted `occurrence` and the publishes it carried on the server:
-   * the observers are told first (sinks, metrics), then the publishes
-   * resolve. `details` is unset when nobody observes (see {@link observed}).
-   */
-  written(
-    kind: 'created' | 'patched',
-    occurrence: Occurrence,
-    details: OutcomeDetails | undefined,
-    waiters: ReadonlySet<AwaitedPublish>,
-  ): void {
-    if (details) this.outcomes.next(outcomeOf(kind, this.reporter, occurrence, details));
-    // The batch is done with: its set of waiters is read as it is, no copy of it and no delete from it.
-    for (const waiter of waiters) waiter.resolveLanded();
   }
 
   /** No outcome follows: the recorder has shut down. */

@@ -14,6 +14,7 @@ export {
 export {
   type Batch,
   type BatchAttempts,
+  type InDoubtCreate,
   NO_BATCHES,
   type Series,
   type SeriesEvent,

@@ -1,8 +1,9 @@
 /**
  * Where a series' writes stand, and every move between states: the one
- * place that changes them. The write queue, the write answers and the
- * dispatcher apply these as writes start and come back; the scheduler only
- * reads `state` and `retryAt` to know when the next write may go.
+ * place that defines them. The write coordinator alone applies them, as it
+ * takes publishes in, starts writes, settles how they ended, and follows
+ * the connection; the write queue and the scheduler only read `state` and
+ * `retryAt` (whether a write is in flight, when the next may go).
  *
  * | state            | means                                                          | left by                                                     |
  * |------------------|----------------------------------------------------------------|-------------------------------------------------------------|

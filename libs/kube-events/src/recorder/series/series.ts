@@ -45,10 +45,11 @@ export interface InDoubtCreate {
  * Occurrences of one event in one series, written together by one write:
  * the one object that describes them on their way. The write queue owns
  * what it carries (how many, their waiters, the latest trace context); the
- * write answers own what its attempts did (`attempts`). It holds only the
- * publishes still awaiting it: one that settles (timed out, or rejected
- * while the server is unreachable) leaves at once, so an outage of many
- * publishes holds one count, not a list.
+ * write ledger owns what its attempts did (`attempts`); the write
+ * coordinator counts the publishes told it stays queued (`toldQueued`). It
+ * holds only the publishes still awaiting it: one that settles (timed out,
+ * or rejected while the server is unreachable) leaves at once, so an outage
+ * of many publishes holds one count, not a list.
  */
 export interface Batch {
   /** The digest of what the Event says (see `identityDigest`). */
@@ -64,9 +65,25 @@ export interface Batch {
   readonly waiters: Set<AwaitedPublish>;
   /** What its write's attempts did, which only `WriteLedger` changes. */
   readonly attempts: BatchAttempts;
+  /**
+   * How many of its publishes were told it stays queued (`queued: true`):
+   * a promise that it is written or counted as dropped, so that a refusal
+   * later drops it, counted and logged, rather than reports a failed write.
+   * Only the write coordinator, which tells them, counts them.
+   */
+  toldQueued: number;
 }
 
-/** What the attempts of a batch's write did, and what that leaves: `WriteLedger` alone changes it. */
+/** What a write's answers showed of its series' Event on the way, which the series takes when the write ends. */
+export interface SeenEvent {
+  /** The series' Event: found and resumed, or another replica's met by its name; `undefined` when it is gone or passed over. */
+  readonly event: SeriesEvent | undefined;
+}
+
+/**
+ * What the attempts of a batch's write did, and what that leaves: `WriteLedger` alone changes it, as it plans
+ * each write and reads each answer; the write coordinator applies to the series what it decided.
+ */
 export interface BatchAttempts {
   /**
    * The write it goes out as, fixed at its first attempt so that a retry is
@@ -101,11 +118,16 @@ export interface BatchAttempts {
    */
   passedOver: number;
   /**
-   * How many of its publishes were told it stays queued (`queued: true`):
-   * a promise that it is written or counted as dropped, so that a refusal
-   * later drops it, counted and logged, rather than reports a failed write.
+   * What the write on its way saw of the series' Event, which planning
+   * reads before the series' own (unset: nothing yet). The series itself
+   * changes only when the write ends, whatever becomes of it: a retry
+   * planned afresh follows what was seen. Cleared as each write starts.
    */
-  toldQueued: number;
+  seen: SeenEvent | undefined;
+  /** The write on its way got an answer to its series' lookup (see `Series.lookupPending`). Cleared as each write starts. */
+  lookedUp: boolean;
+  /** The series' create in doubt, as the write on its way found its name holding an Event not the series' own: passed over. */
+  passedOverInDoubt: InDoubtCreate | undefined;
 }
 
 /**
@@ -128,7 +150,10 @@ export interface TrackedObject {
 
 /**
  * One series: repeats of one Event about one object, written one at a time.
- * A series is (failure?, object uid, reason, action).
+ * A series is (failure?, object uid, reason, action). Its write state and
+ * its Event (`event`, `inDoubt`, `lookupPending`) change only in the write
+ * coordinator, as writes start and end; its `queue` only in the write
+ * queue; the rest in the series index.
  */
 export interface Series extends SeriesWriteState {
   /** `undefined` for the Event of an object without a uid, which no later publish repeats. */

@@ -3,4 +3,4 @@ export { WriteLedger } from './write-ledger.js';
 export { WriteMarks } from './write-marks.js';
 export { WritePlanner } from './write-planner.js';
 export { WriteQueue } from './write-queue.js';
-export { type SentWrite, WriteSender } from './write-sender.js';
+export { type EndedWrite, WriteSender } from './write-sender.js';

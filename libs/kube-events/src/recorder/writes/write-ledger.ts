@@ -5,10 +5,8 @@ import {
   type Batch,
   type BatchAttempts,
   type Series,
+  type InDoubtCreate,
   type SeriesEvent,
-  failedWrite,
-  retryNow,
-  written,
   type RetryCause,
   type CreatePlan,
   type PatchPlan,
@@ -29,52 +27,64 @@ import {
 import { countOf, withCount, type WritePlanner } from './write-planner.js';
 import { PassedOverEvents } from './passed-over-events.js';
 import { hasRoom, type NotOwnBecause } from './series-ownership.js';
-import type { WriteQueue } from './write-queue.js';
 
-/** A write taken from its series' queue, to send. */
-export interface StartedWrite {
-  readonly batch: Batch;
+/** The write goes on: `plan` is sent next, after `pauseMs` (0: at once). */
+export interface Next {
+  readonly kind: 'next';
   readonly plan: WritePlan;
+  readonly pauseMs: number;
 }
 
-/** What an answer to a write calls for. */
-export type Answered =
-  /** The batch is on the server: the series' Event holds `count`. */
-  | { readonly kind: 'written'; readonly created: boolean; readonly count: number; readonly event: SeriesEvent }
-  /** The Event changed or is gone: `plan` goes out next, after `pauseMs` (0: at once). */
-  | { readonly kind: 'again'; readonly plan: WritePlan; readonly pauseMs: number }
-  /** It kept changing past the timeout: the write failed with `error`, as after any transient failure. */
-  | { readonly kind: 'failed'; readonly error: PublishApiError; readonly failed: Failed };
+/** The batch is on the server: `event` is the series' Event as the answer shows it. */
+export interface Written {
+  readonly kind: 'written';
+  readonly created: boolean;
+  readonly event: SeriesEvent;
+  /** The Event's uid, as the answer says it. */
+  readonly uid: string | undefined;
+}
 
-/** What an answer did to its series: written, or the write to send next. */
-type Applied = Extract<Answered, { kind: 'written' }> | { readonly kind: 'again'; readonly plan: WritePlan };
-
-/** What a failed write calls for. */
+/** The write failed with `error`, and what that calls for. */
 export interface Failed {
+  readonly kind: 'failed';
+  readonly error: PublishError;
   /**
-   * `resend`: the connection was lost once, the same write goes again at
-   * once on a fresh one; `retry`: queued still, tried again after its
-   * series' `retryAt`; `refused` or `expired` (past its series window):
-   * the batch is given up.
+   * `retry`: the batch stays queued, tried again at `retry.at`; `refused`
+   * or `expired` (past its series window): the batch is given up.
    */
-  readonly kind: 'resend' | 'retry' | 'refused' | 'expired';
+  readonly then: 'retry' | 'refused' | 'expired';
+  /** Set when `then` is `retry`: when, and why it waits. */
+  readonly retry: { readonly at: number; readonly cause: RetryCause } | undefined;
   /** What it says of the server's load: the recorder-wide rate follows it. */
   readonly load: 'overloaded' | 'admitted' | undefined;
   /** What it says of the connection: an answer came, the credentials failed, or the server is unreachable. */
   readonly connection: 'answered' | 'credentials-failed' | 'unreachable' | undefined;
+  /** An expired create that may have applied: the series' next create of its Event reuses its name. */
+  readonly inDoubt: InDoubtCreate | undefined;
 }
+
+/**
+ * What an answer (or a failure) of a write calls for: its next request, or
+ * how the write ended. Reading it changed only the batch's `attempts`,
+ * which also hold what the write saw of its series on the way (`seen`,
+ * `lookedUp`, `passedOverInDoubt`); the write coordinator applies the rest.
+ */
+export type Decision = Next | Written | Failed;
+
+/** What an answer did within the write: written, or the request to send next. */
+type Read = Written | { readonly kind: 'again'; readonly plan: WritePlan };
 
 /**
  * The one place that decides what each answer to a write means: which
  * write a batch goes out as (from its planner), what the server holds
  * after each answer (applied, landed by an earlier attempt, changed by
  * someone else, gone), and whether and when a failed write is tried again.
- * It owns each batch's `attempts`, so that no occurrence is counted twice
- * or lost.
+ * It reads answers and returns decisions, changing nothing but each
+ * batch's `attempts`, which it owns, so that no occurrence is counted
+ * twice or lost.
  */
 export class WriteLedger {
   constructor(
-    private readonly queue: WriteQueue,
     private readonly planner: WritePlanner,
     /** How long repeats fold into one series, from its last write (ms): a batch failing past it is given up. */
     private readonly window: number,
@@ -86,50 +96,49 @@ export class WriteLedger {
     private readonly passedOver = new PassedOverEvents(),
   ) {}
 
-  /** Takes the series' next write, unless one is in flight or nothing is queued: a retry sends the same write. */
-  takeWrite(series: Series, now: number): StartedWrite | undefined {
-    const batch = this.queue.take(series);
-    if (!batch) return undefined;
+  /** The write a batch taken from its queue goes out as, starting now: a retry sends the same write. */
+  plan(series: Series, batch: Batch, now: number): WritePlan {
     const { attempts } = batch;
+    // What a write saw on its way speaks of that write; the series took it when the write ended.
+    attempts.seen = undefined;
+    attempts.lookedUp = false;
+    attempts.passedOverInDoubt = undefined;
     const count = countOf(batch);
     // A patch that publishes joined while it waited would raise past the server's int32 is planned afresh, unless
     // an attempt of it may have landed: a read tells which (the server refuses the count, the batch is not counted).
     const fits = attempts.plan?.kind !== 'patch' || hasRoom(count, 0) || attempts.mayHaveLanded.length > 0;
     attempts.plan = attempts.plan && fits ? withCount(attempts.plan, count) : this.replan(series, batch, now);
-    return { batch, plan: attempts.plan };
+    return attempts.plan;
   }
 
-  /**
-   * Applies an answer to the `requests`-th request of a write that started
-   * at `startedAt`.
-   */
-  applyAnswer(
-    series: Series,
-    batch: Batch,
-    result: WriteResult,
-    requests: number,
-    startedAt: number,
-    now: number,
-  ): Answered {
-    const settled = this.apply(series, batch, result, now);
-    if (settled.kind === 'written') return settled;
+  /** Reads an answer to the `requests`-th request of a write that started at `startedAt`. */
+  read(series: Series, batch: Batch, result: WriteResult, requests: number, startedAt: number, now: number): Decision {
+    const read = this.apply(series, batch, result, now);
+    if (read.kind === 'written') return read;
     // The Event changed under the write (another writer of it, our own late write) or went: read, it goes again at
     // once, then after a pause with jitter, so that writers in contention fall out of step. Past the timeout the
     // write backs off as after any transient failure, and its publishes time out queued: never refused for it.
-    if (requests < 2) return { kind: 'again', plan: settled.plan, pauseMs: 0 };
+    if (requests < 2) return { kind: 'next', plan: read.plan, pauseMs: 0 };
     if (now - startedAt >= this.timeout) {
       const error = new PublishApiError(EVENT_KEPT_CHANGING(requests), 409, 'Conflict');
-      return { kind: 'failed', error, failed: this.applyFailure(series, batch, error, true, now) };
+      return this.readFailure(series, batch, error, true, now);
     }
-    return { kind: 'again', plan: settled.plan, pauseMs: contentionDelay(requests - 1) };
+    return { kind: 'next', plan: read.plan, pauseMs: contentionDelay(requests - 1) };
   }
 
   /**
-   * Applies a failed write: a connection lost for the first time in this
+   * Reads a failed request: a connection lost for the first time in this
    * write sends it again at once (`resent`: it was already); a transient
    * failure keeps the batch queued for a retry after a backoff.
    */
-  applyFailure(series: Series, batch: Batch, error: PublishError, resent: boolean, now: number, mark?: string): Failed {
+  readFailure(
+    series: Series,
+    batch: Batch,
+    error: PublishError,
+    resent: boolean,
+    now: number,
+    mark?: string,
+  ): Next | Failed {
     const { attempts } = batch;
     attempts.lastError = error;
     const verdict = connectionVerdict(error);
@@ -137,7 +146,7 @@ export class WriteLedger {
     // A connection lost once (an idle timeout, a graceful shutdown) says nothing of the next: sent again, on a fresh one.
     const resend = !resent && verdict === 'lost';
     if (resend || mayHaveApplied(error)) mayHaveLanded(attempts, error, mark);
-    if (resend) return { kind: 'resend', load: undefined, connection: undefined };
+    if (resend) return { kind: 'next', plan: attempts.plan!, pauseMs: 0 };
     const load = isOverloaded(error) ? 'overloaded' : verdict === 'answered' ? 'admitted' : undefined;
     const connection =
       verdict === 'answered'
@@ -147,18 +156,19 @@ export class WriteLedger {
           : verdict === 'unconnected' || (verdict === 'lost' && attempts.unanswered >= 2)
             ? 'unreachable'
             : undefined;
-    return { kind: this.failed(series, batch, error, verdict, now), load, connection };
+    return { kind: 'failed', error, ...this.failed(series, batch, error, verdict, now), load, connection };
   }
 
   /**
-   * Gives up every batch of the series that is not in flight, as when
-   * `flush()` runs out of time; a create among them that may have applied
-   * leaves its name to the series' next create (see `Series.inDoubt`).
+   * A batch given up before its write was done (`flush()` out of time, or
+   * past its window): a create of it that may have applied leaves its name
+   * to the series' next create (see `Series.inDoubt`).
    */
-  dropQueued(series: Series, now: number): Batch[] {
-    const dropped = this.queue.dropQueued(series);
-    for (const batch of dropped) keepInDoubt(series, batch, now);
-    return dropped;
+  givenUp(batch: Batch, now: number): InDoubtCreate | undefined {
+    const { plan, mayHaveLanded } = batch.attempts;
+    if (plan?.kind !== 'create' || !mayHaveLanded.length) return undefined;
+    const { name, namespace, eventTime } = plan;
+    return { name, namespace, eventTime, identity: batch.identity, at: now };
   }
 
   /** Plans the batch's write afresh and records the plan. */
@@ -175,16 +185,16 @@ export class WriteLedger {
     return plan;
   }
 
-  /** Applies a write's answer to the series: written, or the write to send next. */
-  private apply(series: Series, batch: Batch, result: WriteResult, now: number): Applied {
+  /** Reads a write's answer: written, or the request to send next. */
+  private apply(series: Series, batch: Batch, result: WriteResult, now: number): Read {
     const { attempts } = batch;
     const plan = attempts.plan!;
     if (result.kind === 'found') {
-      series.lookupPending = false;
+      attempts.lookedUp = true;
       const { latest } = result;
       // Only the series' own Event, with room for the batch, is continued; anything else is left as it is.
       if (latest && this.planner.continues(latest, batch) && !this.planner.whyNotContinue(latest, batch))
-        series.event = this.planner.resumed(latest, batch, now);
+        attempts.seen = { event: this.planner.resumed(latest, batch, now) };
       return { kind: 'again', plan: this.replan(series, batch, now) };
     }
     attempts.unanswered = 0;
@@ -195,7 +205,7 @@ export class WriteLedger {
     }
     if (result.kind === 'gone') {
       // Expired on the server: the occurrences start a new Event.
-      series.event = undefined;
+      attempts.seen = { event: undefined };
       attempts.landed = 0;
       return { kind: 'again', plan: this.replan(series, batch, now) };
     }
@@ -241,7 +251,8 @@ export class WriteLedger {
         const { name, namespace } = plan;
         // Another replica's Event, met by its name: the series continues it, whatever becomes of this patch, so
         // that a retry planned afresh patches it too rather than creating one beside it.
-        if (result.kind === 'exists') series.event = seriesEvent(name, namespace, batch.identity, result.state, now);
+        if (result.kind === 'exists')
+          attempts.seen = { event: seriesEvent(name, namespace, batch.identity, result.state, now) };
         attempts.base = result.state.count;
         attempts.mayHaveLanded.length = 0;
         attempts.inDoubtBecause = undefined;
@@ -256,11 +267,10 @@ export class WriteLedger {
         return { kind: 'again', plan: attempts.plan };
       }
     }
-    const event = this.written(series, batch, result.state, now);
-    if (series.inDoubt?.name === event.name) series.inDoubt = undefined;
-    this.queue.done(series);
-    written(series, series.queue.length > 0);
-    return { kind: 'written', created: plan.kind === 'create', count: event.count, event };
+    // Written: the series' Event, as a new value, whichever the write patched or created.
+    const { name, namespace } = plan as CreatePlan | PatchPlan;
+    const event = seriesEvent(name, namespace, batch.identity, result.state, now);
+    return { kind: 'written', created: plan.kind === 'create', event, uid: result.state.uid };
   }
 
   /**
@@ -269,11 +279,13 @@ export class WriteLedger {
    * batch's occurrences not on the server yet go out as a create under a
    * fresh name; said once for the series.
    */
-  private passOver(series: Series, batch: Batch, taken: CreatePlan | PatchPlan, why: NotOwnBecause): Applied {
+  private passOver(series: Series, batch: Batch, taken: CreatePlan | PatchPlan, why: NotOwnBecause): Read {
     const { attempts } = batch;
     const { namespace, name } = taken;
-    if (series.event?.name === name && series.event.namespace === namespace) series.event = undefined;
-    if (series.inDoubt?.name === name && series.inDoubt.namespace === namespace) series.inDoubt = undefined;
+    const known = attempts.seen ? attempts.seen.event : series.event;
+    if (known?.name === name && known.namespace === namespace) attempts.seen = { event: undefined };
+    const doubt = series.inDoubt;
+    if (doubt?.name === name && doubt.namespace === namespace) attempts.passedOverInDoubt = doubt;
     const next = this.planner.createAfter(batch, taken);
     attempts.passedOver += 1;
     attempts.base = 0;
@@ -292,19 +304,11 @@ export class WriteLedger {
     error: PublishError,
     verdict: ConnectionVerdict,
     now: number,
-  ): 'retry' | 'refused' | 'expired' {
-    if (!isTransient(error) && !this.forbiddenInDoubt(batch, error)) {
-      this.queue.done(series);
-      failedWrite(series, now, undefined, series.queue.length > 0);
-      return 'refused';
-    }
-    if (now - batch.first.publishedAt > this.window) {
-      keepInDoubt(series, batch, now);
-      this.queue.done(series);
-      failedWrite(series, now, undefined, series.queue.length > 0);
-      return 'expired';
-    }
-    this.queue.putBack(series);
+  ): Pick<Failed, 'then' | 'retry' | 'inDoubt'> {
+    if (!isTransient(error) && !this.forbiddenInDoubt(batch, error))
+      return { then: 'refused', retry: undefined, inDoubt: undefined };
+    if (now - batch.first.publishedAt > this.window)
+      return { then: 'expired', retry: undefined, inDoubt: this.givenUp(batch, now) };
     // A timeout or a lost answer (an unreadable 2xx too) holds nothing that delays a new publish; a 5xx keeps
     // its backoff, a Retry-After its time.
     const lostAnswer =
@@ -312,11 +316,7 @@ export class WriteLedger {
       verdict === 'lost' ||
       (error instanceof PublishApiError && error.mayHaveApplied && (error.statusCode ?? 0) < 300);
     const cause: RetryCause = isThrottled(error) ? 'throttled' : lostAnswer ? 'may-have-applied' : 'failed';
-    const at = retryAt(series.failures + 1, error, now);
-    failedWrite(series, now, { at, cause }, true);
-    // A publish that came while the write was on its way is new: the retry goes now, and carries it.
-    if (cause === 'may-have-applied' && this.queue.joinRetry(series)) retryNow(series);
-    return 'retry';
+    return { then: 'retry', retry: { at: retryAt(series.failures + 1, error, now), cause }, inDoubt: undefined };
   }
 
   /** A 403 that the recorder's own review does not confirm for the verb the write used: retried, not refused. */
@@ -326,22 +326,6 @@ export class WriteLedger {
     // A lookup's 403 was asked about once already: `EventRequests` answers a confirmed one as "found nothing".
     if (plan.kind === 'find') return true;
     return !this.confirmsForbidden(plan.namespace, plan.kind);
-  }
-
-  private written(series: Series, batch: Batch, state: StoredEvent, now: number): SeriesEvent {
-    const plan = batch.attempts.plan as CreatePlan | PatchPlan;
-    const known = series.event;
-    // A patch of the series' Event updates it in place; anything else is a new Event of the series.
-    if (plan.kind === 'patch' && known?.name === plan.name) {
-      known.count = state.count;
-      known.resourceVersion = state.resourceVersion;
-      known.writes = state.writes;
-      known.publishedAt = now;
-      return known;
-    }
-    const event = seriesEvent(plan.name, plan.namespace, batch.identity, state, now);
-    series.event = event;
-    return event;
   }
 }
 
@@ -376,12 +360,4 @@ function mayHaveLanded(attempts: BatchAttempts, error: PublishError, mark: strin
 /** Whether the error tells its reader the write may have applied (a timeout, a lost or unreadable answer). */
 function saysMayHaveApplied(error: PublishError | undefined): boolean {
   return error instanceof PublishTimeoutError || (error instanceof PublishApiError && error.mayHaveApplied);
-}
-
-/** A create given up after an attempt that may have applied: the series' next create of its Event reuses its name. */
-function keepInDoubt(series: Series, batch: Batch, now: number): void {
-  const { plan, mayHaveLanded } = batch.attempts;
-  if (plan?.kind !== 'create' || !mayHaveLanded.length) return;
-  const { name, namespace, eventTime } = plan;
-  series.inDoubt = { name, namespace, eventTime, identity: batch.identity, at: now };
 }

@@ -72,13 +72,16 @@ export class WritePlanner {
    * The write a batch goes out as, from what its series last wrote: a patch
    * of the series' Event when the batch repeats it within the window, else
    * a create (under the name of a create given up in doubt, when it repeats
-   * that one), or first the lookup of an Event to resume. Changes nothing:
-   * `WriteLedger` records what it returns.
+   * that one), or first the lookup of an Event to resume. What the write
+   * on its way saw of the series (the batch's `attempts`) comes before what
+   * the series holds. Changes nothing: `WriteLedger` records what it returns.
    */
   plan(series: Series, batch: Batch, now: number): PlannedWrite {
     const { resource, event } = batch.first;
+    const { seen, lookedUp, passedOverInDoubt } = batch.attempts;
     const pending = batch.occurrences - batch.attempts.landed;
-    if (series.lookupPending && !series.event) {
+    const last = seen ? seen.event : series.event;
+    if (series.lookupPending && !lookedUp && !last) {
       const uid = resource.metadata!.uid!;
       const find: FindPlan = {
         kind: 'find',
@@ -89,7 +92,6 @@ export class WritePlanner {
       };
       return { plan: find, base: batch.attempts.base, reusesInDoubtName: batch.attempts.reusesInDoubtName };
     }
-    const last = series.event;
     // An Event whose count would pass the server's int32 takes no more: the occurrences start an Event of their own.
     if (last?.identity === batch.identity && this.isCurrent(last, now) && hasRoom(last.count, pending)) {
       const { namespace, name, resourceVersion, count: base, writes } = last;
@@ -99,7 +101,7 @@ export class WritePlanner {
         reusesInDoubtName: false,
       };
     }
-    const doubt = series.inDoubt;
+    const doubt = series.inDoubt !== passedOverInDoubt ? series.inDoubt : undefined;
     if (doubt?.identity === batch.identity && now - doubt.at <= this.options.window) {
       const { namespace, name, eventTime } = doubt;
       return { plan: { kind: 'create', namespace, name, eventTime, count: pending }, base: 0, reusesInDoubtName: true };

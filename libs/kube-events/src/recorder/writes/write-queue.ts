@@ -1,5 +1,5 @@
 import { type AwaitedPublish, IdentityDigests, type Occurrence } from '../publish/index.js';
-import { type Batch, NO_BATCHES, type Series, queued, writing, written } from '../series/index.js';
+import { type Batch, NO_BATCHES, type Series } from '../series/index.js';
 
 /** Queued writes one series may hold; past it the oldest waiting one is given up, so one noisy object cannot use up `maxPending`. */
 const MAX_BATCHES_PER_SERIES = 8;
@@ -21,7 +21,9 @@ export interface Enqueued {
  * bounds on them: `maxPending` batches waiting (not in flight) across every
  * series, carrying at most `maxPendingBytes` (see {@link heldBytes}). A
  * repeat joins the last batch of its series while that one is not on its
- * way, so one write carries them all, and costs no room.
+ * way, so one write carries them all, and costs no room. It holds batches
+ * and their room only: it reads a series' write state (whether a write is
+ * in flight), and the write coordinator, its one caller, moves that state.
  */
 export class WriteQueue {
   /** Series with occurrences queued, forgotten ones and those of objects without a uid included. */
@@ -55,7 +57,11 @@ export class WriteQueue {
     return occurrences;
   }
 
-  /** Queues an occurrence in its series: with the last batch when it repeats it and is not sent yet, else in a batch of its own. */
+  /**
+   * Queues an occurrence in its series: with the last batch when it repeats
+   * it and is not sent yet, else in a batch of its own (`joined` false), so
+   * that its series has work.
+   */
   enqueue(series: Series, occurrence: Occurrence, waiter: AwaitedPublish): Enqueued {
     const identity = this.identities.of(occurrence.event);
     const last = series.queue.at(-1);
@@ -92,8 +98,11 @@ export class WriteQueue {
         lastError: undefined,
         reusesInDoubtName: false,
         passedOver: 0,
-        toldQueued: 0,
+        seen: undefined,
+        lookedUp: false,
+        passedOverInDoubt: undefined,
       },
+      toldQueued: 0,
     };
     waiter.carrier = batch;
     // A series' first batch gets an array of its size: a push onto an empty one reserves room for sixteen (and
@@ -103,15 +112,13 @@ export class WriteQueue {
     this.waiting++;
     this.waitingBytes += bytes;
     this.withWork.add(series);
-    queued(series);
     return { batch, joined: false, evicted };
   }
 
-  /** Takes the series' next batch for a write, unless one is in flight or nothing is queued. */
+  /** Takes the series' next batch for a write, unless one is in flight or nothing is queued: it leaves the waiting room. */
   take(series: Series): Batch | undefined {
     const batch = series.queue[0];
     if (series.state === 'writing' || !batch) return undefined;
-    writing(series);
     this.waiting--;
     this.waitingBytes -= batch.bytes;
     return batch;
@@ -147,12 +154,11 @@ export class WriteQueue {
     this.remove(series, 0, true);
   }
 
-  /** Gives up every batch of the series that is not in flight, as when `flush()` runs out of time. */
+  /** Gives up every batch of the series that is not in flight, as when `flush()` runs out of time: returns them, oldest first. */
   dropQueued(series: Series): Batch[] {
     const dropped: Batch[] = [];
     while (series.queue.length > (series.state === 'writing' ? 1 : 0))
       dropped.push(this.remove(series, series.queue.length - 1)!);
-    if (!series.queue.length) written(series, false);
     return dropped.reverse();
   }
 

@@ -2,9 +2,9 @@ import { LibraryLogger } from '../../text/library-logger.js';
 import type { PublishApiError, PublishError } from '../../errors.js';
 import type { KubeEventsClock } from '../../kube-events.interfaces.js';
 import { SERIES_LOOKUP_REFUSED } from '../../kube-events.messages.js';
-import type { Batch, Series, SeriesEvent, WritePlan, WriteResult } from '../series/index.js';
+import type { Batch, Series, WritePlan, WriteResult } from '../series/index.js';
 import type { EventRequests } from './event-requests.js';
-import type { Failed, WriteLedger } from './write-ledger.js';
+import type { Failed, WriteLedger, Written } from './write-ledger.js';
 import type { WriteMarks } from './write-marks.js';
 
 /** What a {@link WriteSender} works with. */
@@ -18,29 +18,15 @@ export interface WriteSenderParts {
 }
 
 /** How a write ended, and what its requests said of the server. */
-export type SentWrite =
-  /** The batch is on the server: its series' Event holds `count`. */
-  | {
-      readonly kind: 'written';
-      readonly batch: Batch;
-      readonly created: boolean;
-      readonly count: number;
-      readonly event: SeriesEvent;
-      readonly uid: string | undefined;
-    }
-  /**
-   * It failed with `error`, its last request sent at `sentAt`: `failed`
-   * says what that calls for; `answered` when an earlier request of it
-   * got an answer (the server can be reached).
-   */
-  | {
-      readonly kind: 'failed';
-      readonly batch: Batch;
-      readonly error: PublishError;
-      readonly failed: Failed;
-      readonly sentAt: number;
-      readonly answered: boolean;
-    };
+export interface EndedWrite {
+  readonly batch: Batch;
+  /** What the ledger decided of its last answer or failure. */
+  readonly decision: Written | Failed;
+  /** When its last request was sent (the write's start, when its answers kept changing the Event). */
+  readonly sentAt: number;
+  /** An earlier request of it got an answer: the server can be reached. */
+  readonly answered: boolean;
+}
 
 /** A write between its requests: what the next one needs to know of those before it. */
 interface WriteInProgress {
@@ -55,15 +41,15 @@ interface WriteInProgress {
   /** Whether the write went again once already on a fresh connection. */
   resent: boolean;
   /** Told how the write ended. */
-  readonly ended: (series: Series, sent: SentWrite) => void;
+  readonly ended: (series: Series, ended: EndedWrite) => void;
 }
 
 /**
- * Sends a series' next write, start to end: takes it from the ledger (a
- * retry sends the same write), sends its plan, then each request its
+ * Sends a batch's write, start to end: its plan, then each request its
  * answers call for (a read after a `409`, a create after a `404`), each
- * answer read by the {@link WriteLedger}, until the batch is written or the
- * write failed. Whoever sends it applies how it ended.
+ * answer read by the {@link WriteLedger} into a decision, until the batch
+ * is written or the write failed. It changes no series: whoever sends it
+ * applies how it ended.
  */
 export class WriteSender {
   /** Logged once per recorder: otherwise every new series would log the same refusal. */
@@ -72,20 +58,20 @@ export class WriteSender {
 
   constructor(private readonly parts: WriteSenderParts) {}
 
-  /** Whether the series has a write to send now: one is queued, and none is in flight. */
-  static hasWrite(series: Series): boolean {
-    return series.state !== 'writing' && series.queue.length > 0;
-  }
-
   /**
-   * Sends the series' next write (see {@link hasWrite}), started at `now`,
+   * Sends the write of `series`' `batch`, `plan` first, started at `now`,
    * and calls `ended` with how it ended. Each request's answer is a
    * callback rather than a step of an async function, whose suspended
    * frame would hold every local per write, and the end is a call, not
    * one more promise.
    */
-  send(series: Series, now: number, ended: (series: Series, sent: SentWrite) => void): void {
-    const { batch, plan } = this.parts.ledger.takeWrite(series, now)!;
+  send(
+    series: Series,
+    batch: Batch,
+    plan: WritePlan,
+    now: number,
+    ended: (series: Series, ended: EndedWrite) => void,
+  ): void {
     this.request({ series, batch, startedAt: now, requests: 1, answered: false, resent: false, ended }, plan);
   }
 
@@ -101,7 +87,7 @@ export class WriteSender {
       batch.trace,
       mark,
       (result) => this.answered(write, result),
-      (error) => this.failed(write, plan, error, sentAt, mark),
+      (error) => this.failed(write, error, sentAt, mark),
     );
   }
 
@@ -111,21 +97,9 @@ export class WriteSender {
     const { series, batch, startedAt, ended } = write;
     write.answered = true;
     if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
-    const next = ledger.applyAnswer(series, batch, result, write.requests, startedAt, clock.now());
-    if (next.kind === 'failed') {
-      ended(series, {
-        kind: 'failed',
-        batch,
-        error: next.error,
-        failed: next.failed,
-        sentAt: startedAt,
-        answered: true,
-      });
-      return;
-    }
-    if (next.kind === 'written') {
-      const uid = 'state' in result ? result.state.uid : undefined;
-      ended(series, { kind: 'written', batch, created: next.created, count: next.count, event: next.event, uid });
+    const next = ledger.read(series, batch, result, write.requests, startedAt, clock.now());
+    if (next.kind !== 'next') {
+      ended(series, { batch, decision: next, sentAt: startedAt, answered: true });
       return;
     }
     write.requests++;
@@ -133,23 +107,18 @@ export class WriteSender {
     else void clock.sleep(next.pauseMs).then(() => this.request(write, next.plan));
   }
 
-  /** The write's request `plan`, sent at `sentAt`, failed with `error`: the write ends, or goes again on a fresh connection. */
-  private failed(
-    write: WriteInProgress,
-    plan: WritePlan,
-    error: PublishError,
-    sentAt: number,
-    mark: string | undefined,
-  ): void {
+  /** The write's request sent at `sentAt` failed with `error`: the write ends, or goes again on a fresh connection. */
+  private failed(write: WriteInProgress, error: PublishError, sentAt: number, mark: string | undefined): void {
     const { series, batch, ended } = write;
-    const failed = this.parts.ledger.applyFailure(series, batch, error, write.resent, this.parts.clock.now(), mark);
-    if (failed.kind !== 'resend') {
-      ended(series, { kind: 'failed', batch, error, failed, sentAt, answered: write.answered });
+    const next = this.parts.ledger.readFailure(series, batch, error, write.resent, this.parts.clock.now(), mark);
+    if (next.kind !== 'next') {
+      ended(series, { batch, decision: next, sentAt, answered: write.answered });
       return;
     }
+    // A connection lost once: the same request goes again, on a fresh one.
     write.resent = true;
     write.requests++;
-    this.request(write, plan);
+    this.request(write, next.plan);
   }
 
   private warnLookupRefused(error: PublishApiError): void {

@@ -2,24 +2,29 @@ import type { EventStatement } from '../../api/event-statement.js';
 import type { ListedEvent } from '../../api/events-api.js';
 import { PublishApiError, PublishTimeoutError, type PublishError } from '../../errors.js';
 import { AwaitedPublish, type Occurrence } from '../publish/index.js';
-import { EndedEvents, SeriesIndex, TokenBucket, type Batch, type Series, type WriteResult } from '../series/index.js';
-import { WriteLedger } from './write-ledger.js';
-import { WritePlanner } from './write-planner.js';
-import { WriteQueue } from './write-queue.js';
+import {
+  EndedEvents,
+  SeriesIndex,
+  TokenBucket,
+  writing,
+  type Batch,
+  type Series,
+  type WriteResult,
+} from '../series/index.js';
+import { WriteLedger, WritePlanner, WriteQueue } from '../writes/index.js';
+import { settleSeries } from './write-coordinator.js';
 
 const WINDOW = 1_000;
 
-/** The series, their queue and the answers to their writes, put together as the recorder does. */
+/**
+ * The series, their queue and the answers to their writes, put together as the recorder does: the ledger reads
+ * each answer into a decision, which is applied to the series as the write coordinator applies it once the write ends.
+ */
 function storeOf(maxSeries = 10, maxPending = 100, resume = false) {
   const index = new SeriesIndex({ window: WINDOW, maxSeries, resume });
   const queue = new WriteQueue(maxPending);
   const ended = new EndedEvents(maxSeries);
-  const answers = new WriteLedger(
-    queue,
-    new WritePlanner({ window: WINDOW, controller: 'widgets', ended }),
-    WINDOW,
-    WINDOW,
-  );
+  const ledger = new WriteLedger(new WritePlanner({ window: WINDOW, controller: 'widgets', ended }), WINDOW, WINDOW);
   return {
     get size() {
       return index.size;
@@ -27,14 +32,26 @@ function storeOf(maxSeries = 10, maxPending = 100, resume = false) {
     withWork: queue.withWork,
     acquire: index.acquire.bind(index),
     enqueue: queue.enqueue.bind(queue),
-    startWrite: answers.takeWrite.bind(answers),
-    // The first request of a write, answered at `now`.
-    settle: (series: Series, batch: Batch, result: WriteResult, now: number) =>
-      answers.applyAnswer(series, batch, result, 1, now, now),
+    // The series' next write starts at `now`, as the coordinator starts it.
+    startWrite(series: Series, now: number) {
+      const batch = queue.take(series);
+      if (!batch) return undefined;
+      writing(series);
+      return { batch, plan: ledger.plan(series, batch, now) };
+    },
+    // The first request of a write, answered at `now`: the decision, applied when the write ends.
+    settle(series: Series, batch: Batch, result: WriteResult, now: number) {
+      const decision = ledger.read(series, batch, result, 1, now, now);
+      if (decision.kind !== 'next') settleSeries(series, queue, { batch, decision }, now);
+      return decision;
+    },
     // A failure after the write was sent again once: what becomes of the batch.
-    fail: (series: Series, batch: Batch, error: PublishError, now: number) => ({
-      kind: answers.applyFailure(series, batch, error, true, now).kind,
-    }),
+    fail(series: Series, batch: Batch, error: PublishError, now: number) {
+      const decision = ledger.readFailure(series, batch, error, true, now);
+      if (decision.kind === 'next') throw new Error('a write sent again once is not sent again');
+      settleSeries(series, queue, { batch, decision }, now);
+      return decision.then;
+    },
     forget(uid: string, failure: true | undefined, now: number) {
       const forgotten = index.forget(uid, failure, now);
       if (resume) for (const event of forgotten) ended.add(event.namespace, event.name);
@@ -260,7 +277,7 @@ describe('series bookkeeping: the index, the write queue and the write answers',
       const first = store.startWrite(series, 10)!;
       store.enqueue(series, occurrence('a', 11), waiter());
       expect(series.queue).toHaveLength(2);
-      expect(store.fail(series, first.batch, new PublishApiError('unavailable', 503), 20)).toEqual({ kind: 'retry' });
+      expect(store.fail(series, first.batch, new PublishApiError('unavailable', 503), 20)).toBe('retry');
       expect(series.retryAt).toBeGreaterThan(20);
       expect(store.startWrite(series, 30)!.plan).toBe(first.plan);
     });
@@ -272,7 +289,7 @@ describe('series bookkeeping: the index, the write queue and the write answers',
       const first = store.startWrite(series, 10)!;
       const late = waiter();
       store.enqueue(series, occurrence('a', 11), late);
-      expect(store.fail(series, first.batch, new PublishTimeoutError(100), 20)).toEqual({ kind: 'retry' });
+      expect(store.fail(series, first.batch, new PublishTimeoutError(100), 20)).toBe('retry');
       expect(series).toMatchObject({ state: 'queued', retryAt: 0 });
       expect(series.queue).toEqual([first.batch]);
       expect(late.carrier).toBe(first.batch);
@@ -295,7 +312,7 @@ describe('series bookkeeping: the index, the write queue and the write answers',
         },
         13,
       );
-      expect(settled).toMatchObject({ kind: 'written', count: 2 });
+      expect(settled).toMatchObject({ kind: 'written', event: { count: 2 } });
       expect(series.event).toMatchObject({ count: 2, resourceVersion: '2' });
     });
 
@@ -313,7 +330,7 @@ describe('series bookkeeping: the index, the write queue and the write answers',
         },
         11,
       );
-      expect(settled).toMatchObject({ kind: 'again', plan: { kind: 'patch', resourceVersion: '7', count: 11 } });
+      expect(settled).toMatchObject({ kind: 'next', plan: { kind: 'patch', resourceVersion: '7', count: 11 } });
     });
 
     it('creates a new Event when the patched one is gone', () => {
@@ -322,7 +339,7 @@ describe('series bookkeeping: the index, the write queue and the write answers',
       store.enqueue(series, occurrence('a', 10), waiter());
       const { batch } = store.startWrite(series, 10)!;
       expect(store.settle(series, batch, { kind: 'gone' }, 11)).toMatchObject({
-        kind: 'again',
+        kind: 'next',
         plan: { kind: 'create', count: 1 },
       });
     });
@@ -332,13 +349,11 @@ describe('series bookkeeping: the index, the write queue and the write answers',
       const series = store.acquire('a', false, 'Failed', 'Sync', 0);
       store.enqueue(series, occurrence('a', 0), waiter());
       const refused = store.startWrite(series, 0)!;
-      expect(store.fail(series, refused.batch, new PublishApiError('forbidden', 403), 1)).toEqual({ kind: 'refused' });
+      expect(store.fail(series, refused.batch, new PublishApiError('forbidden', 403), 1)).toBe('refused');
       expect(series.queue).toHaveLength(0);
       store.enqueue(series, occurrence('a', 2), waiter());
       const stale = store.startWrite(series, 2)!;
-      expect(store.fail(series, stale.batch, new PublishApiError('unavailable', 503), WINDOW + 10)).toEqual({
-        kind: 'expired',
-      });
+      expect(store.fail(series, stale.batch, new PublishApiError('unavailable', 503), WINDOW + 10)).toBe('expired');
       expect(store.withWork.size).toBe(0);
     });
 
@@ -377,7 +392,7 @@ describe('series bookkeeping: the index, the write queue and the write answers',
       expect(plan).toMatchObject({ kind: 'find', uid: 'a', reason: 'Failed', action: 'Sync' });
       const settled = store.settle(series, batch, { kind: 'found', latest: listed() }, 1);
       expect(settled).toMatchObject({
-        kind: 'again',
+        kind: 'next',
         plan: { kind: 'patch', name: 'a.123', resourceVersion: '40', count: 8 },
       });
     });
@@ -392,7 +407,7 @@ describe('series bookkeeping: the index, the write queue and the write answers',
       store.enqueue(series, occurrence('a', 0), waiter());
       const { batch } = store.startWrite(series, 0)!;
       expect(store.settle(series, batch, { kind: 'found', latest: listed(overrides) }, 1)).toMatchObject({
-        kind: 'again',
+        kind: 'next',
         plan: { kind: 'create' },
       });
     });
@@ -420,7 +435,7 @@ describe('series bookkeeping: the index, the write queue and the write answers',
       const second = store.startWrite(next, 4)!;
       expect(second.plan.kind).toBe('find');
       expect(store.settle(next, second.batch, { kind: 'found', latest: listed() }, 5)).toMatchObject({
-        kind: 'again',
+        kind: 'next',
         plan: { kind: 'create' },
       });
     });
