@@ -14,6 +14,7 @@ import { eventually } from '../support/eventually.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { muteLogger } from '../support/logged-lines.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { rejectionOrNothing } from '../support/settled.js';
 import { writeTokenFileKubeconfig } from '../support/token-file-kubeconfig.js';
 
 /** Prints the token in TOKEN_FILE as an ExecCredential, and counts its runs in RUNS_FILE. */
@@ -38,13 +39,7 @@ describe('credentials that hang, rotate or cannot work here', () => {
     return app;
   };
   const publish = (started: TestingModule, name = 'app') =>
-    started
-      .get(EventRecorder)
-      .publish(configMap(name), syncFailed)
-      .then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+    rejectionOrNothing(started.get(EventRecorder).publish(configMap(name), syncFailed));
 
   beforeEach(async () => {
     server = await FakeApiServer.start({ token: 'token-1' });

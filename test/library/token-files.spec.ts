@@ -20,6 +20,7 @@ import {
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { muteLogger } from '../support/logged-lines.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { rejectionOrNothing } from '../support/settled.js';
 import { writeTokenFileKubeconfig } from '../support/token-file-kubeconfig.js';
 
 /** kube-apiserver's limit on a request's headers. */
@@ -61,13 +62,7 @@ describe('token files', () => {
     await app.init();
     const started = app;
     const publish = (name = 'app') =>
-      started
-        .get(EventRecorder)
-        .publish(configMap(name), syncFailed)
-        .then(
-          () => undefined,
-          (error: unknown) => error,
-        );
+      rejectionOrNothing(started.get(EventRecorder).publish(configMap(name), syncFailed));
     return { app: started, controller, publish };
   };
 
