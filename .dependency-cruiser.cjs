@@ -1,7 +1,7 @@
 // Which folder may import which: `npm run depcruise` fails on a violation or a cycle.
 // The library's floors, from the bottom: text/ and values/ (redaction and printable text; small containers), which
 // import nothing of the library, the ground floor (the files directly in src/), time/ (the clock), event-rules/, catalog/, conditions/, api/, tracing/, error-descriptions/, recorder/,
-// permissions/, health/, then the features (sinks/, publishes-failures/, condition-changes/, then metrics/), module/, and the entry points
+// permissions/, health/, decorated-methods/ (what both method decorators share), then the features (sinks/, publishes-failures/, condition-changes/, then metrics/), module/, and the entry points
 // (index.ts, terminus/, testing/). A folder imports only from floors below it.
 const SRC = '^libs/kube-events/src/';
 const folder = (...names) => `${SRC}(${names.join('|')})/`;
@@ -18,6 +18,7 @@ const FOLDERS = [
   'recorder',
   'permissions',
   'health',
+  'decorated-methods',
   'sinks',
   'publishes-failures',
   'condition-changes',
@@ -108,6 +109,11 @@ module.exports = {
       'The permission check asks through the API client, and knows no recorder.',
     ),
     layer('health', above('health'), "A recorder's health reads the recorder and its permission check."),
+    layer(
+      'decorated-methods',
+      above('decorated-methods'),
+      'How a method decorator publishes through the instance, shared by both decorators; it knows neither.',
+    ),
     layer(
       'sinks',
       ['publishes-failures', 'condition-changes', 'metrics', 'module', 'terminus', 'testing'],

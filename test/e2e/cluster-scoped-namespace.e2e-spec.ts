@@ -2,13 +2,21 @@
 // kube-apiserver: it takes them in default or kube-system only (which is why
 // clusterScopedNamespace accepts those two), and kubectl finds them in either.
 import { V1MicroTime, type KubernetesObject } from '@kubernetes/client-node';
-import { PublishApiError, type KubeEvent } from 'nestjs-kube-events';
+import type { KubeEvent } from 'nestjs-kube-events';
 import {
   type ControlPlane,
   serviceAccountKubeConfig,
   sharedControlPlane,
 } from '../../tools/control-plane/control-plane.js';
-import { apiRefusal, CONTROLLER, randomSuffix, rejectionOf, retrying, Scratch } from './support/library-fixtures.js';
+import {
+  apiRefusal,
+  CONTROLLER,
+  forbidden,
+  randomSuffix,
+  rejectionOf,
+  retrying,
+  Scratch,
+} from './support/library-fixtures.js';
 import { ROLE_NAME, SHIPPED_ROLE } from './support/publisher-rbac.js';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -124,7 +132,6 @@ describe('Events about cluster-scoped objects, on the real API server', () => {
       action: 'Drain',
       note: 'pod web-0 has no replica',
     };
-    const forbidden = (error: unknown) => error instanceof PublishApiError && error.statusCode === 403;
     const binding = `cluster-scoped-e2e-${randomSuffix()}`;
 
     const unbound = await rejectionOf(

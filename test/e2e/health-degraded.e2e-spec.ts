@@ -4,14 +4,11 @@
 // be written": past the timeout without a server.
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { Module } from '@nestjs/common';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { TerminusModule } from '@nestjs/terminus';
+import type { TestingModule } from '@nestjs/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   EventRecorder,
   KubeEventsHealth,
-  KubeEventsModule,
   PublishApiError,
   type KubeEvent,
   type KubeEventsModuleOptions,
@@ -22,7 +19,8 @@ import {
   serviceAccountKubeConfig,
   sharedControlPlane,
 } from '../../tools/control-plane/control-plane.js';
-import { CONTROLLER, Scratch, retrying } from './support/library-fixtures.js';
+import { Scratch, forbidden, retrying } from './support/library-fixtures.js';
+import { compileWithHealth } from './support/health-application.js';
 import { publisherRbac } from './support/publisher-rbac.js';
 import { tightPriorityLevel } from './support/tight-priority-level.js';
 import { eventually } from '../support/eventually.js';
@@ -30,20 +28,12 @@ import { muteLogger } from '../support/logged-lines.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
 
-@Module({ imports: [TerminusModule], providers: [KubeEventsHealthIndicator] })
-class HealthModule {}
-
 describe('the health indicator’s degraded status on the real API server', () => {
   let scratch: Scratch | undefined;
   let app: TestingModule | undefined;
 
   const start = async (kubeConfig: KubeConfig, options: Partial<KubeEventsModuleOptions> = {}) => {
-    app = await Test.createTestingModule({
-      imports: [
-        KubeEventsModule.forRoot({ reporter: { controller: CONTROLLER }, kubeConfig, ...options }),
-        HealthModule,
-      ],
-    }).compile();
+    app = await compileWithHealth(kubeConfig, options);
     await app.init();
     return app;
   };
@@ -75,10 +65,7 @@ describe('the health indicator’s degraded status on the real API server', () =
       const recorder = started.get(EventRecorder);
       // The authorizer learns of the new binding through an informer: wait until a write gets in.
       const probe = await scratch.configMap('probe');
-      await retrying(
-        () => recorder.publish(probe, failed),
-        (error) => error instanceof PublishApiError && error.statusCode === 403,
-      );
+      await retrying(() => recorder.publish(probe, failed), forbidden);
       expect(statusOf(started)).toMatchObject({ status: 'up', throttled: false });
 
       let throttledStatus: ReturnType<typeof statusOf> | undefined;

@@ -4,14 +4,12 @@
 // terminus health indicator follows. Each test has fresh namespaces, removed afterwards.
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { Logger, Module } from '@nestjs/common';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { TerminusModule } from '@nestjs/terminus';
+import type { Logger } from '@nestjs/common';
+import type { TestingModule } from '@nestjs/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   EventRecorder,
   KubeEventsHealth,
-  KubeEventsModule,
   PublishApiError,
   type KubeEvent,
   type KubeEventsModuleOptions,
@@ -22,15 +20,13 @@ import {
   serviceAccountKubeConfig,
   sharedControlPlane,
 } from '../../tools/control-plane/control-plane.js';
-import { CONTROLLER, Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
+import { Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
+import { compileWithHealth } from './support/health-application.js';
 import { publisherRbac } from './support/publisher-rbac.js';
 import { eventually } from '../support/eventually.js';
 import { muteLogger } from '../support/logged-lines.js';
 
 const synced: KubeEvent = { type: 'Normal', reason: 'Synced', action: 'Sync', note: 'in sync' };
-
-@Module({ imports: [TerminusModule], providers: [KubeEventsHealthIndicator] })
-class HealthModule {}
 
 describe('the permission check on the real API server', () => {
   let cp: ControlPlane;
@@ -41,12 +37,7 @@ describe('the permission check on the real API server', () => {
   const permissionLines = () =>
     warn.mock.calls.map(([message]) => String(message)).filter((line) => line.includes('events.k8s.io'));
   const start = async (kubeConfig: KubeConfig, options: Partial<KubeEventsModuleOptions> = {}) => {
-    const app = await Test.createTestingModule({
-      imports: [
-        KubeEventsModule.forRoot({ reporter: { controller: CONTROLLER }, kubeConfig, ...options }),
-        HealthModule,
-      ],
-    }).compile();
+    const app = await compileWithHealth(kubeConfig, options);
     apps.push(app);
     await app.init();
     return app;

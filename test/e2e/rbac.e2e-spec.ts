@@ -14,13 +14,11 @@ import {
   serviceAccountKubeConfig,
   sharedControlPlane,
 } from '../../tools/control-plane/control-plane.js';
-import { Scratch, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
+import { Scratch, forbidden, randomSuffix, rejectionOf, retrying } from './support/library-fixtures.js';
 import { ROLE_NAME, SHIPPED_ROLE, publisherRbac } from './support/publisher-rbac.js';
 import { muteLogger } from '../support/logged-lines.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
-
-const forbidden = (error: unknown) => error instanceof PublishApiError && error.statusCode === 403;
 
 describe('EventRecorder under RBAC', () => {
   let cp: ControlPlane;

@@ -6,19 +6,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { type KubeEvent, PublishApiError } from 'nestjs-kube-events';
+import type { KubeEvent } from 'nestjs-kube-events';
 import {
   type ControlPlane,
   serviceAccountKubeConfig,
   sharedControlPlane,
 } from '../../tools/control-plane/control-plane.js';
-import { Scratch, retrying } from './support/library-fixtures.js';
+import { Scratch, forbidden, retrying } from './support/library-fixtures.js';
 import { publisherRbac } from './support/publisher-rbac.js';
 import { muteLogger } from '../support/logged-lines.js';
+import { writeTokenFileKubeconfig } from '../support/token-file-kubeconfig.js';
 
 const failed: KubeEvent = { type: 'Warning', reason: 'SyncFailed', action: 'Sync', note: 'source is missing' };
-
-const forbidden = (error: unknown) => error instanceof PublishApiError && error.statusCode === 403;
 
 describe('a token file ending in a newline', () => {
   let cp: ControlPlane;
@@ -50,27 +49,16 @@ describe('a token file ending in a newline', () => {
     await writeFile(tokenFile, `${sa.token}\n`);
     const cluster = sa.kubeConfig.getCurrentCluster()!;
     const kubeconfigFile = join(dir, 'kubeconfig');
-    await writeFile(
-      kubeconfigFile,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [
-          {
-            name: 'e2e',
-            cluster: {
-              server: cluster.server,
-              ...(cluster.caData && { 'certificate-authority-data': cluster.caData }),
-              ...(cluster.caFile && { 'certificate-authority': cluster.caFile }),
-              ...(cluster.skipTLSVerify && { 'insecure-skip-tls-verify': true }),
-            },
-          },
-        ],
-        users: [{ name: 'operator', user: { 'token-file': tokenFile } }],
-        contexts: [{ name: 'operator', context: { cluster: 'e2e', user: 'operator', namespace } }],
-        'current-context': 'operator',
-      }),
-    );
+    await writeTokenFileKubeconfig(kubeconfigFile, {
+      cluster: {
+        server: cluster.server,
+        ...(cluster.caData && { 'certificate-authority-data': cluster.caData }),
+        ...(cluster.caFile && { 'certificate-authority': cluster.caFile }),
+        ...(cluster.skipTLSVerify && { 'insecure-skip-tls-verify': true }),
+      },
+      tokenFile,
+      namespace,
+    });
     // The application loads the kubeconfig itself: client-node reads the token file, newline and all.
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(kubeconfigFile);

@@ -5,23 +5,15 @@ import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EventRecorder, KubeEventsModule } from 'nestjs-kube-events';
-import { FakeApiServer } from '../support/fake-api-server/index.js';
+import type { FakeApiServer } from '../support/fake-api-server/index.js';
 import { configMap, syncFailed } from '../support/objects.js';
-import { recordersOf } from '../support/fake-server-recorders.js';
+import { recordersPerTest } from '../support/fake-server-recorders.js';
 
 const node: KubernetesObject = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-1', uid: 'uid-worker-1' } };
 
 describe('clusterScopedNamespace', () => {
   let server: FakeApiServer;
-  const { recorderWith, shutDown } = recordersOf(() => server);
-
-  beforeEach(async () => {
-    server = await FakeApiServer.start();
-  });
-  afterEach(async () => {
-    await shutDown();
-    await server.close();
-  });
+  const { recorderWith } = recordersPerTest((started) => (server = started));
 
   it('writes Events about cluster-scoped objects to default by default', async () => {
     await recorderWith().publish(node, syncFailed);

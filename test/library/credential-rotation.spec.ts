@@ -14,6 +14,8 @@ import { eventually } from '../support/eventually.js';
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { muteLogger } from '../support/logged-lines.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { rejectionOrNothing } from '../support/settled.js';
+import { writeTokenFileKubeconfig } from '../support/token-file-kubeconfig.js';
 
 /** Prints the token in TOKEN_FILE as an ExecCredential, and counts its runs in RUNS_FILE. */
 const TOKEN_PLUGIN = `
@@ -37,13 +39,7 @@ describe('credentials that hang, rotate or cannot work here', () => {
     return app;
   };
   const publish = (started: TestingModule, name = 'app') =>
-    started
-      .get(EventRecorder)
-      .publish(configMap(name), syncFailed)
-      .then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+    rejectionOrNothing(started.get(EventRecorder).publish(configMap(name), syncFailed));
 
   beforeEach(async () => {
     server = await FakeApiServer.start({ token: 'token-1' });
@@ -144,17 +140,10 @@ describe('credentials that hang, rotate or cannot work here', () => {
     const tokenFile = join(dir, 'token');
     await writeFile(tokenFile, 'token-1');
     const kubeconfigFile = join(dir, 'kubeconfig');
-    await writeFile(
-      kubeconfigFile,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'fake', cluster: { server: server.url, 'insecure-skip-tls-verify': true } }],
-        users: [{ name: 'rotating', user: { 'token-file': tokenFile } }],
-        contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'rotating' } }],
-        'current-context': 'fake',
-      }),
-    );
+    await writeTokenFileKubeconfig(kubeconfigFile, {
+      cluster: { server: server.url, 'insecure-skip-tls-verify': true },
+      tokenFile,
+    });
     process.env.KUBECONFIG = kubeconfigFile;
     const started = await start({ timeout: 5_000 });
 

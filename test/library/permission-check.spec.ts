@@ -335,6 +335,19 @@ describe('the health state', () => {
   let server: FakeApiServer;
   let app: TestingModule | undefined;
 
+  /** The recorder on the fake API server, without the permission check, and the health endpoint, initialised. */
+  const startWithHealth = async (options: Partial<KubeEventsModuleOptions> = {}) => {
+    const started = await Test.createTestingModule({
+      imports: [
+        KubeEventsModule.forRoot({ reporter, kubeConfig: server.kubeConfig(), permissionCheck: 'off', ...options }),
+        HealthModule,
+      ],
+    }).compile();
+    app = started;
+    await started.init();
+    return started;
+  };
+
   beforeEach(async () => {
     server = await FakeApiServer.start({ refusable: true });
     muteLogger('warn');
@@ -347,13 +360,7 @@ describe('the health state', () => {
   });
 
   it('says since when and why the server is unreachable, up within the timeout and down past it, and counts what is queued', async () => {
-    app = await Test.createTestingModule({
-      imports: [
-        KubeEventsModule.forRoot({ reporter, kubeConfig: server.kubeConfig(), timeout: 1_500, permissionCheck: 'off' }),
-        HealthModule,
-      ],
-    }).compile();
-    await app.init();
+    app = await startWithHealth({ timeout: 1_500 });
     const recorder = app.get(EventRecorder);
     const health = app.get(KubeEventsHealth);
     const indicator = app.get(KubeEventsHealthIndicator);
@@ -399,13 +406,7 @@ describe('the health state', () => {
   });
 
   it('reports degraded while the server throttles the writes (429), the details saying so', async () => {
-    app = await Test.createTestingModule({
-      imports: [
-        KubeEventsModule.forRoot({ reporter, kubeConfig: server.kubeConfig(), permissionCheck: 'off' }),
-        HealthModule,
-      ],
-    }).compile();
-    await app.init();
+    app = await startWithHealth();
     const indicator = app.get(KubeEventsHealthIndicator);
     await app.get(EventRecorder).publish(inNamespace('ns-a'), synced);
     expect(indicator.isHealthy()['kube-events']).toMatchObject({ status: 'up', throttled: false, degraded: 0 });
@@ -434,13 +435,7 @@ describe('the health state', () => {
   });
 
   it('says degraded as up, with the degraded count, to a terminus without that status (11.x)', async () => {
-    app = await Test.createTestingModule({
-      imports: [
-        KubeEventsModule.forRoot({ reporter, kubeConfig: server.kubeConfig(), permissionCheck: 'off' }),
-        HealthModule,
-      ],
-    }).compile();
-    await app.init();
+    app = await startWithHealth();
     server.failNext(429, 'POST', { retryAfterSeconds: 0 });
     await app.get(EventRecorder).publish(inNamespace('ns-a'), synced);
 

@@ -44,6 +44,17 @@ describe('replicas that share one Event', () => {
     return results;
   };
 
+  /** A success of `recorder` ends the series: once its Event says so, no replica continues it. */
+  const endSeries = async (recorder: EventRecorder) => {
+    recorder.forget(object);
+    const [ended] = server.events();
+    await eventually('the Event marked ended', () =>
+      Boolean(
+        server.event(ended.metadata.namespace, ended.metadata.name)?.metadata.annotations?.[SERIES_ENDED_ANNOTATION],
+      ),
+    );
+  };
+
   const theEvent = () => {
     const events = server.events().filter((event) => event.regarding.name === 'shared');
     expect(events).toHaveLength(1);
@@ -105,14 +116,7 @@ describe('replicas that share one Event', () => {
   it('starts an Event of its own when the series starts again after it was ended, in the same window', async () => {
     const [first, second] = [replica('widgets-a'), replica('widgets-b')];
     expect(await failRepeatedly(first, 3)).toEqual(['resolved', 'resolved', 'resolved']);
-    // A success ends the series; its Event says so, so that no replica continues it.
-    first.forget(object);
-    const [ended] = server.events();
-    await eventually('the Event marked ended', () =>
-      Boolean(
-        server.event(ended.metadata.namespace, ended.metadata.name)?.metadata.annotations?.[SERIES_ENDED_ANNOTATION],
-      ),
-    );
+    await endSeries(first);
 
     expect(await failRepeatedly(second, 2)).toEqual(['resolved', 'resolved']);
 
@@ -123,13 +127,7 @@ describe('replicas that share one Event', () => {
   it('meets on one new Event when replicas start the series again at once after it was ended', async () => {
     const [first, second, third] = [replica('widgets-a'), replica('widgets-b'), replica('widgets-c')];
     expect(await failRepeatedly(first, 3)).toEqual(['resolved', 'resolved', 'resolved']);
-    first.forget(object);
-    const [ended] = server.events();
-    await eventually('the Event marked ended', () =>
-      Boolean(
-        server.event(ended.metadata.namespace, ended.metadata.name)?.metadata.annotations?.[SERIES_ENDED_ANNOTATION],
-      ),
-    );
+    await endSeries(first);
 
     const results = (await Promise.all([failRepeatedly(second, 5), failRepeatedly(third, 5)])).flat();
 

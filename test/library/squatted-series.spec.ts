@@ -5,7 +5,7 @@
 import { jest } from '@jest/globals';
 import { EventRecorder, type KubeEvent } from 'nestjs-kube-events';
 import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
-import { recordersOf } from '../support/fake-server-recorders.js';
+import { recordersPerTest } from '../support/fake-server-recorders.js';
 import { captureLogLines } from '../support/logged-lines.js';
 import { configMap, syncFailed } from '../support/objects.js';
 import { settle } from '../support/settled.js';
@@ -22,19 +22,14 @@ const passedOver = (lines: string[]) => lines.filter((line) => line.includes('is
 describe('a shared series whose Event name a tenant took first', () => {
   let server: FakeApiServer;
   let name: string;
-  const { recorderWith, shutDown } = recordersOf(() => server);
+  const { recorderWith } = recordersPerTest((started) => (server = started));
   const replica = () =>
     recorderWith({ reporter: { controller: CONTROLLER, instance: 'widgets-a' }, resumeSeries: true });
 
   beforeAll(async () => {
     name = await sharedSeriesName(object, syncFailed, CONTROLLER);
   });
-  beforeEach(async () => {
-    server = await FakeApiServer.start();
-  });
-  afterEach(async () => {
-    await shutDown();
-    await server.close();
+  afterEach(() => {
     jest.restoreAllMocks();
   });
 

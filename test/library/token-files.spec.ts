@@ -20,6 +20,8 @@ import {
 import { FakeApiServer } from '../support/fake-api-server/index.js';
 import { muteLogger } from '../support/logged-lines.js';
 import { configMap, syncFailed } from '../support/objects.js';
+import { rejectionOrNothing } from '../support/settled.js';
+import { writeTokenFileKubeconfig } from '../support/token-file-kubeconfig.js';
 
 /** kube-apiserver's limit on a request's headers. */
 const ONE_MIB = 1024 * 1024;
@@ -41,17 +43,10 @@ describe('token files', () => {
    */
   const start = async (kubeconfigFrom: 'default' | 'application' = 'default') => {
     const kubeconfigFile = join(dir, 'kubeconfig');
-    await writeFile(
-      kubeconfigFile,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'fake', cluster: { server: server.url, 'insecure-skip-tls-verify': true } }],
-        users: [{ name: 'from-file', user: { 'token-file': tokenFile } }],
-        contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'from-file' } }],
-        'current-context': 'fake',
-      }),
-    );
+    await writeTokenFileKubeconfig(kubeconfigFile, {
+      cluster: { server: server.url, 'insecure-skip-tls-verify': true },
+      tokenFile,
+    });
     process.env.KUBECONFIG = kubeconfigFile;
     let kubeConfig: KubeConfig | undefined;
     if (kubeconfigFrom === 'application') {
@@ -67,13 +62,7 @@ describe('token files', () => {
     await app.init();
     const started = app;
     const publish = (name = 'app') =>
-      started
-        .get(EventRecorder)
-        .publish(configMap(name), syncFailed)
-        .then(
-          () => undefined,
-          (error: unknown) => error,
-        );
+      rejectionOrNothing(started.get(EventRecorder).publish(configMap(name), syncFailed));
     return { app: started, controller, publish };
   };
 

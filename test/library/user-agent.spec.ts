@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
 import { EventRecorder, KubeEventsModule } from 'nestjs-kube-events';
-import { FakeApiServer } from '../support/fake-api-server/index.js';
-import { recordersOf } from '../support/fake-server-recorders.js';
+import type { FakeApiServer } from '../support/fake-api-server/index.js';
+import { recordersPerTest } from '../support/fake-server-recorders.js';
 import { eventually } from '../support/eventually.js';
 import { configMap, syncFailed } from '../support/objects.js';
 
@@ -15,15 +15,7 @@ const { version } = JSON.parse(
 
 describe('the User-Agent of the library’s requests', () => {
   let server: FakeApiServer;
-  const { recorderWith, shutDown } = recordersOf(() => server);
-
-  beforeEach(async () => {
-    server = await FakeApiServer.start();
-  });
-  afterEach(async () => {
-    await shutDown();
-    await server.close();
-  });
+  const { recorderWith } = recordersPerTest((started) => (server = started));
 
   it('names the package, its version and the reporting controller on every Event write', async () => {
     const recorder = recorderWith({ reporter: { controller: 'example.com/widgets' } });

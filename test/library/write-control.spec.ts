@@ -1,8 +1,8 @@
 import { jest } from '@jest/globals';
 import { EventRecorder, type EventsWriter, type PublishOutcome } from 'nestjs-kube-events';
 import { FakeClock } from 'nestjs-kube-events/testing';
-import { FakeApiServer, type StoredEvent } from '../support/fake-api-server/index.js';
-import { recordersOf } from '../support/fake-server-recorders.js';
+import type { FakeApiServer, StoredEvent } from '../support/fake-api-server/index.js';
+import { recordersPerTest } from '../support/fake-server-recorders.js';
 import { advanceToTimer, whileAdvancing } from '../support/fake-time.js';
 import { flush } from '../support/flush.js';
 import { muteLogger } from '../support/logged-lines.js';
@@ -10,15 +10,10 @@ import { configMap, reconcileFailed } from '../support/objects.js';
 
 describe('write control', () => {
   let server: FakeApiServer;
-  const { recorderWith, shutDown } = recordersOf(() => server);
+  const { recorderWith } = recordersPerTest((started) => (server = started));
   const countOf = (name: string) => server.events().find((event) => event.regarding.name === name)?.series?.count ?? 1;
 
-  beforeEach(async () => {
-    server = await FakeApiServer.start();
-  });
-  afterEach(async () => {
-    await shutDown();
-    await server.close();
+  afterEach(() => {
     jest.restoreAllMocks();
   });
 

@@ -1,6 +1,6 @@
 import { EventRecorder, type KubeEventsModuleOptions } from 'nestjs-kube-events';
 import { FakeClock } from 'nestjs-kube-events/testing';
-import type { FakeApiServer } from './fake-api-server/index.js';
+import { FakeApiServer } from './fake-api-server/index.js';
 import { whileAdvancing } from './fake-time.js';
 
 /**
@@ -33,4 +33,26 @@ export function recordersOf(server: () => FakeApiServer, defaults: Partial<KubeE
       clocks.clear();
     },
   };
+}
+
+/**
+ * A fresh fake API server for each test of the enclosing `describe`, handed to `use`, and the
+ * {@link recordersOf} it: after each test the recorders shut down, then the server closes.
+ */
+export function recordersPerTest(
+  use: (server: FakeApiServer) => void,
+  defaults: Partial<KubeEventsModuleOptions> = {},
+) {
+  let server: FakeApiServer | undefined;
+  const recorders = recordersOf(() => server!, defaults);
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+    use(server);
+  });
+  afterEach(async () => {
+    await recorders.shutDown();
+    await server?.close();
+    server = undefined;
+  });
+  return recorders;
 }

@@ -11,3 +11,10 @@ export const settle = (publish: Promise<void>): Promise<Settled> =>
     (error: unknown) =>
       error instanceof PublishError ? error : new PublishError(`not a PublishError: ${String(error)}`),
   );
+
+/** What `publish` rejected with, or `undefined` when it resolved: for a test that expects either. */
+export const rejectionOrNothing = (publish: Promise<void>): Promise<unknown> =>
+  publish.then(
+    () => undefined,
+    (error: unknown) => error,
+  );

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { expect } from '@jest/globals';
 import { join } from 'node:path';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { sharedControlPlane } from '../../../tools/control-plane/control-plane.js';
@@ -38,6 +39,23 @@ export async function runQuickStart(
     60_000,
   );
   return { ran, events: await scratch.eventsAbout(configMap) };
+}
+
+/**
+ * What a Quick start run as `name` publishes about its ConfigMap, as a matcher: the Warning of its failed
+ * reconciles counted 3 times in one Event, and the Normal of its checks.
+ */
+export function quickStartEvents(name: string) {
+  return expect.arrayContaining([
+    expect.objectContaining({
+      type: 'Warning',
+      reason: 'ReconcileFailed',
+      note: `data.replicas is missing in ${name}`,
+      reportingController: 'example.com/config-checker',
+      series: expect.objectContaining({ count: 3 }),
+    }),
+    expect.objectContaining({ type: 'Normal', reason: 'Checked', action: 'Check', note: 'checked 3 times' }),
+  ]);
 }
 
 /**

@@ -14,7 +14,7 @@ import {
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EventRecorder, type KubeEventsModuleOptions } from 'nestjs-kube-events';
+import { EventRecorder, type KubeEventsModuleOptions, PublishApiError } from 'nestjs-kube-events';
 import { sharedControlPlane } from '../../../tools/control-plane/control-plane.js';
 
 export const CONTROLLER = 'kube-events.e2e/widget-controller';
@@ -214,6 +214,9 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   }
   throw new Error('expected a rejection, but the promise resolved');
 }
+
+/** Whether a publish was refused with 403 Forbidden: the identity may not write Events there. */
+export const forbidden = (error: unknown): boolean => error instanceof PublishApiError && error.statusCode === 403;
 
 /** The API server's refusal of a hand-made request that must fail. */
 export async function apiRefusal(

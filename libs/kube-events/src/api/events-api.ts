@@ -206,14 +206,7 @@ export class EventsApi implements EventsWriter {
   }
 
   read(namespace: string, name: string, signal: AbortSignal, trace?: TraceHeaders): Promise<StoredEventState> {
-    return this.send(
-      'GET',
-      eventsPath(namespace, name),
-      signal,
-      undefined,
-      (answer) => statedEventState(answer, namespace, name),
-      { trace },
-    );
+    return this.sendAboutEvent('GET', namespace, name, signal, undefined, trace, statedEventState);
   }
 
   patchSeries(
@@ -228,14 +221,7 @@ export class EventsApi implements EventsWriter {
     const metadata =
       resourceVersion === undefined && annotations === undefined ? undefined : { resourceVersion, annotations };
     const body = metadata ? { metadata, series } : { series };
-    return this.send(
-      'PATCH',
-      eventsPath(namespace, name),
-      signal,
-      body,
-      (answer) => eventState(answer, namespace, name),
-      { trace },
-    );
+    return this.sendAboutEvent('PATCH', namespace, name, signal, body, trace);
   }
 
   list(namespace: string, query: EventQuery, signal: AbortSignal, trace?: TraceHeaders): Promise<ListedEvent[]> {
@@ -256,9 +242,7 @@ export class EventsApi implements EventsWriter {
     annotations: Record<string, string>,
     signal: AbortSignal,
   ): Promise<void> {
-    await this.send('PATCH', eventsPath(namespace, name), signal, { metadata: { annotations } }, (answer) =>
-      eventState(answer, namespace, name),
-    );
+    await this.sendAboutEvent('PATCH', namespace, name, signal, { metadata: { annotations } });
   }
 
   /**
@@ -309,6 +293,21 @@ export class EventsApi implements EventsWriter {
 
   close(): Promise<void> {
     return this.authentication.close();
+  }
+
+  /** A request about the Event `name` in `namespace`, whose answer is that Event as stored, read by `read`. */
+  private sendAboutEvent(
+    method: 'GET' | 'PATCH',
+    namespace: string,
+    name: string,
+    signal: AbortSignal,
+    body: unknown,
+    trace?: TraceHeaders,
+    read = eventState,
+  ): Promise<StoredEventState> {
+    return this.send(method, eventsPath(namespace, name), signal, body, (answer) => read(answer, namespace, name), {
+      trace,
+    });
   }
 
   /**

@@ -6,7 +6,7 @@ import { conditionChangeEvents } from '../conditions/condition-change-events.js'
 import { describeError } from '../error-descriptions/describe-error.js';
 import { CONDITION_CHANGES_NOT_PUBLISHED, NO_READ_OBJECT, NO_WRITTEN_OBJECT } from '../kube-events.messages.js';
 import { isPromiseLike } from '../values/promise-like.js';
-import type { ConditionReporter } from './condition-reporters.js';
+import type { MethodReporter } from '../decorated-methods/reported-methods.js';
 import type { PublishesConditionChangesOptions } from './publishes-condition-changes.decorator.js';
 
 type Method = (...args: unknown[]) => unknown;
@@ -18,7 +18,7 @@ type Method = (...args: unknown[]) => unknown;
  * synchronous method stays synchronous (its changes are published in the
  * background).
  */
-export class ConditionChangeReporter implements ConditionReporter {
+export class ConditionChangeReporter implements MethodReporter {
   constructor(
     private readonly label: string,
     private readonly recorder: EventRecorder,

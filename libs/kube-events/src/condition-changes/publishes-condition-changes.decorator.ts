@@ -1,10 +1,9 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { LibraryLogger } from '../text/library-logger.js';
 import { PUBLISHES_CONDITION_CHANGES_METADATA } from '../kube-events.constants.js';
 import { PUBLISHES_CONDITION_CHANGES_INACTIVE } from '../kube-events.messages.js';
 import type { ConditionChangeEventsOptions } from '../conditions/condition-change-events.js';
-import { conditionReporterOf } from './condition-reporters.js';
+import { ReportedMethods } from '../decorated-methods/reported-methods.js';
 
 /** How `@PublishesConditionChanges` finds the object before and after the write, and publishes its changes. */
 export interface PublishesConditionChangesOptions extends ConditionChangeEventsOptions {
@@ -32,6 +31,13 @@ export interface PublishesConditionChangesOptions extends ConditionChangeEventsO
   /** Filled in when the objects lack `kind`. */
   readonly kind?: string;
 }
+
+/** The methods `@PublishesConditionChanges` replaced, which find their reporter through the instance. */
+export const conditionReportedMethods = new ReportedMethods({
+  id: 'publishes-condition-changes',
+  name: 'PublishesConditionChanges',
+  inactive: PUBLISHES_CONDITION_CHANGES_INACTIVE,
+});
 
 /**
  * Publishes the changes of `status.conditions` that the decorated method
@@ -63,47 +69,4 @@ export interface PublishesConditionChangesOptions extends ConditionChangeEventsO
  * }
  */
 export const PublishesConditionChanges = (options: PublishesConditionChangesOptions = {}): MethodDecorator =>
-  applyDecorators(ReportsThroughInstance(), SetMetadata(PUBLISHES_CONDITION_CHANGES_METADATA, options));
-
-type Method = (...args: unknown[]) => unknown;
-
-/** Whether a decorated method has said that it is not active, or the module has said why (a request-scoped provider). */
-interface InactiveNotice {
-  said: boolean;
-}
-
-const INACTIVE_NOTICE = Symbol('KUBE_EVENTS:publishes-condition-changes:inactive-notice');
-
-/** Spares a decorated method its "not active" warning: the module has logged why it serves none of its instances. */
-export function conditionChangesInactiveExplained(method: unknown): void {
-  const notice = (method as { [INACTIVE_NOTICE]?: InactiveNotice } | undefined)?.[INACTIVE_NOTICE];
-  if (notice) notice.said = true;
-}
-
-/** Puts the replacement described above in place of the method. */
-function ReportsThroughInstance(): MethodDecorator {
-  return (target, key, descriptor) => {
-    const method = descriptor.value as unknown as Method;
-    const owner = typeof target === 'function' ? target.name : target.constructor.name;
-    const notice: InactiveNotice = { said: false };
-    const reported = function (this: unknown, ...args: unknown[]): unknown {
-      const reporter = conditionReporterOf(this, key);
-      if (reporter) return reporter.call(method, this, args);
-      if (!notice.said) {
-        notice.said = true;
-        new LibraryLogger('PublishesConditionChanges').warn(
-          PUBLISHES_CONDITION_CHANGES_INACTIVE(`${owner}.${String(key)}`),
-        );
-      }
-      return method.apply(this, args);
-    };
-    Object.defineProperty(reported, 'name', { value: method.name });
-    Object.defineProperty(reported, 'length', { value: method.length });
-    Object.defineProperty(reported, INACTIVE_NOTICE, { value: notice });
-    // Decorators applied before this one recorded their metadata on the method itself.
-    for (const metadataKey of Reflect.getOwnMetadataKeys(method)) {
-      Reflect.defineMetadata(metadataKey, Reflect.getOwnMetadata(metadataKey, method), reported);
-    }
-    descriptor.value = reported as typeof descriptor.value;
-  };
-}
+  applyDecorators(conditionReportedMethods.replaceMethod(), SetMetadata(PUBLISHES_CONDITION_CHANGES_METADATA, options));

@@ -14,7 +14,7 @@ import {
 import { PublishUnreachableError } from '../errors.js';
 import { describeError } from '../error-descriptions/describe-error.js';
 import { humanDuration } from './human-duration.js';
-import type { MethodReporter } from './method-reporters.js';
+import type { MethodReporter } from '../decorated-methods/reported-methods.js';
 import type { OpenTelemetryApi } from '../tracing/opentelemetry-api.js';
 import { inReconcileSpan, TRACEPARENT_ANNOTATION } from '../tracing/reconcile-span.js';
 import { isPromiseLike } from '../values/promise-like.js';

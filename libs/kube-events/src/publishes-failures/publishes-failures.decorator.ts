@@ -1,5 +1,4 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { LibraryLogger } from '../text/library-logger.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
 import {
@@ -8,7 +7,7 @@ import {
   PUBLISHES_FAILURES_INACTIVE,
 } from '../kube-events.messages.js';
 import type { CatalogEvent, EventCatalogEntry } from '../catalog/event-catalog.js';
-import { reporterOf } from './method-reporters.js';
+import { ReportedMethods } from '../decorated-methods/reported-methods.js';
 
 /** How `@PublishesFailures` reports a failed reconcile. */
 export interface PublishesFailuresOptions {
@@ -95,6 +94,13 @@ export interface PublishesFailuresOptions {
       };
 }
 
+/** The methods `@PublishesFailures` replaced, which find their reporter through the instance. */
+export const failureReportedMethods = new ReportedMethods({
+  id: 'publishes-failures',
+  name: 'PublishesFailures',
+  inactive: PUBLISHES_FAILURES_INACTIVE,
+});
+
 /**
  * Publishes a Warning event when the decorated reconcile method throws or
  * rejects, then rethrows the original error; after a success, forgets the
@@ -131,7 +137,10 @@ export interface PublishesFailuresOptions {
  * async reconcile(widget: Widget) { ... }
  */
 export const PublishesFailures = (options: PublishesFailuresOptions = {}): MethodDecorator =>
-  applyDecorators(ReportsThroughInstance(), SetMetadata(PUBLISHES_FAILURES_METADATA, withCatalogEvent(options)));
+  applyDecorators(
+    failureReportedMethods.replaceMethod(),
+    SetMetadata(PUBLISHES_FAILURES_METADATA, withCatalogEvent(options)),
+  );
 
 /** The options with a catalog's `event` turned into the reason, action and note it gives; checked when decorating. */
 function withCatalogEvent(options: PublishesFailuresOptions): PublishesFailuresOptions {
@@ -147,46 +156,5 @@ function withCatalogEvent(options: PublishesFailuresOptions): PublishesFailuresO
     reason: entry.reason,
     action: entry.action,
     note: typeof note === 'string' ? () => note : (error) => note(error),
-  };
-}
-
-type Method = (...args: unknown[]) => unknown;
-
-/** Whether a decorated method has said that it is not active, or the module has said why (a request-scoped provider). */
-interface InactiveNotice {
-  said: boolean;
-}
-
-const INACTIVE_NOTICE = Symbol('KUBE_EVENTS:publishes-failures:inactive-notice');
-
-/** Spares a decorated method its "not active" warning: the module has logged why it serves none of its instances. */
-export function inactiveExplained(method: unknown): void {
-  const notice = (method as { [INACTIVE_NOTICE]?: InactiveNotice } | undefined)?.[INACTIVE_NOTICE];
-  if (notice) notice.said = true;
-}
-
-/** Puts the replacement described above in place of the method. */
-function ReportsThroughInstance(): MethodDecorator {
-  return (target, key, descriptor) => {
-    const method = descriptor.value as unknown as Method;
-    const owner = typeof target === 'function' ? target.name : target.constructor.name;
-    const notice: InactiveNotice = { said: false };
-    const reported = function (this: unknown, ...args: unknown[]): unknown {
-      const reporter = reporterOf(this, key);
-      if (reporter) return reporter.call(method, this, args);
-      if (!notice.said) {
-        notice.said = true;
-        new LibraryLogger('PublishesFailures').warn(PUBLISHES_FAILURES_INACTIVE(`${owner}.${String(key)}`));
-      }
-      return method.apply(this, args);
-    };
-    Object.defineProperty(reported, 'name', { value: method.name });
-    Object.defineProperty(reported, 'length', { value: method.length });
-    Object.defineProperty(reported, INACTIVE_NOTICE, { value: notice });
-    // Decorators applied before this one recorded their metadata on the method itself.
-    for (const metadataKey of Reflect.getOwnMetadataKeys(method)) {
-      Reflect.defineMetadata(metadataKey, Reflect.getOwnMetadata(metadataKey, method), reported);
-    }
-    descriptor.value = reported as typeof descriptor.value;
   };
 }

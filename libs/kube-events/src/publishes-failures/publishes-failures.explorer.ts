@@ -1,19 +1,11 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { LibraryLogger } from '../text/library-logger.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import type { EventRecorder } from '../recorder/event-recorder.js';
 import { FailureReporter, type OutagesLogged } from './failure-reporting.js';
-import { attachReporters } from './method-reporters.js';
-import { inactiveExplained, type PublishesFailuresOptions } from './publishes-failures.decorator.js';
+import { serveDecoratedMethods } from '../decorated-methods/decorated-providers.js';
+import { failureReportedMethods, type PublishesFailuresOptions } from './publishes-failures.decorator.js';
 import { MAX_FIELD_LENGTH, PUBLISHES_FAILURES_METADATA } from '../kube-events.constants.js';
-import {
-  INVALID_RECOVERY_OPTION,
-  NO_DEFAULT_RECORDER,
-  REQUEST_SCOPED_SKIPPED,
-  UNKNOWN_RECORDER,
-} from '../kube-events.messages.js';
-import { findRecorders, type RecorderName } from '../recorder/recorder-registry.js';
+import { INVALID_RECOVERY_OPTION } from '../kube-events.messages.js';
 import { loadOpenTelemetryApi, type OpenTelemetryApi } from '../tracing/opentelemetry-api.js';
 
 /**
@@ -39,55 +31,26 @@ export class PublishesFailuresExplorer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const providers = this.discovery.getProviders();
-    const recorders = findRecorders(providers);
-    for (const wrapper of providers) {
-      const instance = wrapper.instance as object | undefined;
-      if (!instance || typeof instance !== 'object') continue;
-      const prototype = Object.getPrototypeOf(instance) as object;
-      const reporters = new Map<string, FailureReporter>();
-      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        const method = (prototype as Record<string, unknown>)[methodName] as (...args: unknown[]) => unknown;
-        const options = this.reflector.get<PublishesFailuresOptions | undefined>(PUBLISHES_FAILURES_METADATA, method);
-        if (!options) continue;
-        const label = `${prototype.constructor.name}.${methodName}`;
-        if (!wrapper.isDependencyTreeStatic()) {
-          this.logger.warn(REQUEST_SCOPED_SKIPPED(String(wrapper.name)));
-          inactiveExplained(method);
-          continue;
-        }
-        const recorder = recorderFor(recorders, options, label);
-        checkRecovery(options, label);
-        const reporting = {
-          recorder,
-          logger: this.logger,
-          outagesLogged: this.outagesLogged,
-          ...(options.traceLink && { openTelemetry: (this.openTelemetry ??= loadOpenTelemetryApi()) }),
-        };
-        reporters.set(methodName, new FailureReporter(label, reporting, options));
-      }
-      if (reporters.size === 0) continue;
-      for (const each of instancesOf(wrapper)) attachReporters(each, reporters);
-    }
+    serveDecoratedMethods<PublishesFailuresOptions>(
+      { discovery: this.discovery, scanner: this.scanner, reflector: this.reflector },
+      {
+        metadata: PUBLISHES_FAILURES_METADATA,
+        decorator: '@PublishesFailures',
+        methods: failureReportedMethods,
+        logger: this.logger,
+        reporterFor: ({ label, recorder, options }) => {
+          checkRecovery(options, label);
+          const reporting = {
+            recorder,
+            logger: this.logger,
+            outagesLogged: this.outagesLogged,
+            ...(options.traceLink && { openTelemetry: (this.openTelemetry ??= loadOpenTelemetryApi()) }),
+          };
+          return new FailureReporter(label, reporting, options);
+        },
+      },
+    );
   }
-}
-
-/** Every instance of a provider: one, or for a transient provider, the one each consumer was given as well. */
-function instancesOf(wrapper: InstanceWrapper): object[] {
-  const instances = new Set([wrapper.instance as object]);
-  if (wrapper.isTransient) {
-    for (const each of wrapper.getStaticTransientInstances())
-      if (each?.instance) instances.add(each.instance as object);
-  }
-  return [...instances];
-}
-
-function recorderFor(recorders: Map<RecorderName, EventRecorder>, options: PublishesFailuresOptions, label: string) {
-  const recorder = recorders.get(options.recorder ?? null);
-  if (recorder) return recorder;
-  throw new Error(
-    options.recorder === undefined ? NO_DEFAULT_RECORDER(label) : UNKNOWN_RECORDER(options.recorder, label),
-  );
 }
 
 /** Fails start-up on a `recovery` option the recorder would refuse on every success. */
