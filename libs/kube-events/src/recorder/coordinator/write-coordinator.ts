@@ -298,18 +298,20 @@ export class WriteCoordinator implements DueWrites {
     if (!batch) return;
     writing(series);
     this.state.writeStarted(now);
-    this.parts.sender.send(series, batch, this.parts.ledger.plan(series, batch, now), now, this.writeEnded);
+    void this.parts.sender
+      .send(series, batch, this.parts.ledger.plan(series, batch, now), now)
+      .then((ended) => this.writeEnded(series, ended));
   }
 
   /** A write ended: settles how, frees its connection, then schedules the series' next one. One function for every write. */
-  private readonly writeEnded = (series: Series, ended: EndedWrite): void => {
+  private writeEnded(series: Series, ended: EndedWrite): void {
     const now = this.parts.clock.now();
     this.state.writeEnded(now);
     this.settle(series, ended, now);
     this.connectionFreed();
     if (series.queue.length) this.schedule(series);
     this.checkDrained();
-  };
+  }
 
   /**
    * Applies how a write ended at `now`, the one place that does: the
