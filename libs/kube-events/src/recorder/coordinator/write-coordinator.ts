@@ -11,7 +11,7 @@ import type { KubeEvent, KubeEventsClock, ResolvedRecorderOptions } from '../../
 import type { RecorderTracing } from '../../tracing/recorder-tracing.js';
 import { RECORDER_SHUT_DOWN, SERVER_UNREACHABLE } from '../../kube-events.messages.js';
 import { PublishDeadlines } from '../deadlines/index.js';
-import { unreachableRetryAt, type DueWrites, type WriteBudget, WriteScheduler } from '../pacing/index.js';
+import { unreachableRetryAt, type DueWrites, type WriteBudgets, WriteScheduler } from '../pacing/index.js';
 import { AwaitedPublish, refusedOccurrence, type Occurrence, type RecorderOutcomes } from '../publish/index.js';
 import {
   type Batch,
@@ -46,7 +46,7 @@ export interface WriteCoordinatorParts {
   /** Sends each write, start to end. */
   readonly sender: WriteSender;
   /** The recorder-wide rate, which follows what the server admits. */
-  readonly budget: WriteBudget;
+  readonly budget: WriteBudgets;
   readonly clock: KubeEventsClock;
   readonly outcomes: RecorderOutcomes;
   /** How many writes the writer carries at once, as it says: the coordinator sends no more at a time. */
