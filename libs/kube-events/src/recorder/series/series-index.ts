@@ -2,7 +2,6 @@ import { InsertionOrder } from '../../values/insertion-order.js';
 import type { Occurrence } from '../publish/index.js';
 import { type KeptObjects, NO_BATCHES, type Series, type SeriesEvent, type TrackedObject } from './series.js';
 import type { SimilarEvents } from './similar-events.js';
-import { StringPool } from '../../string-pool.js';
 
 /** What an {@link SeriesIndex} is bounded by. */
 export interface SeriesIndexOptions {
@@ -48,8 +47,6 @@ export class SeriesIndex {
   /** Every tracked series, oldest first (or least recently given its second chance). */
   private readonly order = new InsertionOrder<Series>();
   private tracked = 0;
-  /** Reasons and actions, which series keep for their whole life and mostly share. */
-  private readonly names = new StringPool();
 
   constructor(private readonly options: SeriesIndexOptions) {}
 
@@ -85,7 +82,7 @@ export class SeriesIndex {
       return known;
     }
     this.dropStale(now);
-    const kind = { failure, reason: this.names.intern(reason), action: this.names.intern(action) };
+    const kind = { failure, reason, action };
     let series: Series;
     // An object left without series (before, or by the drops just now) is either kept for its spent budget or gone.
     if (object && (object.series || this.options.kept.take(object))) {
