@@ -87,13 +87,21 @@ export class EventRequests {
    */
   private bound<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
+    const deadline = this.clock.now() + this.timeout;
     return new Promise<T>((resolve, reject) => {
-      const timer = this.clock.setTimer(this.timeout, () => {
+      const expire = () => {
+        // A timer set beyond what a timer holds fires early: it is set again for the rest.
+        const left = deadline - this.clock.now();
+        if (left > 0) {
+          timer = this.clock.setTimer(left, expire);
+          return;
+        }
         const error = new PublishTimeoutError(this.timeout);
         controller.abort(error);
         // After the promise callbacks the abort runs: a request that heeds it rejects first, saying more.
         setImmediate(() => reject(error));
-      });
+      };
+      let timer = this.clock.setTimer(this.timeout, expire);
       const settle =
         <V>(then: (value: V) => void) =>
         (value: V) => {
