@@ -19,7 +19,7 @@ import { EndedEvents, SeriesIndex, SimilarEvents } from './series/index.js';
 import { resolveRecorderOptions } from './recorder-options.js';
 import { EventRequests, WriteLedger, WriteMarks, WriteSender, WritePlanner, WriteQueue } from './writes/index.js';
 import { RecorderTracing } from '../tracing/recorder-tracing.js';
-import { WriteBudget } from './pacing/index.js';
+import { SpentBudgets, WriteBudgets } from './pacing/index.js';
 import type { StatusCondition } from '../conditions/condition-changes.js';
 import { conditionChangeEvents, type ConditionChangeEventsOptions } from '../conditions/condition-change-events.js';
 
@@ -112,7 +112,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     const { seriesWindow: window, maxSeries, writeControl, timeout, resumeSeries: resume } = this.options;
     const limit = this.options.combineSimilarEvents;
     const similar = limit ? new SimilarEvents(limit, window) : undefined;
-    this.series = new SeriesIndex({ window, maxSeries, resume, similar });
+    this.series = new SeriesIndex({ window, maxSeries, resume, similar, kept: new SpentBudgets(maxSeries) });
     this.ended = new EndedEvents(maxSeries);
     this.eventsApi =
       eventsApi ??
@@ -135,7 +135,7 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       tracing,
       queue,
       ledger,
-      budget: new WriteBudget(writeControl, this.clock.now()),
+      budget: new WriteBudgets(writeControl, this.clock.now()),
       clock: this.clock,
       sender: new WriteSender({
         ledger,

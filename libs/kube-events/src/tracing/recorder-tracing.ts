@@ -86,23 +86,14 @@ export class RecorderTracing {
   }
 
   /**
-   * Whether writes run in spans now: `writeSpans` is on and an SDK is
-   * registered. Asked before each write, so that a write without a span
-   * builds nothing for one.
-   */
-  tracesWrites(): boolean {
-    return this.tracer !== undefined && this.sdkRegistered();
-  }
-
-  /**
    * Runs `write` in a span `<operation> Event`, a child of the span its
    * latest occurrence was published in (a root span when there was none,
    * whatever context the write happens to run in). An HTTP
    * instrumentation's client spans nest under it. `write` is given the
    * span's context as headers when the span is recorded, for a traced API
    * server's span of each request to name; none without a span, or for one
-   * the sampler dropped. Called once {@link tracesWrites} said yes, which is
-   * not asked again.
+   * the sampler dropped. Without `writeSpans` or a registered SDK, `write`
+   * simply runs.
    */
   traceWrite<T>(
     operation: string,
@@ -111,7 +102,7 @@ export class RecorderTracing {
     write: (headers: TraceHeaders | undefined) => Promise<T>,
     answer: (result: T) => WriteAnswer,
   ): Promise<T> {
-    if (!this.tracer) return write(undefined);
+    if (!this.tracer || !this.sdkRegistered()) return write(undefined);
     const { api } = this;
     const parent = trace ? api.trace.setSpanContext(api.ROOT_CONTEXT, trace.spanContext) : api.ROOT_CONTEXT;
     const { tracer } = this;

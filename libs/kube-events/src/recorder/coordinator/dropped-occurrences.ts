@@ -1,9 +1,9 @@
 import { LibraryLogger } from '../../text/library-logger.js';
+import { mayHaveApplied } from '../../api/error-verdicts.js';
 import { PublishError } from '../../errors.js';
 import type { DropCause } from '../../kube-events.interfaces.js';
 import { OCCURRENCES_DROPPED } from '../../kube-events.messages.js';
 import type { AwaitedPublish, Occurrence, RecorderOutcomes } from '../publish/index.js';
-import { mayHaveApplied } from '../pacing/index.js';
 import type { Batch } from '../series/index.js';
 import type { KubeEventsClock } from '../../kube-events.interfaces.js';
 

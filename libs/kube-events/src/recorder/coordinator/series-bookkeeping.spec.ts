@@ -2,15 +2,8 @@ import type { EventStatement } from '../../api/event-statement.js';
 import type { ListedEvent } from '../../api/events-api.js';
 import { PublishApiError, PublishTimeoutError, type PublishError } from '../../errors.js';
 import { AwaitedPublish, type Occurrence } from '../publish/index.js';
-import {
-  EndedEvents,
-  SeriesIndex,
-  TokenBucket,
-  writing,
-  type Batch,
-  type Series,
-  type WriteResult,
-} from '../series/index.js';
+import { EndedEvents, SeriesIndex, writing, type Batch, type Series, type WriteResult } from '../series/index.js';
+import { SpentBudgets, TokenBucket } from '../pacing/index.js';
 import { WriteLedger, WritePlanner, WriteQueue } from '../writes/index.js';
 import { settleSeries } from './write-coordinator.js';
 
@@ -21,7 +14,7 @@ const WINDOW = 1_000;
  * each answer into a decision, which is applied to the series as the write coordinator applies it once the write ends.
  */
 function storeOf(maxSeries = 10, maxPending = 100, resume = false) {
-  const index = new SeriesIndex({ window: WINDOW, maxSeries, resume });
+  const index = new SeriesIndex({ window: WINDOW, maxSeries, resume, kept: new SpentBudgets(maxSeries) });
   const queue = new WriteQueue(maxPending);
   const ended = new EndedEvents(maxSeries);
   const ledger = new WriteLedger(new WritePlanner({ window: WINDOW, controller: 'widgets', ended }), WINDOW, WINDOW);

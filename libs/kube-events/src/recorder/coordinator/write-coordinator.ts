@@ -11,7 +11,7 @@ import type { KubeEvent, KubeEventsClock, ResolvedRecorderOptions } from '../../
 import type { RecorderTracing } from '../../tracing/recorder-tracing.js';
 import { RECORDER_SHUT_DOWN, SERVER_UNREACHABLE } from '../../kube-events.messages.js';
 import { PublishDeadlines } from '../deadlines/index.js';
-import { unreachableRetryAt, type DueWrites, type WriteBudget, WriteScheduler } from '../pacing/index.js';
+import { unreachableRetryAt, type DueWrites, type WriteBudgets, WriteScheduler } from '../pacing/index.js';
 import { AwaitedPublish, refusedOccurrence, type Occurrence, type RecorderOutcomes } from '../publish/index.js';
 import {
   type Batch,
@@ -46,7 +46,7 @@ export interface WriteCoordinatorParts {
   /** Sends each write, start to end. */
   readonly sender: WriteSender;
   /** The recorder-wide rate, which follows what the server admits. */
-  readonly budget: WriteBudget;
+  readonly budget: WriteBudgets;
   readonly clock: KubeEventsClock;
   readonly outcomes: RecorderOutcomes;
   /** How many writes the writer carries at once, as it says: the coordinator sends no more at a time. */
@@ -298,18 +298,20 @@ export class WriteCoordinator implements DueWrites {
     if (!batch) return;
     writing(series);
     this.state.writeStarted(now);
-    this.parts.sender.send(series, batch, this.parts.ledger.plan(series, batch, now), now, this.writeEnded);
+    void this.parts.sender
+      .send(series, batch, this.parts.ledger.plan(series, batch, now), now)
+      .then((ended) => this.writeEnded(series, ended));
   }
 
   /** A write ended: settles how, frees its connection, then schedules the series' next one. One function for every write. */
-  private readonly writeEnded = (series: Series, ended: EndedWrite): void => {
+  private writeEnded(series: Series, ended: EndedWrite): void {
     const now = this.parts.clock.now();
     this.state.writeEnded(now);
     this.settle(series, ended, now);
     this.connectionFreed();
     if (series.queue.length) this.schedule(series);
     this.checkDrained();
-  };
+  }
 
   /**
    * Applies how a write ended at `now`, the one place that does: the

@@ -1,2 +1,1 @@
 export { PublishDeadlines } from './publish-deadlines.js';
-export { RequestDeadlines } from './request-deadlines.js';

@@ -1,15 +1,11 @@
 export {
-  type ConnectionVerdict,
-  connectionVerdict,
   contentionDelay,
   credentialRetryDelay,
   PROBE_INTERVAL_MS,
   retryAt,
   unreachableRetryAt,
-  isOverloaded,
-  isThrottled,
-  isTransient,
-  mayHaveApplied,
 } from './retry-policy.js';
-export { WriteBudget } from './write-budget.js';
-export { type DueWrites, WriteScheduler } from './write-scheduler.js';
+export { WriteBudgets } from './budgets.js';
+export { SpentBudgets } from './spent-budgets.js';
+export { TokenBucket } from './token-bucket.js';
+export { type DueWrites, WriteScheduler } from './scheduler.js';

@@ -10,18 +10,18 @@ export {
   serverBack,
   writing,
   written,
-} from './series-write-state.js';
+} from './series-state.js';
 export {
   type Batch,
   type BatchAttempts,
   type InDoubtCreate,
+  type KeptObjects,
   NO_BATCHES,
   type Series,
   type SeriesEvent,
   type TrackedObject,
 } from './series.js';
 export { SimilarEvents } from './similar-events.js';
-export { TokenBucket } from './token-bucket.js';
 export {
   type CreatePlan,
   type FindPlan,

@@ -1,9 +1,7 @@
 import { InsertionOrder } from '../../values/insertion-order.js';
 import type { Occurrence } from '../publish/index.js';
-import { NO_BATCHES, type Series, type SeriesEvent, type TrackedObject } from './series.js';
+import { type KeptObjects, NO_BATCHES, type Series, type SeriesEvent, type TrackedObject } from './series.js';
 import type { SimilarEvents } from './similar-events.js';
-import { SpentBudgets } from './spent-budgets.js';
-import { StringPool } from '../../string-pool.js';
 
 /** What an {@link SeriesIndex} is bounded by. */
 export interface SeriesIndexOptions {
@@ -12,6 +10,8 @@ export interface SeriesIndexOptions {
   readonly maxSeries: number;
   /** A new series looks for the Event a previous process left before its first write (`resumeSeries`). */
   readonly resume: boolean;
+  /** The objects left without series kept for their spent budget (the pacing's `SpentBudgets`). */
+  readonly kept: KeptObjects;
   /** Combines the Events of notes that keep changing; unset with `combineSimilarEvents: false`. */
   readonly similar?: SimilarEvents;
 }
@@ -47,13 +47,8 @@ export class SeriesIndex {
   /** Every tracked series, oldest first (or least recently given its second chance). */
   private readonly order = new InsertionOrder<Series>();
   private tracked = 0;
-  private readonly spent: SpentBudgets;
-  /** Reasons and actions, which series keep for their whole life and mostly share. */
-  private readonly names = new StringPool();
 
-  constructor(private readonly options: SeriesIndexOptions) {
-    this.spent = new SpentBudgets(options.maxSeries);
-  }
+  constructor(private readonly options: SeriesIndexOptions) {}
 
   /** Series tracked for their next repeat. */
   get size(): number {
@@ -87,10 +82,10 @@ export class SeriesIndex {
       return known;
     }
     this.dropStale(now);
-    const kind = { failure, reason: this.names.intern(reason), action: this.names.intern(action) };
+    const kind = { failure, reason, action };
     let series: Series;
     // An object left without series (before, or by the drops just now) is either kept for its spent budget or gone.
-    if (object && (object.series || this.spent.take(object))) {
+    if (object && (object.series || this.options.kept.take(object))) {
       series = newSeries(object, kind, this.options.resume, now);
       series.sibling = object.series;
       object.series = series;
@@ -203,7 +198,7 @@ export class SeriesIndex {
     const object = series.object!;
     unlink(object, series);
     if (object.series) return;
-    const forgotten = this.spent.keep(object, now);
+    const forgotten = this.options.kept.keep(object, now);
     if (forgotten) this.objects.delete(forgotten.uid);
   }
 }

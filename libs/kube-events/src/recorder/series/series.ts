@@ -1,9 +1,8 @@
 import type { PublishError } from '../../errors.js';
 import type { TraceContext } from '../../tracing/trace-context.js';
 import type { AwaitedPublish, Occurrence } from '../publish/index.js';
-import type { SeriesWriteState } from './series-write-state.js';
+import type { SeriesWriteState } from './series-state.js';
 import type { NoteChanges } from './similar-events.js';
-import type { TokenBucket } from './token-bucket.js';
 import type { WritePlan } from './write-plan.js';
 
 /**
@@ -130,20 +129,38 @@ export interface BatchAttempts {
   passedOverInDoubt: InDoubtCreate | undefined;
 }
 
+/** An object's write budget, as the series see it: made and spent by the recorder's pacing. */
+export interface ObjectBudget {
+  /** Whether the budget is full again at `now`: an object left without series is then forgotten. */
+  isFull(now: number): boolean;
+}
+
+/**
+ * The objects left without series that are kept for their spent budget, so
+ * that a flapping object does not get a full budget back: bounded, oldest
+ * given up first.
+ */
+export interface KeptObjects {
+  /** Keeps an object left without series if its budget is spent; returns the object to forget, if any. */
+  keep(object: TrackedObject, now: number): TrackedObject | undefined;
+  /** Takes an object back for a new series; false when it is not kept (it is gone). */
+  take(object: TrackedObject): boolean;
+}
+
 /**
  * What is tracked about one object: its series, and its write budget. An
  * object whose series are all gone stays while its budget is spent, linked
- * among the spent budgets (`SpentBudgets`), so that it gets that budget back.
+ * among the kept objects ({@link KeptObjects}), so that it gets that budget back.
  */
 export interface TrackedObject {
   readonly uid: string;
   /** Its first series; the others follow through `sibling`. */
   series: Series | undefined;
   /** The writes the object may still send, made on its first write. */
-  budget: TokenBucket | undefined;
+  budget: ObjectBudget | undefined;
   /** How its notes changed, for combining similar events (`SimilarEvents`, which alone reads and changes it). */
   notes: NoteChanges | undefined;
-  /** Its neighbours among the objects kept only for their spent budget, which `SpentBudgets` owns. */
+  /** Its neighbours among the objects kept only for their spent budget, which the {@link KeptObjects} own. */
   previous: TrackedObject | undefined;
   next: TrackedObject | undefined;
 }

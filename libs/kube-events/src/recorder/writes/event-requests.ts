@@ -2,63 +2,51 @@ import { V1MicroTime } from '@kubernetes/client-node';
 import { eventBody } from '../../api/event-body.js';
 import type { EventsWriter, ListedEvent, TraceHeaders } from '../../api/events-api.js';
 import { errorMessage } from '../../text/describe-value.js';
-import { PublishApiError, PublishError } from '../../errors.js';
+import { PublishApiError, PublishError, PublishTimeoutError } from '../../errors.js';
 import { MAX_WRITE_MARKS, WRITES_ANNOTATION } from '../../kube-events.constants.js';
 import type { Reporter } from '../../kube-events.interfaces.js';
 import type { RecorderTracing, WriteAnswer } from '../../tracing/recorder-tracing.js';
 import type { TraceContext } from '../../tracing/trace-context.js';
 import type { Occurrence } from '../publish/index.js';
 import type { CreatePlan, FindPlan, PatchPlan, WritePlan, WriteResult } from '../series/index.js';
-import { RequestDeadlines } from '../deadlines/index.js';
 import { whyNotOfSeries } from './series-ownership.js';
 import type { KubeEventsClock } from '../../kube-events.interfaces.js';
 
 /**
  * Sends one write of a series and says what the server holds afterwards.
  * Knows HTTP and the Event's shape, nothing of series, budgets or timers.
- * Every write is aborted after the recorder's timeout, and then rejects
+ * Every request is aborted after the recorder's timeout, and then rejects
  * with `PublishTimeoutError` at once. With OpenTelemetry, each write
  * runs in a span and carries the trace context of its latest occurrence.
  */
 export class EventRequests {
-  /** Every request's timeout. */
-  private readonly deadlines: RequestDeadlines;
-
   constructor(
     private readonly api: EventsWriter,
     private readonly reporter: Required<Reporter>,
-    timeout: number,
-    clock: KubeEventsClock,
+    private readonly timeout: number,
+    private readonly clock: KubeEventsClock,
     private readonly tracing?: RecorderTracing,
-  ) {
-    this.deadlines = new RequestDeadlines(clock, timeout);
-  }
+  ) {}
 
   /**
    * Sends `plan` for occurrences like `occurrence`, the latest of which was
    * published in `trace`; a create or a patch leaves `mark` on the Event
-   * (see `WRITES_ANNOTATION`). Calls `answered` with what the server holds
-   * afterwards, or `failed` with a `PublishError` only, whatever the writer
-   * threw: callbacks, so that the answer reaches the sender in one step.
+   * (see `WRITES_ANNOTATION`). Resolves to what the server holds
+   * afterwards, or rejects with a `PublishError` only, whatever the writer
+   * threw.
    */
   request(
     occurrence: Occurrence,
     plan: WritePlan,
     trace: TraceContext | undefined,
     mark: string | undefined,
-    answered: (result: WriteResult) => void,
-    failed: (error: PublishError) => void,
-  ): void {
-    const send = (signal: AbortSignal, headers?: TraceHeaders): Promise<WriteResult> => {
-      if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark, headers);
-      if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark, headers);
-      return this.find(plan, occurrence, mark !== undefined, signal, headers);
-    };
-    // Bounded by the timeout, and failing with a PublishError only, whatever the writer threw.
-    if (!this.tracing?.tracesWrites()) {
-      this.deadlines.run(send, answered, failed, asPublishError);
-      return;
-    }
+  ): Promise<WriteResult> {
+    // Each request of the write carries its span's context, which a traced API server's span of it names.
+    const write = (headers: TraceHeaders | undefined) =>
+      this.bound((signal) => this.send(occurrence, plan, trace, mark, signal, headers)).catch((error: unknown) => {
+        throw asPublishError(error);
+      });
+    if (!this.tracing) return write(undefined);
     const { resource, event } = occurrence;
     const identity = () => ({
       reason: event.reason,
@@ -68,17 +56,61 @@ export class EventRequests {
       count: plan.kind === 'find' ? undefined : plan.count,
       object: { kind: resource.kind, name: resource.metadata?.name, uid: resource.metadata?.uid },
     });
-    // Each request of the write carries its span's context, which a traced API server's span of it names.
-    const write = (headers: TraceHeaders | undefined) =>
-      this.deadlines.bound((signal) => send(signal, headers), asPublishError);
-    this.tracing
-      .traceWrite(plan.kind, identity, trace, write, writeAnswer)
-      .then(answered, (error: unknown) => failed(error as PublishError));
+    return this.tracing.traceWrite(plan.kind, identity, trace, write, writeAnswer);
   }
 
   /** Adds annotations to an Event, bounded like a write. */
   annotate(namespace: string, name: string, annotations: Record<string, string>): Promise<void> {
-    return this.deadlines.bound(async (signal) => this.api.annotate?.(namespace, name, annotations, signal));
+    return this.bound(async (signal) => this.api.annotate?.(namespace, name, annotations, signal));
+  }
+
+  /** The request `plan` calls for. */
+  private send(
+    occurrence: Occurrence,
+    plan: WritePlan,
+    trace: TraceContext | undefined,
+    mark: string | undefined,
+    signal: AbortSignal,
+    headers: TraceHeaders | undefined,
+  ): Promise<WriteResult> {
+    if (plan.kind === 'create') return this.create(occurrence, plan, trace, signal, mark, headers);
+    if (plan.kind === 'patch') return this.patch(occurrence, plan, trace, signal, mark, headers);
+    return this.find(plan, occurrence, mark !== undefined, signal, headers);
+  }
+
+  /**
+   * Runs `work` with its own abort signal, aborted once the timeout has
+   * passed on the recorder's clock. It settles with what `work` settles
+   * with, or at the timeout at the latest: with what the aborted request
+   * says it was waiting for (an exec credential plugin, say) when it
+   * rejects at once, or else with {@link PublishTimeoutError}.
+   */
+  private bound<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const deadline = this.clock.now() + this.timeout;
+    return new Promise<T>((resolve, reject) => {
+      const expire = () => {
+        // A timer set beyond what a timer holds fires early: it is set again for the rest.
+        const left = deadline - this.clock.now();
+        if (left > 0) {
+          timer = this.clock.setTimer(left, expire);
+          return;
+        }
+        const error = new PublishTimeoutError(this.timeout);
+        controller.abort(error);
+        // After the promise callbacks the abort runs: a request that heeds it rejects first, saying more.
+        setImmediate(() => reject(error));
+      };
+      let timer = this.clock.setTimer(this.timeout, expire);
+      const settle =
+        <V>(then: (value: V) => void) =>
+        (value: V) => {
+          this.clock.clearTimer(timer);
+          then(value);
+        };
+      // Thrown before any promise, it settles the request as a rejection would.
+      new Promise<T>((started) => started(work(controller.signal))).then(settle(resolve), settle(reject));
+    });
   }
 
   /**
@@ -132,8 +164,7 @@ export class EventRequests {
     return { ...listed, event: { ...listed.event, metadata: { ...listed.event.metadata, annotations: comparable } } };
   }
 
-  /** A promise chain, not an async function: a suspended async function keeps a frame of all its locals per write. */
-  private create(
+  private async create(
     occurrence: Occurrence,
     plan: CreatePlan,
     trace: TraceContext | undefined,
@@ -150,13 +181,12 @@ export class EventRequests {
       this.reporter,
       plan,
     );
-    return this.api.create(plan.namespace, body, signal, headers).then(
-      (state): WriteResult => ({ kind: 'created', state }),
-      (error: unknown) => {
-        if (!hasStatus(error, 409, 'AlreadyExists')) throw error;
-        return this.readExisting(plan, signal, headers);
-      },
-    );
+    try {
+      return { kind: 'created', state: await this.api.create(plan.namespace, body, signal, headers) };
+    } catch (error) {
+      if (!hasStatus(error, 409, 'AlreadyExists')) throw error;
+      return this.readExisting(plan, signal, headers);
+    }
   }
 
   /** After a create refused as existing: what the Event holds. */

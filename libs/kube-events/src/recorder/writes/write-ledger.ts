@@ -17,13 +17,12 @@ import {
 import {
   connectionVerdict,
   type ConnectionVerdict,
-  contentionDelay,
   isOverloaded,
   isThrottled,
   isTransient,
   mayHaveApplied,
-  retryAt,
-} from '../pacing/index.js';
+} from '../../api/error-verdicts.js';
+import { contentionDelay, retryAt } from '../pacing/index.js';
 import { countOf, withCount, type WritePlanner } from './write-planner.js';
 import { PassedOverEvents } from './passed-over-events.js';
 import { hasRoom, type NotOwnBecause } from './series-ownership.js';

@@ -6,7 +6,6 @@ import { SERIES_ENDED_ANNOTATION } from '../../kube-events.constants.js';
 import type { ClusterScopedEventNamespace } from '../../kube-events.interfaces.js';
 import type { EndedEvents, Batch, CreatePlan, Series, SeriesEvent, FindPlan, WritePlan } from '../series/index.js';
 import { identityDigest } from '../publish/index.js';
-import { StringPool } from '../../string-pool.js';
 import { hasRoom, whyNotOwn, type NotOwnBecause } from './series-ownership.js';
 
 /**
@@ -59,8 +58,6 @@ export interface PlannedWrite {
 export class WritePlanner {
   private readonly wallClock: () => number;
   private readonly namer: (objectName: string | undefined, controller: string, at: number) => string;
-  /** Namespaces, which the Events of many series share. */
-  private readonly namespaces = new StringPool();
 
   constructor(private readonly options: WritePlannerOptions) {
     // Read at each call, not captured: a test that moves the wall clock (a fake `Date`) moves Event times too.
@@ -107,7 +104,7 @@ export class WritePlanner {
       return { plan: { kind: 'create', namespace, name, eventTime, count: pending }, base: 0, reusesInDoubtName: true };
     }
     const at = this.wallClock();
-    const namespace = this.namespaces.intern(this.namespaceOf(resource));
+    const namespace = this.namespaceOf(resource);
     const uid = resource.metadata?.uid;
     const name =
       this.options.sharedSeries && uid

@@ -28,22 +28,6 @@ export interface EndedWrite {
   readonly answered: boolean;
 }
 
-/** A write between its requests: what the next one needs to know of those before it. */
-interface WriteInProgress {
-  readonly series: Series;
-  readonly batch: Batch;
-  /** When the write started, on the monotonic clock. */
-  readonly startedAt: number;
-  /** The requests sent so far, the one on its way included. */
-  requests: number;
-  /** Whether any request got an answer: the server can be reached. */
-  answered: boolean;
-  /** Whether the write went again once already on a fresh connection. */
-  resent: boolean;
-  /** Told how the write ended. */
-  readonly ended: (series: Series, ended: EndedWrite) => void;
-}
-
 /**
  * Sends a batch's write, start to end: its plan, then each request its
  * answers call for (a read after a `409`, a create after a `404`), each
@@ -58,67 +42,33 @@ export class WriteSender {
 
   constructor(private readonly parts: WriteSenderParts) {}
 
-  /**
-   * Sends the write of `series`' `batch`, `plan` first, started at `now`,
-   * and calls `ended` with how it ended. Each request's answer is a
-   * callback rather than a step of an async function, whose suspended
-   * frame would hold every local per write, and the end is a call, not
-   * one more promise.
-   */
-  send(
-    series: Series,
-    batch: Batch,
-    plan: WritePlan,
-    now: number,
-    ended: (series: Series, ended: EndedWrite) => void,
-  ): void {
-    this.request({ series, batch, startedAt: now, requests: 1, answered: false, resent: false, ended }, plan);
-  }
-
-  /** Sends the write's next request, `plan`: its answer or its failure says whether the write ends or goes on. */
-  private request(write: WriteInProgress, plan: WritePlan): void {
-    const { requests, clock, marks } = this.parts;
-    const { batch } = write;
-    const sentAt = clock.now();
-    const mark = marks?.next();
-    requests.request(
-      batch.first,
-      plan,
-      batch.trace,
-      mark,
-      (result) => this.answered(write, result),
-      (error) => this.failed(write, error, sentAt, mark),
-    );
-  }
-
-  /** The server answered the write's request: the write ends, or its next request follows. */
-  private answered(write: WriteInProgress, result: WriteResult): void {
-    const { ledger, clock } = this.parts;
-    const { series, batch, startedAt, ended } = write;
-    write.answered = true;
-    if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
-    const next = ledger.read(series, batch, result, write.requests, startedAt, clock.now());
-    if (next.kind !== 'next') {
-      ended(series, { batch, decision: next, sentAt: startedAt, answered: true });
-      return;
+  /** Sends the write of `series`' `batch`, `plan` first, started at `startedAt`, and says how it ended. */
+  async send(series: Series, batch: Batch, plan: WritePlan, startedAt: number): Promise<EndedWrite> {
+    const { requests, ledger, clock, marks } = this.parts;
+    let answered = false;
+    let resent = false;
+    for (let requestCount = 1; ; requestCount++) {
+      const sentAt = clock.now();
+      const mark = marks?.next();
+      let result: WriteResult;
+      try {
+        result = await requests.request(batch.first, plan, batch.trace, mark);
+      } catch (error) {
+        // The requests reject with a PublishError only, whatever the writer threw.
+        const next = ledger.readFailure(series, batch, error as PublishError, resent, clock.now(), mark);
+        if (next.kind !== 'next') return { batch, decision: next, sentAt, answered };
+        // A connection lost once: the same request goes again, on a fresh one.
+        resent = true;
+        plan = next.plan;
+        continue;
+      }
+      answered = true;
+      if (result.kind === 'found' && result.refused) this.warnLookupRefused(result.refused);
+      const next = ledger.read(series, batch, result, requestCount, startedAt, clock.now());
+      if (next.kind !== 'next') return { batch, decision: next, sentAt: startedAt, answered };
+      plan = next.plan;
+      if (next.pauseMs > 0) await clock.sleep(next.pauseMs);
     }
-    write.requests++;
-    if (next.pauseMs <= 0) this.request(write, next.plan);
-    else void clock.sleep(next.pauseMs).then(() => this.request(write, next.plan));
-  }
-
-  /** The write's request sent at `sentAt` failed with `error`: the write ends, or goes again on a fresh connection. */
-  private failed(write: WriteInProgress, error: PublishError, sentAt: number, mark: string | undefined): void {
-    const { series, batch, ended } = write;
-    const next = this.parts.ledger.readFailure(series, batch, error, write.resent, this.parts.clock.now(), mark);
-    if (next.kind !== 'next') {
-      ended(series, { batch, decision: next, sentAt, answered: write.answered });
-      return;
-    }
-    // A connection lost once: the same request goes again, on a fresh one.
-    write.resent = true;
-    write.requests++;
-    this.request(write, next.plan);
   }
 
   private warnLookupRefused(error: PublishApiError): void {

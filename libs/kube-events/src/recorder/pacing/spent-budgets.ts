@@ -1,5 +1,5 @@
 import { InsertionOrder } from '../../values/insertion-order.js';
-import type { TrackedObject } from './series.js';
+import type { KeptObjects, TrackedObject } from '../series/index.js';
 
 /**
  * Objects whose series were all forgotten or dropped before their write
@@ -7,7 +7,7 @@ import type { TrackedObject } from './series.js';
  * spent budget rather than get a full one back. Bounded, oldest given up
  * first; a refilled budget is not kept.
  */
-export class SpentBudgets {
+export class SpentBudgets implements KeptObjects {
   private readonly order = new InsertionOrder<TrackedObject>();
   private kept = 0;
 

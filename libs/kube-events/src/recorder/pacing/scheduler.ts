@@ -1,6 +1,6 @@
 import type { Series } from '../series/index.js';
 import { flushRetryAt } from './retry-policy.js';
-import type { WriteBudget } from './write-budget.js';
+import type { WriteBudgets } from './budgets.js';
 import type { KubeEventsClock, KubeEventsTimer } from '../../kube-events.interfaces.js';
 
 /**
@@ -45,7 +45,7 @@ export class WriteScheduler {
   private lineTimer: KubeEventsTimer | undefined;
 
   constructor(
-    private readonly budget: WriteBudget,
+    private readonly budget: WriteBudgets,
     private readonly clock: KubeEventsClock,
     /** Given each series whose write a timer let go. */
     private readonly due: DueWrites,

@@ -1,5 +1,6 @@
 import type { ResolvedWriteControl } from '../../kube-events.interfaces.js';
-import { type TrackedObject, TokenBucket } from '../series/index.js';
+import type { TrackedObject } from '../series/index.js';
+import { TokenBucket } from './token-bucket.js';
 import { WriteRate } from './write-rate.js';
 
 /**
@@ -7,10 +8,10 @@ import { WriteRate } from './write-rate.js';
  * client-go's spam filter, kept with the object's series (so it is bounded
  * with them), and one for the whole recorder, so that a storm over many
  * objects cannot flood the API server. The recorder-wide budget's rate
- * follows what the server admits ({@link WriteRate}): the write dispatcher
+ * follows what the server admits ({@link WriteRate}): the write coordinator
  * tells it of each write's answers.
  */
-export class WriteBudget {
+export class WriteBudgets {
   private readonly recorderWide: TokenBucket;
   private readonly rate: WriteRate;
   /** How many times the server's overload has lowered the recorder-wide rate. */
@@ -100,6 +101,11 @@ export class WriteBudget {
   }
 
   private bucketOf(object: TrackedObject, now: number): TokenBucket {
-    return (object.budget ??= new TokenBucket(this.control.objectBurst, this.control.objectRefillMs, now));
+    // Every object's budget is made here, so it is a token bucket.
+    return (object.budget ??= new TokenBucket(
+      this.control.objectBurst,
+      this.control.objectRefillMs,
+      now,
+    )) as TokenBucket;
   }
 }
