@@ -332,8 +332,7 @@ export class WriteCoordinator implements DueWrites {
         const details = { count, written: { name, namespace, uid: decision.uid }, trace: batch.trace, now };
         outcomes.report(decision.created ? 'created' : 'patched', batch.first, details);
       }
-      // The batch is done with: its set of waiters is read as it is, no copy of it and no delete from it.
-      for (const waiter of batch.waiters) waiter.resolveLanded();
+      for (const waiter of [...batch.waiters]) waiter.resolve();
       return;
     }
     const { error, then, load, connection } = decision;
