@@ -59,14 +59,11 @@ export class CoordinatorState {
   private currentMode: CoordinatorMode = RUNNING;
   private currentConnection: ConnectionState = UP;
   private inFlight = 0;
-  /** Series whose write the budgets let go while every connection was busy, with the budget's mark then. */
-  private readonly waiting = new Map<Series, WaitingWrite>();
   /**
-   * The same, in the order they came. Not the map's own order: a `Map`
-   * walks every entry deleted from its front until it rebuilds its table,
-   * and this one is taken from the front on every write.
+   * Series whose write the budgets let go while every connection was busy,
+   * in the order they came, with the budget's mark then.
    */
-  private readonly waitingOrder: WaitingWrite[] = [];
+  private readonly waiting = new Map<Series, WaitingWrite>();
 
   /** @param writesAtOnce how many writes the writer carries at once: the connections. */
   constructor(private readonly writesAtOnce: number) {}
@@ -204,13 +201,8 @@ export class CoordinatorState {
   /** The budgets let the series' write go, but every connection is busy: it waits, in order, with the budget's `mark`. */
   waitForConnection(series: Series, mark: number): void {
     const waiting = this.waiting.get(series);
-    if (waiting) {
-      waiting.mark = mark;
-      return;
-    }
-    const write = { series, mark };
-    this.waiting.set(series, write);
-    this.waitingOrder.push(write);
+    if (waiting) waiting.mark = mark;
+    else this.waiting.set(series, { series, mark });
   }
 
   /** Whether the series waits for a connection. */
@@ -221,7 +213,7 @@ export class CoordinatorState {
   /** The first series waiting for a connection, when one is free, with its mark; it waits no more. */
   nextWaiting(): WaitingWrite | undefined {
     if (this.inFlight >= this.writesAtOnce) return undefined;
-    const next = this.waitingOrder.shift();
+    const next = this.waiting.values().next().value;
     if (next) this.waiting.delete(next.series);
     return next;
   }
@@ -234,7 +226,6 @@ export class CoordinatorState {
   drainUntil(deadline: number): void {
     // What waited for a connection is scheduled again with the rest, in the draining mode.
     this.waiting.clear();
-    this.waitingOrder.length = 0;
     const mode = this.currentMode;
     switch (mode.kind) {
       case 'running':

@@ -327,13 +327,10 @@ export class WriteCoordinator implements DueWrites {
     if (decision.kind === 'written' || ended.answered) this.answered();
     if (decision.kind === 'written') {
       budget.admitted(now);
-      if (outcomes.observed) {
-        const { name, namespace, count } = decision.event;
-        const details = { count, written: { name, namespace, uid: decision.uid }, trace: batch.trace, now };
-        outcomes.report(decision.created ? 'created' : 'patched', batch.first, details);
-      }
-      // The batch is done with: its set of waiters is read as it is, no copy of it and no delete from it.
-      for (const waiter of batch.waiters) waiter.resolveLanded();
+      const { name, namespace, count } = decision.event;
+      const details = { count, written: { name, namespace, uid: decision.uid }, trace: batch.trace, now };
+      outcomes.report(decision.created ? 'created' : 'patched', batch.first, details);
+      for (const waiter of [...batch.waiters]) waiter.resolve();
       return;
     }
     const { error, then, load, connection } = decision;

@@ -50,16 +50,6 @@ export class AwaitedPublish {
     if (this.settle()) this.resolvePromise();
   }
 
-  /**
-   * Resolves once its carrier's write has landed. The carrier is done with,
-   * so its set of waiters is left as it is: taking each waiter out would
-   * shrink the set, allocating, on every write.
-   */
-  resolveLanded(): void {
-    this.carrier = undefined;
-    this.resolve();
-  }
-
   reject(error: unknown): void {
     if (this.settle()) this.rejectPromise(error);
   }

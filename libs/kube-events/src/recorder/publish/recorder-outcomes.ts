@@ -15,11 +15,6 @@ export class RecorderOutcomes {
 
   constructor(private readonly reporter: Readonly<Required<Reporter>>) {}
 
-  /** Whether anyone observes the outcomes: when nobody does, their details need not be built. */
-  get observed(): boolean {
-    return this.outcomes.observed;
-  }
-
   /** Tells the observers what became of `occurrence`. */
   report(kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails): void {
     if (this.outcomes.observed) this.outcomes.next(outcomeOf(kind, this.reporter, occurrence, details));

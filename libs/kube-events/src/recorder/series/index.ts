@@ -16,7 +16,6 @@ export {
   type BatchAttempts,
   type InDoubtCreate,
   type KeptObjects,
-  NO_BATCHES,
   type Series,
   type SeriesEvent,
   type TrackedObject,

@@ -1,6 +1,6 @@
 import { InsertionOrder } from '../../values/insertion-order.js';
 import type { Occurrence } from '../publish/index.js';
-import { type KeptObjects, NO_BATCHES, type Series, type SeriesEvent, type TrackedObject } from './series.js';
+import type { KeptObjects, Series, SeriesEvent, TrackedObject } from './series.js';
 import type { SimilarEvents } from './similar-events.js';
 
 /** What an {@link SeriesIndex} is bounded by. */
@@ -239,9 +239,8 @@ function newSeries(
     occurrences: 0,
     openedAt,
     inDoubt: undefined,
-    queue: NO_BATCHES,
-    // The write state of a series that never wrote, written out: V8 keeps the fields after a spread outside the
-    // object, 16 B more per series.
+    queue: [],
+    // The write state of a series that never wrote.
     state: 'idle',
     retryAt: 0,
     failures: 0,

@@ -5,15 +5,6 @@ import type { SeriesWriteState } from './series-state.js';
 import type { NoteChanges } from './similar-events.js';
 import type { WritePlan } from './write-plan.js';
 
-/**
- * The queue of every series with nothing queued: one frozen array shared by
- * all, rather than an empty one each (56 B for every series a recorder
- * tracks). The write queue gives a series an array of its own for its first
- * batch and puts this back when the last one leaves; frozen, a push onto it
- * throws rather than queue into every series at once.
- */
-export const NO_BATCHES = Object.freeze([]) as readonly Batch[] as Batch[];
-
 /** The Event a series last wrote, which repeats patch. */
 export interface SeriesEvent {
   readonly name: string;

@@ -1,5 +1,5 @@
 import { type AwaitedPublish, IdentityDigests, type Occurrence } from '../publish/index.js';
-import { type Batch, NO_BATCHES, type Series } from '../series/index.js';
+import type { Batch, Series } from '../series/index.js';
 
 /** Queued writes one series may hold; past it the oldest waiting one is given up, so one noisy object cannot use up `maxPending`. */
 const MAX_BATCHES_PER_SERIES = 8;
@@ -105,10 +105,7 @@ export class WriteQueue {
       toldQueued: 0,
     };
     waiter.carrier = batch;
-    // A series' first batch gets an array of its size: a push onto an empty one reserves room for sixteen (and
-    // an idle series' is the shared frozen one).
-    if (series.queue.length) series.queue.push(batch);
-    else series.queue = [batch];
+    series.queue.push(batch);
     this.waiting++;
     this.waitingBytes += bytes;
     this.withWork.add(series);
@@ -170,11 +167,7 @@ export class WriteQueue {
       this.waiting--;
       this.waitingBytes -= batch.bytes;
     }
-    if (!series.queue.length) {
-      // An idle series holds no array of its own: a recorder tracks thousands.
-      series.queue = NO_BATCHES;
-      this.withWork.delete(series);
-    }
+    if (!series.queue.length) this.withWork.delete(series);
     return batch;
   }
 }
