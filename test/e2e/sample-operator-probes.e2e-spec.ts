@@ -61,6 +61,8 @@ describe('sample operator process: the probes through terminus', () => {
   test('leader and standby are live and ready; /status shows the election and the Events in words and counts', async () => {
     const leader = replica('probes-a');
     await leader.log.waitFor('probes-a leads (lease');
+    // Leading starts the controller; it reports synced once its informers have listed.
+    await leader.log.waitFor('ConfigMirror controller ready');
     const standby = replica('probes-b');
     await standby.log.waitFor('stands by');
     const [leaderPort, standbyPort] = [await portOf(leader.log), await portOf(standby.log)];

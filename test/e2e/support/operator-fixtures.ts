@@ -28,7 +28,7 @@ export const OPERATOR_MAIN = join(REPO_ROOT, 'apps/sample-operator/dist/main.js'
  * retries and no resync; `env` adds to or overrides its settings.
  */
 export function spawnOperator(cp: ControlPlane, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [OPERATOR_MAIN], {
+  const child = spawn(process.execPath, [OPERATOR_MAIN], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
@@ -41,6 +41,26 @@ export function spawnOperator(cp: ControlPlane, env: Record<string, string>): Ch
       ...env,
     },
   });
+  runningOperators.add(child);
+  child.once('exit', () => runningOperators.delete(child));
+  return child;
+}
+
+/** Operators started by this test file that have not exited yet. */
+const runningOperators = new Set<ChildProcess>();
+
+/**
+ * Kills every operator this test file started that still runs. A test that fails half-way leaves its replicas
+ * running: they would keep Jest from exiting, and keep reconciling (and writing the status of) the ConfigMirrors
+ * of the tests after it.
+ */
+export async function killRunningOperators(): Promise<void> {
+  await Promise.all(
+    [...runningOperators].map(async (child) => {
+      child.kill('SIGKILL');
+      await exitOf(child, 10_000);
+    }),
+  );
 }
 
 /** Builds the library and the operator unless both are built. */
@@ -131,7 +151,6 @@ export function operatorProcessSuite(namespacePrefix: string, mirrorName: string
   let core: CoreV1Api | undefined;
   let customObjects: CustomObjectsApi | undefined;
   let installedCrd = false;
-  let child: ChildProcess | undefined;
 
   beforeAll(async () => {
     await ensureOperatorBuilt();
@@ -144,10 +163,7 @@ export function operatorProcessSuite(namespacePrefix: string, mirrorName: string
   }, 180_000);
 
   afterAll(async () => {
-    if (child?.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exitOf(child, 10_000);
-    }
+    await killRunningOperators();
     if (customObjects) await deleteConfigMirror(customObjects, namespace, mirrorName);
     await core?.deleteNamespace({ name: namespace }).catch(() => {});
     if (cp) await removeConfigMirrorCrd(cp, installedCrd);
@@ -169,8 +185,7 @@ export function operatorProcessSuite(namespacePrefix: string, mirrorName: string
     },
     namespace,
     start(env) {
-      child = spawnOperator(ready(cp), env);
-      return child;
+      return spawnOperator(ready(cp), env);
     },
   };
 }
