@@ -115,6 +115,7 @@ export const OCCURRENCES_DROPPED = (
   `Dropped ${count} occurrence(s) of ${event.reason} about ${excerpt(resource.kind ?? 'object')} ` +
   `${excerpt([resource.metadata?.namespace, resource.metadata?.name].filter(Boolean).join('/'))}: ${DROP_CAUSES[cause]}` +
   (error === undefined ? '.' : ` (last error: ${errorMessage(error)}).`);
+export const RECORDER_CLOSED = 'the Event recorder has shut down';
 export const RECORDER_SHUT_DOWN = (
   resource: { kind?: string; metadata?: { namespace?: string; name?: string } },
   event: { reason: string },

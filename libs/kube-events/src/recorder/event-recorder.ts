@@ -1,5 +1,4 @@
 import { type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
-import { LibraryLogger } from '../text/library-logger.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { EventsApi, type EventsWriter } from '../api/events-api.js';
@@ -10,8 +9,6 @@ import type {
   Reporter,
   ResolvedRecorderOptions,
 } from '../kube-events.interfaces.js';
-import { SERIES_ENDED_ANNOTATION } from '../kube-events.constants.js';
-import { SERIES_END_NOT_RECORDED } from '../kube-events.messages.js';
 import { loadDefaultKubeConfig } from '../api/default-kube-config.js';
 import { type PublishOutcome, RecorderOutcomes } from './publish/index.js';
 import { type ConnectionDown, type ScheduledPublish, WriteCoordinator } from './coordinator/write-coordinator.js';
@@ -84,18 +81,14 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private readonly options: ResolvedRecorderOptions;
   /** The series of each publish, bounded in time and number. */
   private readonly series: SeriesIndex;
-  /** With `resumeSeries`, the Events whose series `forget` ended, which no series continues. */
-  private readonly ended: EndedEvents;
   /** Where Events go: the Events API of the API server, or what was given in its place. */
   private readonly eventsApi: EventsWriter;
-  private readonly requests: EventRequests;
   /** Takes each publish in, and its writes to the server. */
   private readonly coordinator: WriteCoordinator;
   /** The one clock of series windows, budgets and timers: `options.clock`, else the real one. */
   private readonly clock: KubeEventsClock;
   /** The one shutdown, once begun. */
   private shutdown: Promise<void> | undefined;
-  private readonly logger = new LibraryLogger('EventRecorder');
 
   /**
    * @param options checked and completed with the defaults; options already resolved come out unchanged
@@ -113,17 +106,18 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
     const limit = this.options.combineSimilarEvents;
     const similar = limit ? new SimilarEvents(limit, window) : undefined;
     this.series = new SeriesIndex({ window, maxSeries, resume, similar, kept: new SpentBudgets(maxSeries) });
-    this.ended = new EndedEvents(maxSeries);
+    // With `resumeSeries`, the Events whose series `forget` ended, which no series continues.
+    const ended = new EndedEvents(maxSeries);
     this.eventsApi =
       eventsApi ??
       new EventsApi(this.options.kubeConfig ?? loadDefaultKubeConfig(), { controller: this.reporter.controller });
     const tracing = RecorderTracing.create(this.options);
-    this.requests = new EventRequests(this.eventsApi, this.options.reporter, timeout, this.clock, tracing);
+    const requests = new EventRequests(this.eventsApi, this.options.reporter, timeout, this.clock, tracing);
     const planner = new WritePlanner({
       window,
       controller: this.reporter.controller,
       clusterScopedNamespace: this.options.clusterScopedNamespace,
-      ended: this.ended,
+      ended,
       sharedSeries: this.options.resumeSeries,
     });
     const queue = new WriteQueue(writeControl.maxPending, writeControl.maxPendingBytes);
@@ -139,12 +133,15 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
       clock: this.clock,
       sender: new WriteSender({
         ledger,
-        requests: this.requests,
+        requests,
         clock: this.clock,
         marks: resume ? new WriteMarks() : undefined,
       }),
       outcomes: this.outcomes,
       writesAtOnce: writesAtOnce(this.eventsApi),
+      endedSeries: resume
+        ? { ended, annotate: (namespace, name, annotations) => requests.annotate(namespace, name, annotations) }
+        : undefined,
     });
   }
 
@@ -316,21 +313,12 @@ export class EventRecorder implements BeforeApplicationShutdown, OnApplicationSh
 
   /**
    * Ends the series of `resource` (all, or its failure ones). With
-   * `resumeSeries`, their Events say so, in the background, so that no later
-   * process continues them.
+   * `resumeSeries`, the coordinator marks their Events ended on the server,
+   * so that no later process continues them.
    */
   private end(resource: KubernetesObject, failure: true | undefined): void {
     const uid = resource?.metadata?.uid;
     if (typeof uid !== 'string' || !uid) return;
-    const ended = this.coordinator.end(uid, failure);
-    if (!this.options.resumeSeries) return;
-    for (const event of ended) this.ended.add(event.namespace, event.name);
-    const annotations = { [SERIES_ENDED_ANNOTATION]: new Date().toISOString() };
-    for (const event of ended) {
-      this.requests.annotate(event.namespace, event.name, annotations).then(
-        () => this.ended.shown(event.namespace, event.name),
-        (error: unknown) => this.logger.warn(SERIES_END_NOT_RECORDED(event.namespace, event.name, error)),
-      );
-    }
+    this.coordinator.end(uid, failure);
   }
 }

@@ -7,14 +7,20 @@ import {
 } from '../../errors.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { validatePublish } from '../../event-rules/event-validation.js';
-import type { KubeEvent, KubeEventsClock, ResolvedRecorderOptions } from '../../kube-events.interfaces.js';
+import type {
+  KubeEvent,
+  KubeEventsClock,
+  KubeEventsTimer,
+  ResolvedRecorderOptions,
+} from '../../kube-events.interfaces.js';
 import type { RecorderTracing } from '../../tracing/recorder-tracing.js';
-import { RECORDER_SHUT_DOWN, SERVER_UNREACHABLE } from '../../kube-events.messages.js';
+import { RECORDER_CLOSED, RECORDER_SHUT_DOWN, SERVER_UNREACHABLE } from '../../kube-events.messages.js';
 import { PublishDeadlines } from '../deadlines/index.js';
 import { unreachableRetryAt, type DueWrites, type WriteBudgets, WriteScheduler } from '../pacing/index.js';
 import { AwaitedPublish, refusedOccurrence, type Occurrence, type RecorderOutcomes } from '../publish/index.js';
 import {
   type Batch,
+  type EndedEvents,
   failedWrite,
   heldByConnection,
   probe,
@@ -22,7 +28,6 @@ import {
   retryNow,
   serverBack,
   type Series,
-  type SeriesEvent,
   type SeriesIndex,
   writing,
   written,
@@ -30,6 +35,7 @@ import {
 import type { EndedWrite, WriteLedger, WriteQueue, WriteSender } from '../writes/index.js';
 import { CoordinatorState, type ConnectionDown } from './coordinator-state.js';
 import { DroppedOccurrences } from './dropped-occurrences.js';
+import { type AnnotateEvent, SeriesEndMarks } from './series-end-marks.js';
 
 export type { ConnectionDown } from './coordinator-state.js';
 
@@ -51,6 +57,12 @@ export interface WriteCoordinatorParts {
   readonly outcomes: RecorderOutcomes;
   /** How many writes the writer carries at once, as it says: the coordinator sends no more at a time. */
   readonly writesAtOnce: number;
+  /**
+   * With `resumeSeries`: the Events whose series ended here, and how the
+   * annotation that marks one ended is sent. Unset, an ended series' Event
+   * is left as it is.
+   */
+  readonly endedSeries?: { readonly ended: EndedEvents; readonly annotate: AnnotateEvent };
 }
 
 /** A publish as the coordinator takes it in. */
@@ -85,11 +97,17 @@ export class WriteCoordinator implements DueWrites {
   private readonly drops: DroppedOccurrences;
   /** Each publish's deadline: past it, its caller is told that it stays queued. */
   private readonly deadlines: PublishDeadlines;
+  /** With `resumeSeries`, the annotations marking ended series' Events, paced as writes are. */
+  private readonly endMarks: SeriesEndMarks | undefined;
+  /** Set while end marks wait for the recorder-wide budget. */
+  private endMarksTimer: KubeEventsTimer | undefined;
 
   constructor(private readonly parts: WriteCoordinatorParts) {
     this.state = new CoordinatorState(parts.writesAtOnce);
     this.drops = new DroppedOccurrences(parts.outcomes, parts.clock);
     this.scheduler = new WriteScheduler(parts.budget, parts.clock, this);
+    const { endedSeries } = parts;
+    this.endMarks = endedSeries && new SeriesEndMarks(endedSeries.ended, endedSeries.annotate);
     const { timeout } = parts.options;
     this.deadlines = new PublishDeadlines(parts.clock, (awaited) =>
       this.tellQueued(
@@ -176,9 +194,48 @@ export class WriteCoordinator implements DueWrites {
     return true;
   }
 
-  /** Ends the series of the object `uid` (all, or its failure ones): returns the Events they had written. */
-  end(uid: string, failure: true | undefined): SeriesEvent[] {
-    return this.parts.series.forget(uid, failure, this.parts.clock.now());
+  /**
+   * Ends the series of the object `uid` (all, or its failure ones). With
+   * `resumeSeries`, their Events are marked ended on the server, each mark
+   * sent as a write is: on a connection of the writer's, within the
+   * recorder-wide budget, and awaited by `flush()`.
+   */
+  end(uid: string, failure: true | undefined): void {
+    const ended = this.parts.series.forget(uid, failure, this.parts.clock.now());
+    if (!this.endMarks || !ended.length) return;
+    this.endMarks.add(ended);
+    if (this.state.closed) this.endMarks.abandon(new PublishError(RECORDER_CLOSED));
+    else this.sendEndMarks();
+  }
+
+  /**
+   * Sends the waiting end marks that a connection and the recorder-wide
+   * budget let go now (while `flush()` runs, every one); the rest wait for a
+   * connection to be freed, or for the budget's next write.
+   */
+  private sendEndMarks(): void {
+    const marks = this.endMarks;
+    if (!marks) return;
+    const { budget, clock } = this.parts;
+    const now = clock.now();
+    while (marks.hasWaiting && this.state.mayTakeConnection()) {
+      if (this.state.drainingUntil === undefined && !budget.tryTake(undefined, now)) {
+        this.endMarksTimer ??= clock.setTimer(budget.msUntilRecorderWrite(now), () => {
+          this.endMarksTimer = undefined;
+          this.sendEndMarks();
+        });
+        return;
+      }
+      this.state.writeStarted(now);
+      void marks.sendNext().then(() => this.endMarkSent());
+    }
+  }
+
+  /** An end mark was answered (or failed, logged): its connection is free. */
+  private endMarkSent(): void {
+    this.state.writeEnded(this.parts.clock.now());
+    this.connectionFreed();
+    this.checkDrained();
   }
 
   /**
@@ -215,6 +272,9 @@ export class WriteCoordinator implements DueWrites {
     this.state.drainUntil(deadline);
     this.scheduler.cancelAll();
     const flushed = (this.flushed ??= Promise.withResolvers<void>());
+    this.parts.clock.clearTimer(this.endMarksTimer);
+    this.endMarksTimer = undefined;
+    this.sendEndMarks();
     for (const series of [...this.parts.queue.withWork]) this.schedule(series);
     this.checkDrained();
     return flushed.promise;
@@ -223,6 +283,9 @@ export class WriteCoordinator implements DueWrites {
   /** Shut down (after the last `flush()`): a publish from now on is refused at once. */
   close(): void {
     this.state.close();
+    this.parts.clock.clearTimer(this.endMarksTimer);
+    this.endMarksTimer = undefined;
+    this.endMarks?.abandon(new PublishError(RECORDER_CLOSED));
   }
 
   /** A timer of the scheduler let the series' next write go. */
@@ -358,10 +421,14 @@ export class WriteCoordinator implements DueWrites {
   }
 
   /**
-   * A connection is free: the first series waiting for one goes, on the budget it took, unless the
+   * A connection is free: an end mark waiting for one goes first (there are few, and each is one short
+   * request); else the first series waiting for one goes, on the budget it took, unless the
    * recorder-wide rate was lowered since; then it goes through the budgets again.
    */
   private connectionFreed(): void {
+    const inFlightBefore = this.state.writesInFlight;
+    this.sendEndMarks();
+    if (this.state.writesInFlight > inFlightBefore) return;
     for (let waiting = this.state.nextWaiting(); waiting; waiting = this.state.nextWaiting()) {
       const { series: next, mark } = waiting;
       const inFlight = this.state.writesInFlight;
@@ -372,9 +439,9 @@ export class WriteCoordinator implements DueWrites {
     }
   }
 
-  /** While `flush()` runs: once nothing is queued or in flight, it is done. */
+  /** While `flush()` runs: once nothing is queued or in flight, end marks included, it is done. */
   private checkDrained(): void {
-    if (!this.flushed || this.parts.queue.withWork.size) return;
+    if (!this.flushed || this.parts.queue.withWork.size || this.endMarks?.settled === false) return;
     this.state.drained();
     this.flushed.resolve();
     this.flushed = undefined;
