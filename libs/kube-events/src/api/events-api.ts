@@ -31,7 +31,7 @@ import {
 import { AnswerCutError, jsonRequest, type JsonAnswer } from './json-request.js';
 import { statementOf, type EventStatement } from './event-statement.js';
 import { truncateText } from '../event-rules/note-truncation.js';
-import { microTime } from './micro-time.js';
+import { microTime } from './event-body.js';
 import { flowOf, type EventWritesFlow } from './event-writes-flow.js';
 import { type Authenticated, PooledAuthentication, type PooledAuthenticationOptions } from './pooled-authentication.js';
 import { eventsUserAgent } from './user-agent.js';

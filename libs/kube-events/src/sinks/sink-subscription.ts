@@ -4,7 +4,7 @@ import type { EventSink } from './event-sink.js';
 import { SINK_LOG_INTERVAL_MS } from '../kube-events.constants.js';
 import { SINK_FAILED, SINK_OVERLOADED } from '../kube-events.messages.js';
 import type { PublishOutcome } from '../recorder/publish/index.js';
-import { timerDelay } from '../time/timer-delay.js';
+import { timerDelay } from '../time/system-clock.js';
 
 /**
  * One sink's subscription to a recorder's outcomes, isolated so that the sink

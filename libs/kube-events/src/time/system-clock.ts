@@ -1,5 +1,5 @@
 import type { KubeEventsClock, KubeEventsTimer } from '../kube-events.interfaces.js';
-import { timerDelay } from './timer-delay.js';
+import { MAX_TIMER_DELAY_MS } from '../kube-events.constants.js';
 
 /**
  * The real clock, a recorder's unless its options give another: monotonic
@@ -38,4 +38,16 @@ export function isClock(value: unknown): value is KubeEventsClock {
   if (typeof value !== 'object' || value === null) return false;
   const clock = value as Partial<Record<keyof KubeEventsClock, unknown>>;
   return (['now', 'setTimer', 'clearTimer', 'sleep'] as const).every((method) => typeof clock[method] === 'function');
+}
+
+/**
+ * A delay every timer of the library is set with: between 0 and
+ * {@link MAX_TIMER_DELAY_MS}, so that no timer fires at once with a
+ * `TimeoutOverflowWarning` because what it waits for is far off (a
+ * `Retry-After` in year 9999, a huge timeout). A timer cut short so finds
+ * its time has not come and is set again.
+ */
+export function timerDelay(ms: number): number {
+  if (Number.isNaN(ms) || ms <= 0) return 0;
+  return Math.min(ms, MAX_TIMER_DELAY_MS);
 }

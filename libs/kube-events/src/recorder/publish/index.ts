@@ -1,4 +1,8 @@
 export { AwaitedPublish, type SettleWatcher } from './awaited-publish.js';
 export { IdentityDigests, type Occurrence, identityDigest } from './occurrence.js';
-export { type PublishOutcome, type PublishOutcomeKind, refusedOccurrence } from './publish-outcome.js';
-export { RecorderOutcomes } from './recorder-outcomes.js';
+export {
+  type PublishOutcome,
+  type PublishOutcomeKind,
+  RecorderOutcomes,
+  refusedOccurrence,
+} from './publish-outcome.js';

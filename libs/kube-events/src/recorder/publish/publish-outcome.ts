@@ -1,3 +1,4 @@
+import { Subject, type Observable } from 'rxjs';
 import type { KubernetesObject, V1ObjectReference } from '@kubernetes/client-node';
 import { redactedNote, truncateText } from '../../event-rules/note-truncation.js';
 import { errorMessage } from '../../text/describe-value.js';
@@ -91,8 +92,31 @@ export interface OutcomeDetails {
   readonly now: number;
 }
 
+/**
+ * Where a recorder tells what became of each occurrence, for its sinks and
+ * metrics: the one owner of `outcomes$`. An outcome nobody observes is not
+ * built.
+ */
+export class RecorderOutcomes {
+  private readonly outcomes = new Subject<PublishOutcome>();
+  /** Every publish outcome, in the order they happened. */
+  readonly outcomes$: Observable<PublishOutcome> = this.outcomes.asObservable();
+
+  constructor(private readonly reporter: Readonly<Required<Reporter>>) {}
+
+  /** Tells the observers what became of `occurrence`. */
+  report(kind: PublishOutcomeKind, occurrence: Occurrence, details: OutcomeDetails): void {
+    if (this.outcomes.observed) this.outcomes.next(outcomeOf(kind, this.reporter, occurrence, details));
+  }
+
+  /** No outcome follows: the recorder has shut down. */
+  complete(): void {
+    this.outcomes.complete();
+  }
+}
+
 /** Builds the outcome of `kind` for an occurrence (for a batch, its first). */
-export function outcomeOf(
+function outcomeOf(
   kind: PublishOutcomeKind,
   reporter: Readonly<Required<Reporter>>,
   occurrence: Occurrence,

@@ -1,5 +1,5 @@
 import { V1MicroTime } from '@kubernetes/client-node';
-import { microTime } from './micro-time.js';
+import { microTime } from './event-body.js';
 
 describe('microTime', () => {
   it.each([

@@ -1,4 +1,4 @@
-import { WRITE_RATE_ADAPTATION, WriteRate } from './write-rate.js';
+import { WRITE_RATE_ADAPTATION, WriteRate } from './budgets.js';
 
 describe('WriteRate', () => {
   it('starts at the configured rate and halves on an overload answer to a write sent since the last halving', () => {
