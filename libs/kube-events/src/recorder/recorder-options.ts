@@ -36,10 +36,10 @@ import {
   TRACE_CONTEXT_NOT_AN_OPTION,
   REQUIRED_FIELD,
 } from '../kube-events.messages.js';
-import { RememberedRedactions } from '../event-rules/remembered-redactions.js';
 import { CLUSTER_SCOPED_EVENT_NAMESPACES } from '../api/event-body.js';
 import { isDnsSubdomain, isQualifiedName } from '../event-rules/qualified-name.js';
 import { isClock, systemClock } from '../time/system-clock.js';
+import { redactCredentials } from '../text/credential-redaction.js';
 
 const unchanged = (note: string): string => note;
 
@@ -49,12 +49,12 @@ function similarEventsLimit(option: unknown, fail: (field: string, problem: stri
   return fail('combineSimilarEvents', NOT_A_SIMILAR_EVENTS_LIMIT(option));
 }
 
-/** `redactNotes` as the function every note goes through; the default one of its own for each recorder. */
+/** `redactNotes` as the function every note goes through. */
 function noteRedactor(
   option: KubeEventsModuleOptions['redactNotes'],
   fail: (field: string, problem: string) => never,
 ): (note: string) => string {
-  if (option === undefined || option === true) return RememberedRedactions.redactor();
+  if (option === undefined || option === true) return redactCredentials;
   if (option === false) return unchanged;
   if (typeof option === 'function') return option;
   return fail('redactNotes', NOT_A_NOTE_REDACTOR(option));

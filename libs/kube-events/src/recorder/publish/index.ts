@@ -1,5 +1,5 @@
 export { AwaitedPublish, type SettleWatcher } from './awaited-publish.js';
-export { IdentityDigests, type Occurrence, identityDigest } from './occurrence.js';
+export { type Occurrence, identityDigest } from './occurrence.js';
 export {
   type PublishOutcome,
   type PublishOutcomeKind,

@@ -1,7 +1,6 @@
 import { hash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeEvent } from '../../kube-events.interfaces.js';
-import { RecentResults } from '../../values/recent-results.js';
 import type { TraceContext } from '../../tracing/trace-context.js';
 
 /** One publish on its way through the recorder: what it is about, what happened, and when. */
@@ -42,31 +41,7 @@ function identityOf(event: KubeEvent): string {
  * Encoded by `hash` itself: a Buffer encoded apart costs twice the digest.
  */
 export function identityDigest(event: KubeEvent): string {
-  return digestOf(identityOf(event));
-}
-
-/**
- * Digests of the identities seen last, so that a repeat is not hashed
- * again, and the batches and series of one identity share one string.
- * Bounded: identities up to {@link DIGESTS_MAX_IDENTITY_LENGTH} characters,
- * {@link DIGESTS_MAX} of them, forgotten all at once when full.
- */
-export class IdentityDigests {
-  private readonly digests = new RecentResults(digestOf, DIGESTS_MAX, DIGESTS_MAX_IDENTITY_LENGTH);
-
-  /** The digest of what `event` says, as {@link identityDigest}. */
-  of(event: KubeEvent): string {
-    return this.digests.of(identityOf(event));
-  }
-}
-
-/** The longest identity an {@link IdentityDigests} keeps: a note of a few lines, its annotations and labels. */
-const DIGESTS_MAX_IDENTITY_LENGTH = 512;
-/** How many identities an {@link IdentityDigests} keeps: at most about half a megabyte. */
-const DIGESTS_MAX = 1_024;
-
-function digestOf(identity: string): string {
-  return hash('sha256', identity, 'base64url').slice(0, 22);
+  return hash('sha256', identityOf(event), 'base64url').slice(0, 22);
 }
 
 /** The fields of an ObjectReference the API server keeps, in one order. */

@@ -1,4 +1,4 @@
-import { type AwaitedPublish, IdentityDigests, type Occurrence } from '../publish/index.js';
+import { type AwaitedPublish, identityDigest, type Occurrence } from '../publish/index.js';
 import type { Batch, Series } from '../series/index.js';
 
 /** Queued writes one series may hold; past it the oldest waiting one is given up, so one noisy object cannot use up `maxPending`. */
@@ -32,8 +32,6 @@ export class WriteQueue {
   private waiting = 0;
   /** What the waiting batches carry, in bytes, which `maxPendingBytes` bounds. */
   private waitingBytes = 0;
-  /** Identities, which many batches and series hold alike, each hashed once. */
-  private readonly identities = new IdentityDigests();
 
   constructor(
     private readonly maxPending: number,
@@ -63,7 +61,7 @@ export class WriteQueue {
    * that its series has work.
    */
   enqueue(series: Series, occurrence: Occurrence, waiter: AwaitedPublish): Enqueued {
-    const identity = this.identities.of(occurrence.event);
+    const identity = identityDigest(occurrence.event);
     const last = series.queue.at(-1);
     // Joins the last batch unless that one is in flight: one waiting to retry takes it along (its count follows).
     if (last?.identity === identity && !(series.state === 'writing' && last === series.queue[0])) {
