@@ -314,10 +314,11 @@ export class EventsApi implements EventsWriter {
    * One request; PATCH bodies are JSON merge patches. Only a 2xx answer
    * whose body `read` takes is a success: a redirect is a refusal, and a
    * body it throws on is unreadable (the write may have been applied).
-   * Credentials kept from the last request are used at once; only a
-   * request that must authenticate waits for it.
+   * Credentials kept from the last request are used at once (the request
+   * goes out before this returns); only a request that must authenticate
+   * waits for it.
    */
-  private send<T>(
+  private async send<T>(
     method: 'GET' | 'POST' | 'PATCH',
     path: string,
     signal: AbortSignal,
@@ -325,63 +326,38 @@ export class EventsApi implements EventsWriter {
     read: (answer: unknown) => T,
     { trace, followUp = false }: RequestExtras = {},
   ): Promise<T> {
-    const request = { method, path, signal, body, read, trace, followUp };
-    const reusable = this.authentication.reusableCredentials();
-    if (reusable) return this.sendAuthenticated(reusable, request);
-    return this.authentication.authenticate(signal).then(
-      (authenticated) => this.sendAuthenticated(authenticated, request),
-      (error: unknown) => Promise.reject(toPublishError(error, signal, undefined)),
-    );
-  }
-
-  /**
-   * {@link send} with its credentials: a promise chain, not an async
-   * function, whose suspended frame would hold every local per request.
-   */
-  private sendAuthenticated<T>(authenticated: Authenticated, request: EventsRequest<T>): Promise<T> {
-    const { method, path, signal, body, trace } = request;
-    let answer: Promise<JsonAnswer>;
+    let authenticated: Authenticated;
+    try {
+      authenticated = this.authentication.reusableCredentials() ?? (await this.authentication.authenticate(signal));
+    } catch (error) {
+      throw toPublishError(error, signal, undefined);
+    }
     const headers: Record<string, string> = {
       ...authenticated.headers,
       accept: 'application/json',
       'user-agent': this.userAgent,
     };
+    if (trace) {
+      headers.traceparent = trace.traceparent;
+      if (trace.tracestate) headers.tracestate = trace.tracestate;
+    }
+    if (body !== undefined) headers['content-type'] = method === 'PATCH' ? MERGE_PATCH : 'application/json';
+    let response: JsonAnswer;
     try {
-      if (trace) {
-        headers.traceparent = trace.traceparent;
-        if (trace.tracestate) headers.tracestate = trace.tracestate;
-      }
-      if (body !== undefined) headers['content-type'] = method === 'PATCH' ? MERGE_PATCH : 'application/json';
-      answer = jsonRequest({
+      response = await jsonRequest({
         origin: this.origin,
         path: `${this.basePath}${path}`,
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
-        dispatcher: request.followUp ? this.authentication.followUpDispatcher(authenticated) : authenticated.dispatcher,
+        dispatcher: followUp ? this.authentication.followUpDispatcher(authenticated) : authenticated.dispatcher,
       });
     } catch (error) {
-      return Promise.reject(toPublishError(error, signal, undefined));
+      throw error instanceof AnswerCutError
+        ? toPublishError(error.cause, signal, error.statusCode)
+        : toPublishError(error, signal, undefined);
     }
-    return answer.then(
-      (response) => this.answered(response, authenticated, headers, request),
-      (error: unknown) =>
-        Promise.reject(
-          error instanceof AnswerCutError
-            ? toPublishError(error.cause, signal, error.statusCode)
-            : toPublishError(error, signal, undefined),
-        ),
-    );
-  }
-
-  /** What an answer says: the value `read` takes from a 2xx, else the refusal, the redirect or the unreadable body. */
-  private answered<T>(
-    response: JsonAnswer,
-    authenticated: Authenticated,
-    headers: Record<string, string>,
-    { path, signal, read }: EventsRequest<T>,
-  ): T {
     const status = response.statusCode;
     try {
       if (path.startsWith(EVENTS_GROUP_PATH)) this.flow = flowOf(response.headers, this.flow) ?? this.flow;
@@ -393,19 +369,6 @@ export class EventsApi implements EventsWriter {
       throw toPublishError(error, signal, status);
     }
   }
-}
-
-/** One request of {@link EventsApi}, as `send` was given it. */
-interface EventsRequest<T> {
-  readonly method: 'GET' | 'POST' | 'PATCH';
-  readonly path: string;
-  readonly signal: AbortSignal;
-  readonly body: unknown;
-  readonly read: (answer: unknown) => T;
-  /** The write's trace context, sent as `traceparent`/`tracestate`. */
-  readonly trace: TraceHeaders | undefined;
-  /** A follow-up (a review, `/readyz`): sent on the follow-ups' connections. */
-  readonly followUp: boolean;
 }
 
 /** What a request carries beyond its method, path and body. */
