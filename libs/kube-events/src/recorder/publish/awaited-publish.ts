@@ -1,8 +1,3 @@
-/** What watches an awaited publish until it settles: told when it does, so that it lets go of it at once. */
-export interface SettleWatcher {
-  settled(awaited: AwaitedPublish): void;
-}
-
 /**
  * The promise a caller awaits for one publish: it settles with the write
  * that carries the occurrence, or rejects when its deadline passes first
@@ -23,10 +18,8 @@ export class AwaitedPublish {
         toldQueued: number;
       }
     | undefined;
-  /** Links of the deadline line (see `PublishDeadlines`), which owns them. */
-  previous: AwaitedPublish | undefined;
-  next: AwaitedPublish | undefined;
-  watcher: SettleWatcher | undefined;
+  /** Set while its deadline is watched (see `PublishDeadlines`): stops watching it, as it settles. */
+  stopWatching: (() => void) | undefined;
   private resolvePromise!: () => void;
   private rejectPromise!: (error: unknown) => void;
   private settled = false;
@@ -57,7 +50,8 @@ export class AwaitedPublish {
   private settle(): boolean {
     if (this.settled) return false;
     this.settled = true;
-    this.watcher?.settled(this);
+    this.stopWatching?.();
+    this.stopWatching = undefined;
     this.carrier?.waiters.delete(this);
     return true;
   }
