@@ -16,15 +16,11 @@ export interface EventWritesFlow {
 /** A uid as kube-apiserver writes one: nothing else is kept from the header. */
 const UID = /^[0-9a-f-]{1,64}$/;
 
-/**
- * The flow an answer's headers name, when they name a well-formed one;
- * `previous` itself when they name it again, as nearly every answer does.
- */
-export function flowOf(headers: IncomingHttpHeaders, previous?: EventWritesFlow): EventWritesFlow | undefined {
+/** The flow an answer's headers name, when they name a well-formed one. */
+export function flowOf(headers: IncomingHttpHeaders): EventWritesFlow | undefined {
   const flowSchemaUid = headers['x-kubernetes-pf-flowschema-uid'];
   const priorityLevelUid = headers['x-kubernetes-pf-prioritylevel-uid'];
   if (typeof flowSchemaUid !== 'string' || typeof priorityLevelUid !== 'string') return undefined;
-  if (previous?.flowSchemaUid === flowSchemaUid && previous.priorityLevelUid === priorityLevelUid) return previous;
   if (!UID.test(flowSchemaUid) || !UID.test(priorityLevelUid)) return undefined;
   return { flowSchemaUid, priorityLevelUid };
 }

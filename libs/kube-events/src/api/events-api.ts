@@ -360,7 +360,7 @@ export class EventsApi implements EventsWriter {
     }
     const status = response.statusCode;
     try {
-      if (path.startsWith(EVENTS_GROUP_PATH)) this.flow = flowOf(response.headers, this.flow) ?? this.flow;
+      if (path.startsWith(EVENTS_GROUP_PATH)) this.flow = flowOf(response.headers) ?? this.flow;
       if (status === 401) this.authentication.refused(authenticated);
       if (status >= 400) throw refusal(response, credentialsOf(headers));
       if (status >= 300) throw redirected(response, this.origin, credentialsOf(headers));

@@ -19,16 +19,7 @@ export function annotationBytes(annotations: Readonly<Record<string, string>>): 
   return bytes;
 }
 
-/**
- * Whether `annotations` and `extraBytes` more fit within
- * {@link MAX_CALLER_ANNOTATIONS_BYTES}. Counts UTF-16 code units first (each
- * at least one UTF-8 byte and at most three), so that annotations well
- * within the limit are never encoded to be measured.
- */
+/** Whether `annotations` and `extraBytes` more fit within {@link MAX_CALLER_ANNOTATIONS_BYTES}. */
 export function annotationsFit(annotations: Readonly<Record<string, string>>, extraBytes = 0): boolean {
-  let units = 0;
-  for (const key of Object.keys(annotations)) units += key.length + annotations[key].length;
-  if (units * 3 + extraBytes <= MAX_CALLER_ANNOTATIONS_BYTES) return true;
-  if (units + extraBytes > MAX_CALLER_ANNOTATIONS_BYTES) return false;
   return annotationBytes(annotations) + extraBytes <= MAX_CALLER_ANNOTATIONS_BYTES;
 }

@@ -17,25 +17,9 @@ const NAME_BASE_MAX = 253 - 17;
  */
 export function eventName(objectName: string | undefined, fallback: string, epochMs: number): string {
   const base = toDnsSubdomain(objectName ?? '') || toDnsSubdomain(fallback) || 'event';
-  // Not a secret, only a spread: Math.random costs a fraction of crypto's randomInt, on every create.
-  return `${base}.${hexNanoseconds(epochMs, Math.floor(Math.random() * 1_000_000))}`;
-}
-
-/** 2^24: the nanoseconds are written as a high part and six hex digits below it. */
-const LOW_DIGITS = 0x1000000;
-
-/**
- * `epochMs × 10^6 + nanos` (about 2^61 today) in hexadecimal, without
- * BigInt's allocations: split at 2^24, every part stays below 2^53, where
- * a double is exact.
- */
-export function hexNanoseconds(epochMs: number, nanos: number): string {
-  const high = Math.floor(epochMs / LOW_DIGITS);
-  const below = (epochMs % LOW_DIGITS) * 1_000_000 + nanos;
-  const carry = Math.floor(below / LOW_DIGITS);
-  const top = high * 1_000_000 + carry;
-  const low = (below % LOW_DIGITS).toString(16);
-  return top ? `${top.toString(16)}${low.padStart(6, '0')}` : low;
+  // Not a secret, only a spread.
+  const nanos = BigInt(Math.floor(epochMs)) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000));
+  return `${base}.${nanos.toString(16)}`;
 }
 
 /**

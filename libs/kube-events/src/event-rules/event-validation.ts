@@ -81,27 +81,26 @@ export function validatePublish(
   redactNote: (note: string) => string = (note) => note,
 ): ValidatedPublish {
   return {
-    resource: checkAs('resource', checkedResource, resource),
-    event: checkAs('event', checkedEvent, event, redactNote),
+    resource: checkAs('resource', () => checkedResource(resource)),
+    event: checkAs('event', () => checkedEvent(event, redactNote)),
   };
 }
 
 /** The note as it will be written; a redaction that fails refuses the event rather than let the note through. */
 function preparedNote(note: string, redactNote: (note: string) => string): string {
-  const prepared = checkAs('note', redactedNote, note, redactNote);
+  const prepared = checkAs('note', () => redactedNote(note, redactNote));
   if (typeof prepared !== 'string') throw new InvalidEventError('note', NOTE_REDACTOR_RETURNED(prepared));
   return prepared;
 }
 
 /**
- * Runs `check` on `value`, with `using` (a redactor, say) passed along
- * rather than caught in a closure on every publish. What reading the value
- * throws (a getter, a revoked Proxy) becomes a refusal of `field` that
- * keeps it as the cause; the check's own refusals pass as they are.
+ * Runs `check`. What reading the value throws (a getter, a revoked Proxy)
+ * becomes a refusal of `field` that keeps it as the cause; the check's own
+ * refusals pass as they are.
  */
-function checkAs<T, R, U = undefined>(field: string, check: (value: T, using: U) => R, value: T, using?: U): R {
+function checkAs<R>(field: string, check: () => R): R {
   try {
-    return check(value, using as U);
+    return check();
   } catch (error) {
     if (error instanceof InvalidEventError) throw error;
     throw new InvalidEventError(field, UNREADABLE_FIELD(field, error), { cause: error });
@@ -122,9 +121,9 @@ function checkedEvent(event: KubeEvent, redactNote: (note: string) => string): K
     reason,
     action,
     note: note === undefined ? undefined : preparedNote(note, redactNote),
-    related: related === undefined ? undefined : checkAs('related', checkedRelated, related),
-    annotations: annotations === undefined ? undefined : checkAs('annotations', checkedAnnotations, annotations),
-    labels: labels === undefined ? undefined : checkAs('labels', checkedLabels, labels),
+    related: related === undefined ? undefined : checkAs('related', () => checkedRelated(related)),
+    annotations: annotations === undefined ? undefined : checkAs('annotations', () => checkedAnnotations(annotations)),
+    labels: labels === undefined ? undefined : checkAs('labels', () => checkedLabels(labels)),
   };
 }
 

@@ -72,8 +72,8 @@ const resolvedOptions = new WeakSet<object>();
  * gives when `POD_NAME` is set but empty: the instance is then the controller name.
  *
  * Options it returned come back unchanged (they are frozen), so that every
- * part of a recorder reads the same resolved options, its redactor's memory
- * included, however many times they are resolved.
+ * part of a recorder reads the same resolved options, however many times
+ * they are resolved.
  */
 export function resolveRecorderOptions(
   options: KubeEventsModuleOptions | ResolvedRecorderOptions | undefined,

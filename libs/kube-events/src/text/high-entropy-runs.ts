@@ -85,12 +85,10 @@ function randomPart(run: string): { from: number; to: number } | undefined {
   return to - from >= MIN_RUN && looksRandom(run.slice(from, to)) ? { from, to } : undefined;
 }
 
-/** How often each letter occurs in the run being read: reused, as runs are read one at a time. */
-const counts = new Uint32Array(128);
-
 /** Whether `letters` hold both cases in random shares, with entropy of at least {@link MIN_ENTROPY}. */
 function looksRandom(letters: string): boolean {
-  counts.fill(0);
+  // How often each letter occurs.
+  const counts = new Uint32Array(128);
   for (let index = 0; index < letters.length; index++) counts[letters.charCodeAt(index)]++;
   const total = (from: number, to: number) => counts.subarray(from, to + 1).reduce((sum, count) => sum + count, 0);
   const upper = total(65, 90);

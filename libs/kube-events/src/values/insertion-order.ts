@@ -11,8 +11,8 @@ export interface Linked<T> {
  * A `Map` keeps insertion order too, but V8 leaves a hole where an entry
  * was deleted and walks over the holes until it rebuilds the table, so a
  * queue that drops from its front and adds at its end pays for every
- * entry it dropped each time it looks at its front: 30 µs per new series
- * with 100,000 series tracked (`npm run bench -- scaling`).
+ * entry it dropped each time it looks at its front: a publish would cost
+ * more the more series were dropped before it.
  */
 export class InsertionOrder<T extends Linked<T>> {
   private head: T | undefined;

@@ -144,10 +144,7 @@ export class WriteCoordinator implements DueWrites {
 
   /** Takes a publish in ({@link takeIn}): settles once the occurrence is counted on the API server, or with why not. */
   publish(resource: KubernetesObject, event: KubeEvent, failure: boolean): Promise<void> {
-    const publishedAt = this.parts.clock.now();
-    const awaited = new AwaitedPublish(publishedAt + this.parts.options.timeout);
-    this.takeIn(resource, event, failure, publishedAt, awaited);
-    return awaited.promise;
+    return this.schedulePublish(resource, event, failure).written;
   }
 
   /** Takes a publish in ({@link takeIn}), and says when the caller may go on: see {@link ScheduledPublish}. */

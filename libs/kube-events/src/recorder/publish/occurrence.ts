@@ -38,7 +38,6 @@ function identityOf(event: KubeEvent): string {
  * {@link identityOf} as a digest of fixed size (132 bits of SHA-256, 22 characters),
  * which a series keeps for its whole life: a note and annotations of
  * hundreds of kilobytes cost a tracked series no more than short ones.
- * Encoded by `hash` itself: a Buffer encoded apart costs twice the digest.
  */
 export function identityDigest(event: KubeEvent): string {
   return hash('sha256', identityOf(event), 'base64url').slice(0, 22);
