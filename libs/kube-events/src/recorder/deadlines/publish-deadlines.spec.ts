@@ -23,7 +23,9 @@ describe('PublishDeadlines', () => {
       deadlines.watch(awaited);
     }
     second.resolve();
-    expect(jest.getTimerCount()).toBe(2);
+    expect(second.watcher).toBeUndefined();
+    expect(first.next).toBe(third);
+    expect(third.previous).toBe(first);
 
     await jest.advanceTimersByTimeAsync(29);
     expect(timedOut).toEqual([first]);
@@ -34,12 +36,17 @@ describe('PublishDeadlines', () => {
     expect(timedOut).toEqual([first, third]);
   });
 
-  it('keeps no timer of a publish that settled before its deadline', () => {
+  it('keeps nothing of a publish that settled before its deadline', () => {
     const deadlines = new PublishDeadlines(clock, () => undefined);
     const awaited = Array.from({ length: 3 }, () => new AwaitedPublish(clock.now() + 60_000));
     awaited.forEach((each) => deadlines.watch(each));
-    expect(jest.getTimerCount()).toBe(3);
     awaited.forEach((each) => each.resolve());
-    expect(jest.getTimerCount()).toBe(0);
+    for (const each of awaited)
+      expect([each.previous, each.next, each.watcher]).toEqual([undefined, undefined, undefined]);
+    // Watching again after the line emptied starts it anew.
+    const later = new AwaitedPublish(clock.now() + 60_000);
+    deadlines.watch(later);
+    expect(later.previous).toBeUndefined();
+    later.resolve();
   });
 });

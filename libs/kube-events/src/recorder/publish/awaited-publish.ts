@@ -1,3 +1,8 @@
+/** What watches an awaited publish until it settles: told when it does, so that it lets go of it at once. */
+export interface SettleWatcher {
+  settled(awaited: AwaitedPublish): void;
+}
+
 /**
  * The promise a caller awaits for one publish: it settles with the write
  * that carries the occurrence, or rejects when its deadline passes first
@@ -18,8 +23,10 @@ export class AwaitedPublish {
         toldQueued: number;
       }
     | undefined;
-  /** Set while its deadline is watched (see `PublishDeadlines`): stops watching it, as it settles. */
-  stopWatching: (() => void) | undefined;
+  /** Links of the deadline line (see `PublishDeadlines`), which owns them. */
+  previous: AwaitedPublish | undefined;
+  next: AwaitedPublish | undefined;
+  watcher: SettleWatcher | undefined;
   private resolvePromise!: () => void;
   private rejectPromise!: (error: unknown) => void;
   private settled = false;
@@ -50,8 +57,7 @@ export class AwaitedPublish {
   private settle(): boolean {
     if (this.settled) return false;
     this.settled = true;
-    this.stopWatching?.();
-    this.stopWatching = undefined;
+    this.watcher?.settled(this);
     this.carrier?.waiters.delete(this);
     return true;
   }

@@ -1,4 +1,4 @@
-export { AwaitedPublish } from './awaited-publish.js';
+export { AwaitedPublish, type SettleWatcher } from './awaited-publish.js';
 export { type Occurrence, identityDigest } from './occurrence.js';
 export {
   type PublishOutcome,
