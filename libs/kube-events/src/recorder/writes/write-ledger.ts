@@ -332,9 +332,7 @@ const max = (a: number, b: number) => Math.max(a, b);
 
 /**
  * What the series keeps of its Event `namespace/name` as the server's
- * answer `state` shows it, written or met at `now`. Every field in one
- * literal: a spread would keep some outside the object, 40 B more for each
- * series a recorder tracks.
+ * answer `state` shows it, written or met at `now`.
  */
 function seriesEvent(name: string, namespace: string, identity: string, state: StoredEvent, now: number): SeriesEvent {
   return {
