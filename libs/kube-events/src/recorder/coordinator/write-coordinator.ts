@@ -144,15 +144,20 @@ export class WriteCoordinator implements DueWrites {
 
   /** Takes a publish in ({@link takeIn}): settles once the occurrence is counted on the API server, or with why not. */
   publish(resource: KubernetesObject, event: KubeEvent, failure: boolean): Promise<void> {
-    return this.schedulePublish(resource, event, failure).written;
+    return this.awaitedPublish(resource, event, failure).awaited.promise;
   }
 
   /** Takes a publish in ({@link takeIn}), and says when the caller may go on: see {@link ScheduledPublish}. */
   schedulePublish(resource: KubernetesObject, event: KubeEvent, failure: boolean): ScheduledPublish {
+    const { awaited, waitsForWrite } = this.awaitedPublish(resource, event, failure);
+    return { scheduled: waitsForWrite ? awaited.promise : Promise.resolve(), written: awaited.promise };
+  }
+
+  /** A publish taken in ({@link takeIn}) now, awaited until its timeout: whether its caller waits for its write. */
+  private awaitedPublish(resource: KubernetesObject, event: KubeEvent, failure: boolean) {
     const publishedAt = this.parts.clock.now();
     const awaited = new AwaitedPublish(publishedAt + this.parts.options.timeout);
-    const waitsForWrite = this.takeIn(resource, event, failure, publishedAt, awaited);
-    return { scheduled: waitsForWrite ? awaited.promise : Promise.resolve(), written: awaited.promise };
+    return { awaited, waitsForWrite: this.takeIn(resource, event, failure, publishedAt, awaited) };
   }
 
   /**
@@ -212,7 +217,8 @@ export class WriteCoordinator implements DueWrites {
    */
   private sendEndMarks(): void {
     const marks = this.endMarks;
-    if (!marks) return;
+    // Called as every write ends: nothing to read when no mark waits.
+    if (!marks?.hasWaiting) return;
     const { budget, clock } = this.parts;
     const now = clock.now();
     while (marks.hasWaiting && this.state.mayTakeConnection()) {
