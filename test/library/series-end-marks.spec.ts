@@ -7,6 +7,7 @@ import { SERIES_ENDED_ANNOTATION, type EventRecorder } from 'nestjs-kube-events'
 import { FakeClock } from 'nestjs-kube-events/testing';
 import { FakeApiServer, type RecordedRequest } from '../support/fake-api-server/index.js';
 import { whileAdvancing } from '../support/fake-time.js';
+import { flush } from '../support/flush.js';
 import { recordersPerTest } from '../support/fake-server-recorders.js';
 import { captureLogLines } from '../support/logged-lines.js';
 import { configMap, syncFailed } from '../support/objects.js';
@@ -20,8 +21,9 @@ const isEndMark = (request: RecordedRequest): boolean =>
   request.body !== null &&
   SERIES_ENDED_ANNOTATION in ((request.body as { metadata?: { annotations?: object } }).metadata?.annotations ?? {});
 
+/** Lets `count` turns of the event loop run: time for a request sent now to reach the server. */
 const turns = async (count: number) => {
-  for (let turn = 0; turn < count; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+  for (let turn = 0; turn < count; turn++) await flush();
 };
 
 describe('the marks of ended series', () => {
